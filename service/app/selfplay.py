@@ -1,0 +1,67 @@
+"""Whole matches played in-process by bot policies through ``decide`` and
+``fold``: the demo until the service runs, benchmarks and property tests."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from ..rules import Deal, MatchState, Refusal, RuleSet, decide, fold, initial_state
+from ..rules.commands import SeatCommand
+from ..rules.dealing import deck_for
+from ..rules.events import Event
+from ..rules.legal import legal_actions
+from ..rules.state import BEFORE_DEAL, GAME_OVER, MATCH_OVER
+from .shuffle import shuffled
+
+Policy = Callable[[MatchState, list[SeatCommand]], SeatCommand]
+
+
+def random_policy(rng: random.Random) -> Policy:
+    """Picks uniformly among the legal actions."""
+
+    def choose(state: MatchState, actions: list[SeatCommand]) -> SeatCommand:
+        return actions[rng.randrange(len(actions))]
+
+    return choose
+
+
+@dataclass
+class PlayedMatch:
+    state: MatchState
+    events: list[Event]
+    actions: int
+
+
+def play_match(
+    rules: RuleSet,
+    players: int,
+    seed: bytes,
+    policies: Sequence[Policy],
+    on_event: Callable[[Event], None] | None = None,
+) -> PlayedMatch:
+    """Play a whole match: deal each game from ``seed``, then let the seat to
+    act choose among its legal actions until the match ends."""
+    state = initial_state(rules, players)
+    events: list[Event] = []
+    actions = 0
+    while state.phase != MATCH_OVER:
+        if state.phase in (BEFORE_DEAL, GAME_OVER):
+            command: Deal | SeatCommand = Deal(
+                shuffled(deck_for(rules), seed, state.game_number + 1)
+            )
+        else:
+            legal = legal_actions(state)
+            assert state.turn is not None
+            command = policies[state.turn](state, legal)
+            actions += 1
+        decision = decide(state, command)
+        if isinstance(decision, Refusal):
+            raise RuntimeError(f"a legal action was refused: {command} -> {decision}")
+        state = fold(state, decision)
+        events += decision
+        if on_event is not None:
+            for event in decision:
+                on_event(event)
+    return PlayedMatch(state, events, actions)

@@ -1,0 +1,35 @@
+"""The rules of Daifugō as a pure decider: cards, melds, rule sets, ``decide``,
+``evolve``, legal actions and views. Imports nothing from the rest of the
+project and does no I/O (a test enforces both)."""
+
+from .commands import Bomb, Command, Deal, Discard, Give, Pass, Play, SeatCommand, SetUp
+from .decider import Decision, decide
+from .evolve import evolve, fold
+from .refusals import REASON_CODES, Refusal
+from .rulesets import LOCAL_RULES, PRESETS, RuleSet, RuleSetError, rule_set
+from .state import MatchState, initial_state
+
+__all__ = [
+    "LOCAL_RULES",
+    "PRESETS",
+    "REASON_CODES",
+    "Bomb",
+    "Command",
+    "Deal",
+    "Decision",
+    "Discard",
+    "Give",
+    "MatchState",
+    "Pass",
+    "Play",
+    "Refusal",
+    "RuleSet",
+    "RuleSetError",
+    "SeatCommand",
+    "SetUp",
+    "decide",
+    "evolve",
+    "fold",
+    "initial_state",
+    "rule_set",
+]  # fmt: skip

@@ -1,0 +1,165 @@
+"""Cards as small integers, hands as bitmasks, and the card notation of RULES.md §1.
+
+A card is ``rank * 4 + suit``: rank 0..12 is 3 4 5 6 7 8 9 T J Q K A 2 (normal
+strength), suit 0..3 is D C H S, so the smallest integer is also the weakest card
+with ties broken ♢ ♣ ♡ ♠ (the first-lead rule). The two jokers are identical: as a
+card both are ``JOKER`` (52); in a mask they take bits 52 and 53, always filled
+from 52 up, so equal hands have equal masks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+RANKS = "3456789TJQKA2"
+SUITS = "DCHS"
+RANK_COUNT = 13
+JOKER = 52
+JOKER_CODE = "JK"
+JOKER_BIT = 1 << 52
+JOKER_BITS = 3 << 52
+REAL_CARDS = (1 << 52) - 1
+FULL_DECK = REAL_CARDS | JOKER_BITS
+DECK: tuple[int, ...] = (*range(52), JOKER, JOKER)
+
+SUIT_D, SUIT_C, SUIT_H, SUIT_S = range(4)
+RANK_3, RANK_8, RANK_J, RANK_2 = 0, 5, 8, 12
+
+
+class CardCodeError(ValueError):
+    """A card or rank code that the notation does not know."""
+
+
+def rank_of(card: int) -> int:
+    return card >> 2
+
+
+def suit_of(card: int) -> int:
+    return card & 3
+
+
+def make_card(rank: int, suit: int) -> int:
+    return rank * 4 + suit
+
+
+def rank_mask(rank: int) -> int:
+    """The four bits of one rank in a hand mask."""
+    return 15 << (rank * 4)
+
+
+def rank_suits(mask: int, rank: int) -> int:
+    """The 4-bit suit set of ``rank`` held in ``mask``."""
+    return (mask >> (rank * 4)) & 15
+
+
+def joker_count(mask: int) -> int:
+    return (mask >> 52).bit_count()
+
+
+def add_card(mask: int, card: int) -> int:
+    if card == JOKER:
+        return mask | (JOKER_BIT << 1 if mask & JOKER_BIT else JOKER_BIT)
+    return mask | (1 << card)
+
+
+def mask_of(cards: Iterable[int]) -> int:
+    """The mask of ``cards``; raises ValueError on a card given twice."""
+    mask = 0
+    for card in cards:
+        if card == JOKER:
+            if mask & JOKER_BITS == JOKER_BITS:
+                raise ValueError("more than two jokers")
+        elif mask >> card & 1:
+            raise ValueError(f"{format_card(card)} given twice")
+        mask = add_card(mask, card)
+    return mask
+
+
+def cards_of(mask: int) -> tuple[int, ...]:
+    """The cards of ``mask``, weakest first, jokers last."""
+    real = mask & REAL_CARDS
+    cards = []
+    while real:
+        low = real & -real
+        cards.append(low.bit_length() - 1)
+        real ^= low
+    return (*cards, *(JOKER,) * joker_count(mask))
+
+
+def remove_cards(hand: int, played: int) -> int:
+    """``hand`` without ``played``; jokers are removed by count, top bit first."""
+    hand &= ~(played & REAL_CARDS)
+    jokers = joker_count(hand) - joker_count(played)
+    return (hand & REAL_CARDS) | JOKER_MASK_BY_COUNT[max(jokers, 0)]
+
+
+def add_cards(hand: int, added: int) -> int:
+    jokers = joker_count(hand) + joker_count(added)
+    return ((hand | added) & REAL_CARDS) | JOKER_MASK_BY_COUNT[jokers]
+
+
+def contains(hand: int, cards: int) -> bool:
+    return (cards & REAL_CARDS) & ~hand == 0 and joker_count(cards) <= joker_count(hand)
+
+
+JOKER_MASK_BY_COUNT = (0, JOKER_BIT, JOKER_BITS)
+
+
+def parse_card(code: str) -> int:
+    """Parse ``TS``, ``10s``, ``3D``, ``JK``… into a card; raises CardCodeError."""
+    text = code.strip().upper()
+    if text in (JOKER_CODE, "JOKER"):
+        return JOKER
+    if len(text) == 3 and text.startswith("10"):
+        text = "T" + text[2]
+    if len(text) != 2 or text[0] not in RANKS or text[1] not in "SHDC":
+        raise CardCodeError(f"unknown card code {code!r}")
+    return make_card(RANKS.index(text[0]), SUITS.index(text[1]))
+
+
+def format_card(card: int) -> str:
+    if card == JOKER:
+        return JOKER_CODE
+    if not 0 <= card < 52:
+        raise CardCodeError(f"no card has the number {card}")
+    return RANKS[rank_of(card)] + SUITS[suit_of(card)]
+
+
+def parse_cards(codes: Iterable[str]) -> tuple[int, ...]:
+    return tuple(parse_card(code) for code in codes)
+
+
+def format_cards(cards: Iterable[int]) -> list[str]:
+    return [format_card(card) for card in cards]
+
+
+def format_mask(mask: int) -> list[str]:
+    return format_cards(cards_of(mask))
+
+
+def parse_rank(code: str) -> int:
+    """Parse a rank for the queen bomber: ``5``, ``T``, ``10``, ``a``…"""
+    text = code.strip().upper()
+    if text == "10":
+        text = "T"
+    if len(text) != 1 or text not in RANKS:
+        raise CardCodeError(f"unknown rank code {code!r}")
+    return RANKS.index(text)
+
+
+def format_rank(rank: int) -> str:
+    return RANKS[rank]
+
+
+def suit_letters(suits: int) -> list[str]:
+    """A 4-bit suit set as letters in the notation's order S H D C."""
+    return [letter for letter in "SHDC" if suits >> SUITS.index(letter) & 1]
+
+
+def parse_suits(letters: Iterable[str]) -> int:
+    suits = 0
+    for letter in letters:
+        if letter.upper() not in SUITS:
+            raise CardCodeError(f"unknown suit {letter!r}")
+        suits |= 1 << SUITS.index(letter.upper())
+    return suits

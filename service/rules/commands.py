@@ -1,0 +1,70 @@
+"""Commands: what a seat (or the dealer) asks the decider to do.
+
+Cards travel as masks (see ``cards``); parsing notation into masks, and refusing
+bad notation with ``bad_request``, is the caller's job (``notation``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Deal:
+    """Deal the next game from ``deck`` (an order of the whole deck)."""
+
+    deck: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class SetUp:
+    """Start a game from a fully known position (scenarios, tests, disputes)."""
+
+    hands: tuple[int, ...]
+    leader: int | None = None
+    revolution: bool = False
+    game_number: int = 1
+    previous_places: tuple[int, ...] | None = None
+    skip_exchange: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Play:
+    seat: int
+    cards: int
+    jokers_as: tuple[int, ...] = ()
+    reason: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Pass:
+    seat: int
+    reason: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Give:
+    """Card exchange or seven-pass cards."""
+
+    seat: int
+    cards: int
+
+
+@dataclass(frozen=True, slots=True)
+class Discard:
+    """Ten-discard cards."""
+
+    seat: int
+    cards: int
+
+
+@dataclass(frozen=True, slots=True)
+class Bomb:
+    """Queen bomber: the ranks named."""
+
+    seat: int
+    ranks: tuple[int, ...]
+
+
+SeatCommand = Play | Pass | Give | Discard | Bomb
+Command = Deal | SetUp | SeatCommand

@@ -1,0 +1,572 @@
+"""``decide(state, command) -> events | Refusal``: the rules of a whole match.
+
+Pure: no I/O, clock or randomness (the deck order comes in ``Deal``). Every
+event it decides is applied to a scratch copy of the state straight away, so
+each later step of one action reads the state exactly as ``evolve`` will
+rebuild it.
+"""
+
+from __future__ import annotations
+
+from . import events as ev
+from .cards import (
+    JOKER,
+    RANK_J,
+    REAL_CARDS,
+    add_cards,
+    contains,
+    mask_of,
+    rank_mask,
+    remove_cards,
+)
+from .commands import Bomb, Command, Deal, Discard, Give, Pass, Play, SetUp
+from .dealing import (
+    are_strongest,
+    deal,
+    deck_for,
+    exchange_steps,
+    first_leader,
+    is_deck_order,
+    seat_at,
+    tenpenchi_swaps,
+)
+from .evolve import apply
+from .judging import (
+    RANK_5,
+    RANK_7,
+    RANK_9,
+    RANK_Q,
+    RANK_T,
+    check_beats_field,
+    flush_reason,
+    four_stop_applies,
+    holds_only_forbidden,
+    is_forbidden_finish,
+    is_four_stop_answer,
+    is_great_revolution,
+    is_lucky_seven,
+    revolution_cause,
+    rule_on,
+)
+from .melds import Meld, classify
+from .refusals import Refusal, Refused
+from .state import (
+    BEFORE_DEAL,
+    EXCHANGE,
+    FALLEN,
+    FORBIDDEN,
+    FOUR_STOP,
+    IN_GAME,
+    MATCH_OVER,
+    PLAY,
+    QUEEN_BOMBER,
+    SEVEN_PASS,
+    TEN_DISCARD,
+    MatchState,
+    bottom_block,
+)
+
+Decision = list[ev.Event] | Refusal
+
+
+class _Work:
+    """A scratch copy of the state that records every event applied to it."""
+
+    __slots__ = ("events", "state")
+
+    def __init__(self, state: MatchState) -> None:
+        self.state = state.copy()
+        self.events: list[ev.Event] = []
+
+    def emit(self, event: ev.Event) -> None:
+        self.events.append(event)
+        apply(self.state, event)
+
+
+def decide(state: MatchState, command: Command) -> Decision:
+    """The events ``command`` causes, or the Refusal of the first rule it breaks."""
+    try:
+        return _decide(state, command)
+    except Refused as refused:
+        return refused.refusal
+
+
+def _decide(state: MatchState, command: Command) -> list[ev.Event]:
+    if isinstance(command, Deal):
+        return _deal(state, command)
+    if isinstance(command, SetUp):
+        return _set_up(state, command)
+    _check_seat_command(state, command)
+    waiting = state.waiting_for
+    if waiting == PLAY:
+        if isinstance(command, Play):
+            return _play(state, command)
+        if isinstance(command, Pass):
+            if state.field is None:
+                raise Refused("cannot_pass", "the leader must play")
+            work = _Work(state)
+            work.emit(ev.Passed(command.seat, command.reason))
+            _advance(work, command.seat, 0)
+            return work.events
+    elif waiting == FOUR_STOP:
+        if isinstance(command, Pass):
+            return _decline_four_stop(state, command)
+        if isinstance(command, Play):
+            return _answer_four_stop(state, command)
+    elif waiting in (EXCHANGE, SEVEN_PASS) and isinstance(command, Give):
+        return _give(state, command)
+    elif waiting == TEN_DISCARD and isinstance(command, Discard):
+        return _ten_discard(state, command)
+    elif waiting == QUEEN_BOMBER and isinstance(command, Bomb):
+        return _bomb(state, command)
+    raise Refused("wrong_action", f"the game waits for {waiting}")
+
+
+# -- checks shared by every seat's command -----------------------------------
+
+
+def _check_seat_command(state: MatchState, command: Command) -> None:
+    seat = getattr(command, "seat", None)
+    if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < state.players:
+        raise Refused("bad_request", f"no seat {seat!r} in a {state.players}-player match")
+    if isinstance(command, (Play, Give, Discard)):
+        cards = command.cards
+        if not isinstance(cards, int) or cards <= 0 or cards >> 54:
+            raise Refused("bad_request", "the cards are missing or not cards")
+    if isinstance(command, Play) and any(
+        not isinstance(card, int) or not 0 <= card <= JOKER for card in command.jokers_as
+    ):
+        raise Refused("bad_request", "a joker reading is not a card")
+    if isinstance(command, Bomb):
+        ranks = command.ranks
+        if (
+            not ranks
+            or len(set(ranks)) != len(ranks)
+            or any(not isinstance(rank, int) or not 0 <= rank < 13 for rank in ranks)
+        ):
+            raise Refused("bad_request", "name each rank once")
+    if state.phase != IN_GAME:
+        raise Refused("game_over", "no game is in progress")
+    if seat != state.turn:
+        raise Refused("not_your_turn", f"it is seat {state.turn}'s turn")
+
+
+def _check_count(state: MatchState, seat: int, cards: int, count: int) -> None:
+    wanted = min(count, _size(state.hands[seat]))
+    if _size(cards) != wanted:
+        raise Refused("wrong_action", f"give or discard exactly {wanted} cards")
+    if not contains(state.hands[seat], cards):
+        raise Refused("card_not_in_hand", "those cards are not in your hand")
+
+
+def _size(mask: int) -> int:
+    return mask.bit_count()
+
+
+# -- dealing -------------------------------------------------------------------
+
+
+def _deal(state: MatchState, command: Deal) -> list[ev.Event]:
+    if state.phase == MATCH_OVER:
+        raise Refused("game_over", "the match is over")
+    if state.phase == IN_GAME:
+        raise Refused("wrong_action", "a game is in progress")
+    if not is_deck_order(state.rules, tuple(command.deck)):
+        raise Refused("bad_request", "the deck is not an order of the whole deck")
+    hands, blind, unused = deal(state.rules, state.players, tuple(command.deck), state.blind)
+    previous = state.results[-1] if state.results else None
+    leader = first_leader(hands) if previous is None else seat_at(previous, state.players)
+    work = _Work(state)
+    work.emit(
+        ev.GameDealt(
+            state.game_number + 1, hands, leader or 0, blind, unused, previous_places=previous
+        )
+    )
+    _start_game(work, skip_exchange=False)
+    return work.events
+
+
+def _set_up(state: MatchState, command: SetUp) -> list[ev.Event]:
+    if state.phase != BEFORE_DEAL:
+        raise Refused("wrong_action", "a position can only be set up before the first deal")
+    players = state.players
+    hands = tuple(command.hands)
+    everything = 0
+    for hand in hands:
+        if not isinstance(hand, int) or hand < 0 or hand >> 54 or hand & everything & REAL_CARDS:
+            raise Refused("bad_request", "the hands overlap or hold unknown cards")
+        everything = add_cards(everything, hand)
+    previous = command.previous_places
+    if len(hands) != players or command.game_number < 1:
+        raise Refused("bad_request", f"a {players}-player position needs {players} hands")
+    if previous is not None and sorted(previous) != list(range(1, players + 1)):
+        raise Refused("bad_request", "previous places must be 1..n, one per seat")
+    if command.game_number > 1 and previous is None:
+        raise Refused("bad_request", "a later game needs the previous places")
+    leader = command.leader
+    if leader is None:
+        leader = first_leader(hands) if previous is None else seat_at(previous, players)
+    if leader is None or not 0 <= leader < players:
+        raise Refused("bad_request", "no such leader")
+    whole_deck = mask_of(deck_for(state.rules))
+    if not contains(whole_deck, everything):
+        raise Refused("bad_request", "the hands hold more jokers than the deck")
+    unused = remove_cards(whole_deck, everything)
+    work = _Work(state)
+    work.emit(
+        ev.GameDealt(
+            command.game_number,
+            hands,
+            leader,
+            0,
+            unused,
+            command.revolution,
+            previous,
+            arranged=True,
+        )
+    )
+    _start_game(work, command.skip_exchange)
+    return work.events
+
+
+def _start_game(work: _Work, skip_exchange: bool) -> None:
+    state = work.state
+    previous = state.previous_places
+    if previous is not None and not skip_exchange:
+        if rule_on(state, "tenpenchi"):
+            for lower, upper in tenpenchi_swaps(state.hands, previous):
+                hands = work.state.hands
+                work.emit(ev.HandsSwapped((lower, upper), (hands[upper], hands[lower])))
+        steps = exchange_steps(previous) if state.rules.card_exchange else ()
+        if steps:
+            work.emit(ev.ExchangeStarted(steps))
+            return
+    _give_lead(work, state.leader)
+
+
+# -- card exchange, seven-pass, ten-discard, queen bomber ----------------------
+
+
+def _give(state: MatchState, command: Give) -> list[ev.Event]:
+    seat, cards = command.seat, command.cards
+    if state.exchange_steps:
+        _, receiver, count, strongest = state.exchange_steps[0]
+        _check_count(state, seat, cards, count)
+        if strongest and not are_strongest(state.hands[seat], cards, state.reversed_order):
+            raise Refused("wrong_action", "give your strongest cards")
+        work = _Work(state)
+        work.emit(ev.CardsGiven(seat, receiver, cards, "exchange"))
+        if work.state.exchange_steps:
+            work.emit(ev.TurnMoved(work.state.exchange_steps[0][0]))
+        else:
+            _give_lead(work, state.leader)
+        return work.events
+    _check_count(state, seat, cards, state.pending[0][1])
+    next_seat = state.next_active(seat)
+    work = _Work(state)
+    work.emit(ev.CardsGiven(seat, seat if next_seat is None else next_seat, cards, "seven_pass"))
+    _after_step(work, seat)
+    return work.events
+
+
+def _ten_discard(state: MatchState, command: Discard) -> list[ev.Event]:
+    _check_count(state, command.seat, command.cards, state.pending[0][1])
+    work = _Work(state)
+    work.emit(ev.CardsDiscarded(command.seat, command.cards, "ten_discard"))
+    _after_step(work, command.seat)
+    return work.events
+
+
+def _bomb(state: MatchState, command: Bomb) -> list[ev.Event]:
+    seat, ranks = command.seat, tuple(command.ranks)
+    count = state.pending[0][1]
+    if len(ranks) != count:
+        raise Refused("wrong_action", f"name exactly {count} ranks")
+    bombed = 0
+    for rank in ranks:
+        bombed |= rank_mask(rank)
+    work = _Work(state)
+    work.emit(ev.RanksBombed(seat, ranks))
+    order = _seats_from(state, seat)
+    for target in order:
+        hit = work.state.hands[target] & bombed
+        if hit and work.state.is_active(target):
+            work.emit(ev.CardsDiscarded(target, hit, "queen_bomber"))
+    for target in order:
+        if work.state.is_active(target) and not work.state.hands[target]:
+            if _finish(work, target, False, "emptied"):
+                return work.events
+    _after_step(work, seat, emptied=False)
+    return work.events
+
+
+def _seats_from(state: MatchState, seat: int) -> list[int]:
+    step = state.turn_direction
+    return [(seat + step * offset) % state.players for offset in range(state.players)]
+
+
+def _after_step(work: _Work, seat: int, emptied: bool = True) -> None:
+    """After a give, discard or bomb: finish an emptied hand, then go on."""
+    state = work.state
+    if emptied and state.is_active(seat) and not state.hands[seat]:
+        if _finish(work, seat, False, "emptied"):
+            return
+    if work.state.pending:
+        return
+    _end_turn(work, seat)
+
+
+# -- four-stop -----------------------------------------------------------------
+
+
+def _decline_four_stop(state: MatchState, command: Pass) -> list[ev.Event]:
+    work = _Work(state)
+    work.emit(ev.Passed(command.seat, command.reason))
+    if work.state.four_stop:
+        work.emit(ev.TurnMoved(work.state.four_stop[0]))
+    else:
+        _flush(work, "eight_cut")
+    return work.events
+
+
+def _answer_four_stop(state: MatchState, command: Play) -> list[ev.Event]:
+    seat = command.seat
+    meld = classify(command.cards, command.jokers_as, state.reversed_order, False, False)
+    if meld is None or not is_four_stop_answer(meld):
+        raise Refused("wrong_action", "answer a single 8 with a pair of 4s, or pass")
+    if not contains(state.hands[seat], command.cards):
+        raise Refused("card_not_in_hand", "those cards are not in your hand")
+    work = _Work(state)
+    if _put_on_field(work, seat, meld, command.reason):
+        return work.events
+    _flush(work, "four_stop")
+    return work.events
+
+
+# -- playing -------------------------------------------------------------------
+
+
+def _play(state: MatchState, command: Play) -> list[ev.Event]:
+    seat, cards = command.seat, command.cards
+    hand = state.hands[seat]
+    if not contains(hand, cards):
+        raise Refused("card_not_in_hand", "those cards are not in your hand")
+    if state.first_play_d3 and hand & 1 and not cards & 1:
+        raise Refused("must_include_d3", "the first play must hold the ♢3")
+    meld = classify(
+        cards,
+        tuple(command.jokers_as),
+        state.reversed_order,
+        state.rules.stairs,
+        rule_on(state, "emperor"),
+    )
+    if meld is None:
+        raise Refused("invalid_meld", "those cards are not a meld under these rules")
+    check_beats_field(state, meld)
+    work = _Work(state)
+    _apply_play(work, seat, meld, command.reason)
+    return work.events
+
+
+def _put_on_field(work: _Work, seat: int, meld: Meld, reason: str) -> bool:
+    """Play ``meld`` and finish the seat if its hand empties; True if the game ended."""
+    before = work.state
+    finishing = before.hands[seat] == meld.mask
+    forbidden = finishing and is_forbidden_finish(before, meld)
+    work.emit(
+        ev.CardsPlayed(seat, meld.mask, int(meld.kind), meld.low, meld.high, meld.jokers_as, reason)
+    )
+    return finishing and _finish(work, seat, forbidden, "play")
+
+
+def _apply_play(work: _Work, seat: int, meld: Meld, reason: str) -> None:
+    """A play and its effects, in RULES.md §3's order: revolution, flush, turn."""
+    before = work.state
+    rules = before.rules
+    cause = revolution_cause(before, meld)
+    flush = flush_reason(before, meld)
+    four_stop = flush == "eight_cut" and four_stop_applies(before, meld)
+    great_revolution = is_great_revolution(before, meld)
+    eleven_back = rule_on(before, "eleven_back") and meld.real_count(RANK_J) > 0
+    finishing = before.hands[seat] == meld.mask
+    forbidden = finishing and not great_revolution and is_forbidden_finish(before, meld)
+    turn_rules = {
+        name: rule_on(before, name)
+        for name in ("five_skip", "nine_reverse", "seven_pass", "ten_discard", "queen_bomber")
+    }
+
+    work.emit(
+        ev.CardsPlayed(seat, meld.mask, int(meld.kind), meld.low, meld.high, meld.jokers_as, reason)
+    )
+    state = work.state
+    if rules.suit_lock and not state.suit_lock and state.suit_run >= rules.suit_lock_after:
+        work.emit(ev.SuitLocked(state.suit_run_suits))
+    if rules.number_lock and not state.number_lock and state.number_run >= rules.number_lock_after:
+        work.emit(ev.NumberLocked(meld.low))
+    if cause is not None:
+        work.emit(ev.RevolutionChanged(not state.revolution, cause))
+        if cause == "omen":
+            work.emit(ev.OmenInvoked(seat))
+    if eleven_back and not state.eleven_back:
+        work.emit(ev.ElevenBackStarted(rules.eleven_back))
+
+    if finishing:
+        if _finish(work, seat, forbidden, "play"):
+            return
+    elif great_revolution:
+        if _finish(work, seat, False, "great_revolution", work.state.hands[seat]):
+            return
+
+    if four_stop:
+        seats = tuple(s for s in _seats_from(work.state, seat)[1:] if work.state.is_active(s))
+        if seats:
+            work.emit(ev.FourStopOffered(seats))
+            return
+    if flush is not None and _flush(work, flush):
+        return
+
+    state = work.state
+    if flush is None and turn_rules["nine_reverse"] and meld.real_count(RANK_9):
+        work.emit(ev.DirectionReversed(-state.direction))
+    if state.is_active(seat):
+        sevens = meld.real_count(RANK_7) if turn_rules["seven_pass"] else 0
+        if sevens and state.next_active(seat) is not None:
+            work.emit(ev.StepRequired(seat, SEVEN_PASS, sevens))
+        tens = meld.real_count(RANK_T) if turn_rules["ten_discard"] else 0
+        if tens:
+            work.emit(ev.StepRequired(seat, TEN_DISCARD, tens))
+    queens = meld.real_count(RANK_Q) if turn_rules["queen_bomber"] else 0
+    if queens:
+        work.emit(ev.StepRequired(seat, QUEEN_BOMBER, queens))
+    if not work.state.pending:
+        _end_turn(work, seat, meld.real_count(RANK_5) if turn_rules["five_skip"] else 0)
+
+
+def _end_turn(work: _Work, seat: int, skips: int | None = None) -> None:
+    """The seat's action is complete: the trick goes on, or its leader leads."""
+    state = work.state
+    if state.field is None:
+        _give_lead(work, state.trick_leader)
+        return
+    if skips is None:
+        last = state.last_play
+        skips = last.real_count(RANK_5) if last and rule_on(state, "five_skip") else 0
+    _advance(work, seat, skips)
+
+
+def _advance(work: _Work, origin: int, skips: int) -> None:
+    """Move the turn on from ``origin``: past seats that left, passed (where a
+    pass holds until the flush) or are skipped; back at the last player, flush."""
+    state = work.state
+    step = state.turn_direction
+    hold_passes = not state.rules.passed_may_play_again
+    seat = origin
+    skipped: list[int] = []
+    while True:
+        seat = (seat + step) % state.players
+        if seat == state.field_seat:
+            if skipped:
+                work.emit(ev.PlayersSkipped(tuple(skipped)))
+            _flush(work, "all_passed")
+            return
+        if not state.active >> seat & 1 or (hold_passes and state.passed >> seat & 1):
+            continue
+        if skips:
+            skipped.append(seat)
+            skips -= 1
+            continue
+        break
+    if skipped:
+        work.emit(ev.PlayersSkipped(tuple(skipped)))
+    work.emit(ev.TurnMoved(seat))
+
+
+def _flush(work: _Work, reason: str) -> bool:
+    """Flush the field; its last player (or the next one still in) leads.
+    True if the game ended on the way (lucky seven, forced forbidden finish)."""
+    state = work.state
+    owner = state.field_seat
+    field = state.field
+    if owner is not None and field is not None and state.is_active(owner):
+        if is_lucky_seven(state, field):
+            if _finish(work, owner, False, "lucky_seven", state.hands[owner]):
+                return True
+    state = work.state
+    last = owner if owner is not None else state.trick_leader
+    leader = last if state.is_active(last) else state.next_active(last, state.direction)
+    if leader is None:
+        return True
+    work.emit(ev.FieldFlushed(reason, leader))
+    return _give_lead(work, leader)
+
+
+def _give_lead(work: _Work, seat: int) -> bool:
+    """Give the lead to ``seat`` (or the next seat still in). Federation declares
+    a leader holding only forbidden cards a forbidden finisher at once."""
+    while True:
+        state = work.state
+        if not state.is_active(seat):
+            following = state.next_active(seat, state.direction)
+            if following is None:
+                return True
+            seat = following
+        if state.turn != seat:
+            work.emit(ev.TurnMoved(seat))
+        rules = state.rules
+        if not (rules.forced_forbidden_finish and rules.forbidden_finish):
+            return False
+        if not holds_only_forbidden(state, state.hands[seat]):
+            return False
+        if _finish(work, seat, True, "forced", state.hands[seat]):
+            return True
+
+
+# -- finishing -----------------------------------------------------------------
+
+
+def _finish(work: _Work, seat: int, forbidden: bool, cause: str, leftover: int = 0) -> bool:
+    """The seat leaves with a place. True if that ended the game."""
+    state = work.state
+    place = _bottom_place(state, seat, FORBIDDEN) if forbidden else len(state.finished) + 1
+    work.emit(ev.PlayerFinished(seat, place, forbidden, cause, leftover))
+    state = work.state
+    if not forbidden and len(state.finished) == 1 and state.previous_places is not None:
+        previous = state.previous_places
+        if rule_on(state, "gekokujo") and seat == seat_at(previous, state.players):
+            _end_game(work, tuple(state.players + 1 - place for place in previous), True)
+            return True
+        fallen = seat_at(previous, 1)
+        if (
+            state.rules.miyako_ochi
+            and fallen is not None
+            and fallen != seat
+            and state.is_active(fallen)
+        ):
+            place = _bottom_place(state, fallen, FALLEN)
+            work.emit(ev.PlayerFell(fallen, place, state.hands[fallen]))
+    if work.state.active_count() <= 1:
+        _end_game(work)
+        return True
+    return False
+
+
+def _bottom_place(state: MatchState, seat: int, how: str) -> int:
+    block = bottom_block(state.rules.bottom_order, (*state.bottom, (seat, how)))
+    return state.players - len(block) + 1 + block.index(seat)
+
+
+def _end_game(work: _Work, places: tuple[int, ...] | None = None, gekokujo: bool = False) -> None:
+    state = work.state
+    if places is None:
+        for seat in range(state.players):
+            if state.is_active(seat):
+                work.emit(
+                    ev.PlayerFinished(
+                        seat, len(state.finished) + 1, False, "last", work.state.hands[seat]
+                    )
+                )
+        ranked = work.state.places()
+        places = tuple(ranked[seat] for seat in range(state.players))
+    work.emit(ev.GameEnded(places, gekokujo))
+    if work.state.game_number >= work.state.rules.games_per_set:
+        work.emit(ev.MatchEnded(work.state.blind))

@@ -1,0 +1,194 @@
+"""Events: the facts a match is made of. ``evolve`` needs nothing else.
+
+Cards are masks (see ``cards``). Derived effects are events of their own, so a
+replay reads like the game: a play, then its revolution, lock, finish, flush…
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class GameDealt:
+    """A game begins. ``arranged`` marks a position set up by hand (SetUp)."""
+
+    game_number: int
+    hands: tuple[int, ...]
+    leader: int
+    blind: int = 0
+    unused: int = 0
+    revolution: bool = False
+    previous_places: tuple[int, ...] | None = None
+    arranged: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class HandsSwapped:
+    """Tenpenchi: two seats swap whole hands; ``hands`` are their new hands."""
+
+    seats: tuple[int, int]
+    hands: tuple[int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class ExchangeStarted:
+    """The gives of the card exchange, in order: (giver, receiver, count, strongest)."""
+
+    steps: tuple[tuple[int, int, int, bool], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class CardsGiven:
+    seat: int
+    to: int
+    cards: int
+    reason: str  # "exchange" | "seven_pass"
+
+
+@dataclass(frozen=True, slots=True)
+class CardsPlayed:
+    seat: int
+    cards: int
+    kind: int
+    low: int
+    high: int
+    jokers_as: tuple[int, ...] = ()
+    reason: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Passed:
+    seat: int
+    reason: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class RevolutionChanged:
+    revolution: bool
+    cause: str
+
+
+@dataclass(frozen=True, slots=True)
+class OmenInvoked:
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class ElevenBackStarted:
+    reading: str  # "strength" | "order"
+
+
+@dataclass(frozen=True, slots=True)
+class SuitLocked:
+    suits: int
+
+
+@dataclass(frozen=True, slots=True)
+class NumberLocked:
+    rank: int
+
+
+@dataclass(frozen=True, slots=True)
+class DirectionReversed:
+    direction: int
+
+
+@dataclass(frozen=True, slots=True)
+class PlayersSkipped:
+    seats: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class StepRequired:
+    """The seat must now give, discard or bomb ``count`` (seven-pass, ten-discard,
+    queen bomber)."""
+
+    seat: int
+    step: str  # "seven_pass" | "ten_discard" | "queen_bomber"
+    count: int
+
+
+@dataclass(frozen=True, slots=True)
+class FourStopOffered:
+    """After a single 8: these seats, in order, may answer with a pair of 4s."""
+
+    seats: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class RanksBombed:
+    seat: int
+    ranks: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class CardsDiscarded:
+    seat: int
+    cards: int
+    reason: str  # "ten_discard" | "queen_bomber"
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerFinished:
+    """A seat leaves the game. ``place`` is its place now (a bottom place may
+    still move up); ``leftover`` are cards it still held, now out of play."""
+
+    seat: int
+    place: int
+    forbidden: bool = False
+    cause: str = "play"
+    leftover: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerFell:
+    """Miyako-ochi: the previous 大富豪 falls to the bottom."""
+
+    seat: int
+    place: int
+    leftover: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class FieldFlushed:
+    reason: str
+    leader: int
+
+
+@dataclass(frozen=True, slots=True)
+class TurnMoved:
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class GameEnded:
+    places: tuple[int, ...]
+    gekokujo: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class MatchEnded:
+    """The set is over; the blind cards are revealed."""
+
+    blind: int
+
+
+Event = (
+    GameDealt | HandsSwapped | ExchangeStarted | CardsGiven | CardsPlayed | Passed
+    | RevolutionChanged | OmenInvoked | ElevenBackStarted | SuitLocked | NumberLocked
+    | DirectionReversed | PlayersSkipped | StepRequired | FourStopOffered | RanksBombed
+    | CardsDiscarded | PlayerFinished | PlayerFell | FieldFlushed | TurnMoved
+    | GameEnded | MatchEnded
+)  # fmt: skip
+
+EVENT_TYPES: dict[str, type] = {
+    cls.__name__: cls
+    for cls in (
+        GameDealt, HandsSwapped, ExchangeStarted, CardsGiven, CardsPlayed, Passed,
+        RevolutionChanged, OmenInvoked, ElevenBackStarted, SuitLocked, NumberLocked,
+        DirectionReversed, PlayersSkipped, StepRequired, FourStopOffered, RanksBombed,
+        CardsDiscarded, PlayerFinished, PlayerFell, FieldFlushed, TurnMoved,
+        GameEnded, MatchEnded,
+    )
+}  # fmt: skip

@@ -1,0 +1,217 @@
+"""What a play is and may do under the rules in force: whether it beats the
+field, cuts, revolts, flushes, or finishes forbidden (RULES.md §1–§3)."""
+
+from __future__ import annotations
+
+from .cards import JOKER_BITS, RANK_2, RANK_3, RANK_8, RANK_J, SUIT_S, make_card, rank_mask
+from .melds import TOP_RANK, Kind, Meld
+from .refusals import Refused
+from .rulesets import LOCAL_RULES
+from .state import MatchState
+
+SPADE_3 = make_card(RANK_3, SUIT_S)
+RANK_4, RANK_5, RANK_6, RANK_7, RANK_9, RANK_T, RANK_Q = 1, 2, 3, 4, 6, 7, 9
+
+# what an omen switches off for the rest of the game (RULES.md §3 #23)
+_CANCELLED_BY_OMEN = frozenset(LOCAL_RULES[8:]) | {"revolution", "eight_cut", "spade3_return"}
+
+
+def rule_on(state: MatchState, name: str) -> bool:
+    """Whether option ``name`` is on and not switched off by an omen."""
+    return bool(getattr(state.rules, name)) and not (state.omen and name in _CANCELLED_BY_OMEN)
+
+
+def _group_of(meld: Meld, size: int, rank: int) -> bool:
+    """A group of exactly ``size`` real cards of ``rank`` (jokers never count)."""
+    return meld.kind == Kind.GROUP and meld.size == size and meld.real_count(rank) == size
+
+
+def is_eight_cut(state: MatchState, meld: Meld) -> bool:
+    if not rule_on(state, "eight_cut"):
+        return False
+    eights = meld.real_count(RANK_8)
+    if not eights:
+        return False
+    reading = state.rules.eight_cut_reading
+    if reading == "federation":
+        return meld.kind in (Kind.SINGLE, Kind.GROUP) and eights + meld.jokers == meld.size
+    if reading == "torasobi":
+        return meld.kind != Kind.STAIRS
+    return True
+
+
+def is_spade3_return(state: MatchState, meld: Meld) -> bool:
+    field = state.field
+    return (
+        field is not None
+        and field.is_single_joker
+        and meld.size == 1
+        and meld.mask == 1 << SPADE_3
+        and rule_on(state, "spade3_return")
+    )
+
+
+def is_emperor(state: MatchState, meld: Meld) -> bool:
+    if not rule_on(state, "emperor"):
+        return False
+    return meld.kind == Kind.EMPEROR or (
+        meld.kind == Kind.GROUP and meld.size == 4 and meld.jokers == 0
+    )
+
+
+def is_sandstorm(state: MatchState, meld: Meld) -> bool:
+    return rule_on(state, "sandstorm") and _group_of(meld, 3, RANK_3)
+
+
+def is_great_revolution(state: MatchState, meld: Meld) -> bool:
+    return rule_on(state, "great_revolution") and _group_of(meld, 4, RANK_2)
+
+
+def is_omen(state: MatchState, meld: Meld) -> bool:
+    return rule_on(state, "omen") and _group_of(meld, 3, RANK_6)
+
+
+def is_lucky_seven(state: MatchState, meld: Meld) -> bool:
+    return rule_on(state, "lucky_seven") and _group_of(meld, 3, RANK_7)
+
+
+def revolution_cause(state: MatchState, meld: Meld) -> str | None:
+    """Why this play revolts, or None. One play revolts at most once."""
+    if state.omen:
+        return None
+    rules = state.rules
+    if is_omen(state, meld):
+        return "omen"
+    if is_great_revolution(state, meld):
+        return "great_revolution"
+    if is_emperor(state, meld):
+        return "emperor"
+    if rule_on(state, "coup") and _group_of(meld, 3, RANK_9):
+        return "coup"
+    if rules.revolution:
+        if meld.kind == Kind.GROUP and meld.size >= 4:
+            return "revolution"
+        if meld.kind == Kind.STAIRS and meld.size >= 4 and rules.stairs_revolt:
+            return "stairs_revolution"
+    return None
+
+
+def flush_reason(state: MatchState, meld: Meld) -> str | None:
+    """Which flush effect this play has, in RULES.md §3's order, or None."""
+    if is_eight_cut(state, meld):
+        return "eight_cut"
+    if is_spade3_return(state, meld):
+        return "spade3_return"
+    if rule_on(state, "ambulance") and _group_of(meld, 2, RANK_9):
+        return "ambulance"
+    if rule_on(state, "rokurokubi") and _group_of(meld, 2, RANK_6):
+        return "rokurokubi"
+    if is_sandstorm(state, meld):
+        return "sandstorm"
+    if is_emperor(state, meld):
+        return "emperor"
+    return None
+
+
+def four_stop_applies(state: MatchState, meld: Meld) -> bool:
+    return (
+        rule_on(state, "four_stop")
+        and meld.kind == Kind.SINGLE
+        and meld.real_count(RANK_8) == 1
+        and is_eight_cut(state, meld)
+    )
+
+
+def is_four_stop_answer(meld: Meld) -> bool:
+    return _group_of(meld, 2, RANK_4)
+
+
+def is_forbidden_finish(state: MatchState, meld: Meld) -> bool:
+    """Whether ``meld``, as a player's last cards, is a forbidden finish; judged
+    under the state before the play (RULES.md §2)."""
+    rules = state.rules
+    if not rules.forbidden_finish:
+        return False
+    top = RANK_3 if state.revolution else RANK_2
+    if rules.forbidden_reading == "federation":
+        return bool(
+            meld.real_count(top)
+            or meld.jokers
+            or is_eight_cut(state, meld)
+            or meld.mask == 1 << SPADE_3
+        )
+    if rules.forbidden_reading == "classic":
+        return bool(
+            meld.real_count(top)
+            or meld.real_count(RANK_8)
+            or meld.jokers
+            or is_spade3_return(state, meld)
+        )
+    if meld.size != 1:
+        return False
+    if meld.jokers:
+        return True
+    rank = meld.low
+    return rank in (RANK_8, top) or (rank == RANK_J and bool(rules.eleven_back))
+
+
+def holds_only_forbidden(state: MatchState, hand: int) -> bool:
+    """Federation's forced forbidden finish: a leader holding nothing else."""
+    top = RANK_3 if state.revolution else RANK_2
+    forbidden = JOKER_BITS | rank_mask(top) | 1 << SPADE_3
+    if rule_on(state, "eight_cut"):
+        forbidden |= rank_mask(RANK_8)
+    return hand != 0 and hand & ~forbidden == 0
+
+
+def check_beats_field(state: MatchState, meld: Meld) -> None:
+    """Refuse ``meld`` unless it may be played on the field now."""
+    refusal = field_refusal(state, meld)
+    if refusal is not None:
+        raise Refused(*refusal)
+
+
+def field_refusal(state: MatchState, meld: Meld) -> tuple[str, str] | None:
+    """Why ``meld`` may not be played on the field now, or None if it may."""
+    field = state.field
+    if field is None or is_sandstorm(state, meld) or is_emperor(state, meld):
+        return None
+    if field.is_single_joker:
+        if is_spade3_return(state, meld):
+            return None
+        return ("not_stronger", "only the spade-3 return may be played on a single joker")
+    if meld.kind != field.kind or meld.size != field.size:
+        return ("shape_mismatch", f"the field needs {_shape(field)}")
+    if state.suit_lock and meld.suits & ~state.suit_lock:
+        return ("suit_locked", "the field is locked to other suits")
+    reversed_order = state.reversed_order
+    strength, to_beat = meld.strength(reversed_order), field.strength(reversed_order)
+    if state.number_lock and meld.kind != Kind.STAIRS and not meld.is_single_joker:
+        if strength != to_beat + 1:
+            return ("number_locked", "the field is locked to the next rank")
+    if strength > to_beat or _is_down_number(state, meld, field):
+        return None
+    return ("not_stronger", "the play does not beat the field")
+
+
+def _is_down_number(state: MatchState, meld: Meld, field: Meld) -> bool:
+    reversed_order = state.reversed_order
+    return (
+        rule_on(state, "down_number")
+        and meld.kind == Kind.SINGLE == field.kind
+        and not meld.jokers
+        and not field.jokers
+        and meld.suits == field.suits
+        and meld.low != TOP_RANK
+        and meld.strength(reversed_order) == field.strength(reversed_order) - 1
+    )
+
+
+def _shape(field: Meld) -> str:
+    names = {Kind.SINGLE: "a single", Kind.GROUP: f"a group of {field.size}",
+             Kind.STAIRS: f"stairs of {field.size}", Kind.EMPEROR: "an emperor"}  # fmt: skip
+    return names[field.kind]
+
+
+RANK_EFFECTS = {"five_skip": RANK_5, "nine_reverse": RANK_9, "seven_pass": RANK_7,
+                "ten_discard": RANK_T, "queen_bomber": RANK_Q, "eleven_back": RANK_J}  # fmt: skip

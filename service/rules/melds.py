@@ -1,0 +1,173 @@
+"""Melds: what a set of played cards is (single, group, stairs, emperor) and how
+melds compare (RULES.md §1 Melds, Beating the field; §3 emperor).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import IntEnum
+
+from .cards import (
+    JOKER,
+    REAL_CARDS,
+    joker_count,
+    make_card,
+    rank_of,
+    rank_suits,
+    suit_of,
+)
+
+TOP_RANK = 13  # what an all-joker meld counts as: stronger than any rank
+MAX_STAIRS = 13
+
+
+class Kind(IntEnum):
+    SINGLE = 1
+    GROUP = 2
+    STAIRS = 3
+    EMPEROR = 4
+
+
+@dataclass(frozen=True, slots=True)
+class Meld:
+    """One legal play. ``low``/``high`` are the ranks it spans (jokers read as
+    ``jokers_as`` for stairs); ``suits`` is the suit set of its real cards."""
+
+    kind: Kind
+    mask: int
+    size: int
+    low: int
+    high: int
+    suits: int
+    jokers: int
+    jokers_as: tuple[int, ...] = ()
+
+    def strength(self, reversed_order: bool) -> int:
+        """Bigger is stronger. Stairs count by their weakest card; all jokers top."""
+        if self.low == TOP_RANK:
+            return TOP_RANK
+        return 12 - self.high if reversed_order else self.low
+
+    @property
+    def is_single_joker(self) -> bool:
+        return self.size == 1 and self.jokers == 1
+
+    def real_count(self, rank: int) -> int:
+        """How many real cards of ``rank`` the meld holds (jokers never count)."""
+        return rank_suits(self.mask, rank).bit_count()
+
+    def same_shape(self, other: Meld) -> bool:
+        return self.kind == other.kind and self.size == other.size
+
+
+def ranks_in(mask: int) -> list[tuple[int, int]]:
+    """``(rank, suit set)`` for every rank with a real card in ``mask``."""
+    found = []
+    real = mask & REAL_CARDS
+    rank = 0
+    while real:
+        suits = real & 15
+        if suits:
+            found.append((rank, suits))
+        real >>= 4
+        rank += 1
+    return found
+
+
+def classify(
+    mask: int,
+    jokers_as: tuple[int, ...],
+    reversed_order: bool,
+    stairs_allowed: bool,
+    emperor_allowed: bool,
+) -> Meld | None:
+    """The meld ``mask`` forms, or None when it forms none (``invalid_meld``).
+
+    ``jokers_as`` says what each joker stands for, in order; empty means the
+    default reading. ``reversed_order`` is the order in force, which picks the
+    default end a stairs joker extends.
+    """
+    jokers = joker_count(mask)
+    size = (mask & REAL_CARDS).bit_count() + jokers
+    if size == 0 or (jokers_as and len(jokers_as) != jokers):
+        return None
+    present = ranks_in(mask)
+    if not present:
+        if jokers_as:
+            return None
+        kind = Kind.SINGLE if size == 1 else Kind.GROUP
+        return Meld(kind, mask, size, TOP_RANK, TOP_RANK, 0, jokers)
+    if len(present) == 1:
+        rank, suits = present[0]
+        if any(card == JOKER or rank_of(card) != rank for card in jokers_as):
+            return None
+        kind = Kind.SINGLE if size == 1 else Kind.GROUP
+        return Meld(kind, mask, size, rank, rank, suits, jokers, jokers_as)
+    if emperor_allowed and jokers == 0 and size == 4:
+        emperor = _emperor(mask, present)
+        if emperor is not None:
+            return emperor
+    if not stairs_allowed:
+        return None
+    return _stairs(mask, present, size, jokers, jokers_as, reversed_order)
+
+
+def _emperor(mask: int, present: list[tuple[int, int]]) -> Meld | None:
+    ranks = [rank for rank, _ in present]
+    suits = 0
+    for _, suit_set in present:
+        if suit_set & (suit_set - 1) or suits & suit_set:
+            return None
+        suits |= suit_set
+    if suits != 15 or ranks[-1] - ranks[0] != 3:
+        return None
+    return Meld(Kind.EMPEROR, mask, 4, ranks[0], ranks[-1], suits, 0)
+
+
+def _stairs(
+    mask: int,
+    present: list[tuple[int, int]],
+    size: int,
+    jokers: int,
+    jokers_as: tuple[int, ...],
+    reversed_order: bool,
+) -> Meld | None:
+    suit_set = present[0][1]
+    if size < 3 or size > MAX_STAIRS or suit_set & (suit_set - 1):
+        return None
+    if any(suits != suit_set for _, suits in present):
+        return None
+    low, high = present[0][0], present[-1][0]
+    if high - low + 1 > size:
+        return None
+    if jokers_as:
+        suit = suit_set.bit_length() - 1
+        ranks = {rank for rank, _ in present}
+        for card in jokers_as:
+            if card == JOKER or suit_of(card) != suit or rank_of(card) in ranks:
+                return None
+            ranks.add(rank_of(card))
+        low, high = min(ranks), max(ranks)
+        if high - low + 1 != size:
+            return None
+        return Meld(Kind.STAIRS, mask, size, low, high, suit_set, jokers, jokers_as)
+    low = default_stairs_low(low, high, size, reversed_order)
+    filled = _joker_cards(present, low, size, suit_set)
+    return Meld(Kind.STAIRS, mask, size, low, low + size - 1, suit_set, jokers, filled)
+
+
+def default_stairs_low(low: int, high: int, size: int, reversed_order: bool) -> int:
+    """Where default stairs start: gaps first, then the end that is strongest
+    under the order in force (RULES.md §1 Melds)."""
+    extra = size - (high - low + 1)
+    if reversed_order:
+        return max(0, low - extra)
+    return low - max(0, extra - (12 - high))
+
+
+def _joker_cards(
+    present: list[tuple[int, int]], low: int, size: int, suit_set: int
+) -> tuple[int, ...]:
+    suit = suit_set.bit_length() - 1
+    held = {rank for rank, _ in present}
+    return tuple(make_card(rank, suit) for rank in range(low, low + size) if rank not in held)

@@ -1,0 +1,174 @@
+"""Rule sets: the three presets and the options a host may change (RULES.md §1–§3).
+
+A rule set is one frozen value. The presets differ only where RULES.md §2 says
+they read a rule differently; those readings are fields too (``*_reading``,
+``*_after``…), so a preset is nothing but a set of field values.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields, replace
+from typing import Any, Literal
+
+EightCutReading = Literal["federation", "torasobi", "classic"]
+ForbiddenReading = Literal["federation", "torasobi", "classic"]
+BottomOrder = Literal["federation", "newest_last"]
+ElevenBack = Literal["", "strength", "order"]
+
+# Seed 001's 26 local rules, in the seed's order (RULES.md §3).
+LOCAL_RULES = (
+    "revolution", "stairs", "eight_cut", "spade3_return", "forbidden_finish",
+    "suit_lock", "number_lock", "miyako_ochi", "gekokujo", "eleven_back",
+    "queen_bomber", "sandstorm", "ambulance", "rokurokubi", "four_stop",
+    "five_skip", "seven_pass", "ten_discard", "nine_reverse", "emperor", "coup",
+    "great_revolution", "omen", "down_number", "lucky_seven", "tenpenchi",
+)  # fmt: skip
+
+
+class RuleSetError(ValueError):
+    """An unknown preset or option, or an option value of the wrong kind."""
+
+
+@dataclass(frozen=True, slots=True)
+class RuleSet:
+    preset: str
+    # §1 common ground
+    jokers: int = 2
+    games_per_set: int = 5
+    card_exchange: bool = True
+    # §2 the first eight local rules
+    revolution: bool = True
+    stairs: bool = True
+    eight_cut: bool = True
+    spade3_return: bool = True
+    forbidden_finish: bool = True
+    suit_lock: bool = True
+    number_lock: bool = False
+    miyako_ochi: bool = True
+    # §3 the other eighteen
+    gekokujo: bool = False
+    eleven_back: ElevenBack = ""
+    queen_bomber: bool = False
+    sandstorm: bool = False
+    ambulance: bool = False
+    rokurokubi: bool = False
+    four_stop: bool = False
+    five_skip: bool = False
+    seven_pass: bool = False
+    ten_discard: bool = False
+    nine_reverse: bool = False
+    emperor: bool = False
+    coup: bool = False
+    great_revolution: bool = False
+    omen: bool = False
+    down_number: bool = False
+    lucky_seven: bool = False
+    tenpenchi: bool = False
+    # how each preset reads the rules it shares (RULES.md §1, §2)
+    stairs_revolt: bool = True
+    eight_cut_reading: EightCutReading = "torasobi"
+    suit_lock_after: int = 2
+    number_lock_after: int = 2
+    passed_may_play_again: bool = False
+    forbidden_reading: ForbiddenReading = "torasobi"
+    forced_forbidden_finish: bool = False
+    bottom_order: BottomOrder = "newest_last"
+    first_lead_must_include_d3: bool = False
+    blind_cards_with_four: int = 0
+    unused_with_two: int = field(default=14)
+
+    def with_options(self, options: Mapping[str, Any]) -> RuleSet:
+        """This rule set with ``options`` applied, each checked by name and type."""
+        changes: dict[str, Any] = {}
+        for name, value in options.items():
+            changes[name] = _checked_option(name, value)
+        return replace(self, **changes)
+
+    def options(self) -> dict[str, Any]:
+        """Every field as a plain mapping (what events and the API carry)."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+_FIELD_TYPES = {f.name: f.type for f in dataclasses.fields(RuleSet)}
+_CHOICES: dict[str, tuple[str, ...]] = {
+    "eight_cut_reading": ("federation", "torasobi", "classic"),
+    "forbidden_reading": ("federation", "torasobi", "classic"),
+    "bottom_order": ("federation", "newest_last"),
+}
+
+
+def _checked_option(name: str, value: Any) -> Any:
+    if name not in _FIELD_TYPES or name == "preset":
+        raise RuleSetError(f"unknown option {name!r}")
+    if name == "eleven_back":
+        if value is True or value == "strength":
+            return "strength"
+        if value is False or value in ("", None):
+            return ""
+        if value == "order":
+            return "order"
+        raise RuleSetError("eleven_back takes true, false, 'strength' or 'order'")
+    if name in _CHOICES:
+        if value not in _CHOICES[name]:
+            raise RuleSetError(f"{name} takes one of {', '.join(_CHOICES[name])}")
+        return value
+    kind = _FIELD_TYPES[name]
+    if kind == "bool":
+        if not isinstance(value, bool):
+            raise RuleSetError(f"{name} takes true or false")
+        return value
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise RuleSetError(f"{name} takes a whole number")
+    limits = {"jokers": (0, 2), "games_per_set": (1, 100), "suit_lock_after": (2, 13),
+              "number_lock_after": (2, 13), "blind_cards_with_four": (0, 10),
+              "unused_with_two": (0, 14)}  # fmt: skip
+    low, high = limits[name]
+    if not low <= value <= high:
+        raise RuleSetError(f"{name} must be between {low} and {high}")
+    return value
+
+
+FEDERATION = RuleSet(
+    preset="federation",
+    number_lock=False,
+    stairs_revolt=False,
+    eight_cut_reading="federation",
+    forbidden_reading="federation",
+    forced_forbidden_finish=True,
+    bottom_order="federation",
+    blind_cards_with_four=2,
+)
+TORASOBI = RuleSet(
+    preset="torasobi",
+    number_lock=True,
+    passed_may_play_again=True,
+)
+CLASSIC = RuleSet(
+    preset="classic",
+    number_lock=True,
+    eight_cut_reading="classic",
+    suit_lock_after=3,
+    number_lock_after=3,
+    forbidden_reading="classic",
+    first_lead_must_include_d3=True,
+)
+PRESETS: dict[str, RuleSet] = {r.preset: r for r in (FEDERATION, TORASOBI, CLASSIC)}
+
+
+def rule_set(preset: str, options: Mapping[str, Any] | None = None) -> RuleSet:
+    """The preset named ``preset`` with ``options`` applied."""
+    try:
+        base = PRESETS[preset]
+    except KeyError:
+        raise RuleSetError(
+            f"unknown preset {preset!r}; choose one of {', '.join(PRESETS)}"
+        ) from None
+    return base.with_options(options or {})
+
+
+def all_local_rules_on(rules: RuleSet) -> RuleSet:
+    """``rules`` with all 26 local rules switched on (benchmarks, property tests)."""
+    options: dict[str, Any] = {name: True for name in LOCAL_RULES}
+    return rules.with_options(options)

@@ -1,0 +1,215 @@
+"""The state of a match, rebuilt from events by ``evolve``.
+
+Treat a ``MatchState`` as immutable: ``evolve`` copies before it changes
+anything. It is a plain slotted class rather than a frozen dataclass because a
+fold copies it once per event and that copy sits on the hot path.
+"""
+
+from __future__ import annotations
+
+from .melds import Meld
+from .rulesets import RuleSet
+
+# what the game waits for (FORMAT.md expect key ``waiting_for``)
+PLAY = "play"
+EXCHANGE = "exchange"
+SEVEN_PASS = "seven_pass"
+TEN_DISCARD = "ten_discard"
+QUEEN_BOMBER = "queen_bomber"
+FOUR_STOP = "four_stop"
+
+# phases of a match
+BEFORE_DEAL = "before_deal"
+IN_GAME = "in_game"
+GAME_OVER = "game_over"
+MATCH_OVER = "match_over"
+
+# (seat, how it got to the bottom)
+FORBIDDEN = "forbidden"
+FALLEN = "fallen"
+
+
+class MatchState:
+    __slots__ = (
+        "active",
+        "blind",
+        "bottom",
+        "direction",
+        "eleven_back",
+        "exchange_steps",
+        "field",
+        "field_seat",
+        "final_places",
+        "finished",
+        "first_play_d3",
+        "four_stop",
+        "game_number",
+        "hands",
+        "last_play",
+        "leader",
+        "number_lock",
+        "number_run",
+        "omen",
+        "out",
+        "passed",
+        "pending",
+        "phase",
+        "played",
+        "players",
+        "previous_places",
+        "results",
+        "revolution",
+        "rules",
+        "suit_lock",
+        "suit_run",
+        "suit_run_suits",
+        "trick_leader",
+        "turn",
+        "unused",
+    )  # fmt: skip
+
+    rules: RuleSet
+    players: int
+    phase: str
+    game_number: int
+    blind: int
+    previous_places: tuple[int, ...] | None
+    results: tuple[tuple[int, ...], ...]
+    hands: tuple[int, ...]
+    unused: int
+    out: int
+    played: int
+    leader: int
+    turn: int | None
+    exchange_steps: tuple[tuple[int, int, int, bool], ...]
+    pending: tuple[tuple[str, int], ...]
+    four_stop: tuple[int, ...]
+    field: Meld | None
+    field_seat: int | None
+    last_play: Meld | None
+    trick_leader: int
+    passed: int
+    revolution: bool
+    eleven_back: str
+    direction: int
+    omen: bool
+    suit_lock: int
+    suit_run: int
+    suit_run_suits: int
+    number_lock: bool
+    number_run: int
+    active: int
+    finished: tuple[int, ...]
+    bottom: tuple[tuple[int, str], ...]
+    first_play_d3: bool
+    final_places: tuple[int, ...] | None
+
+    def copy(self) -> MatchState:
+        new = object.__new__(MatchState)
+        for name in MatchState.__slots__:
+            setattr(new, name, getattr(self, name))
+        return new
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, MatchState):
+            return NotImplemented
+        return all(getattr(self, n) == getattr(other, n) for n in MatchState.__slots__)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return (
+            f"<MatchState {self.rules.preset} game {self.game_number} {self.phase}"
+            f" turn={self.turn} waiting={self.waiting_for}>"
+        )
+
+    # -- derived facts -------------------------------------------------------
+
+    @property
+    def waiting_for(self) -> str | None:
+        if self.phase != IN_GAME:
+            return None
+        if self.exchange_steps:
+            return EXCHANGE
+        if self.four_stop:
+            return FOUR_STOP
+        if self.pending:
+            return self.pending[0][0]
+        return PLAY
+
+    @property
+    def reversed_order(self) -> bool:
+        """The strength order in force: revolution XOR eleven-back."""
+        return self.revolution != (self.eleven_back == "strength")
+
+    @property
+    def turn_direction(self) -> int:
+        return -self.direction if self.eleven_back == "order" else self.direction
+
+    @property
+    def game_over(self) -> bool:
+        return self.phase in (GAME_OVER, MATCH_OVER)
+
+    def is_active(self, seat: int) -> bool:
+        return bool(self.active >> seat & 1)
+
+    def active_count(self) -> int:
+        return self.active.bit_count()
+
+    def next_active(self, seat: int, direction: int | None = None) -> int | None:
+        """The next seat after ``seat`` still in the game, or None."""
+        step = self.turn_direction if direction is None else direction
+        for offset in range(1, self.players + 1):
+            candidate = (seat + step * offset) % self.players
+            if self.active >> candidate & 1 and candidate != seat:
+                return candidate
+        return None
+
+    def places(self) -> dict[int, int]:
+        """The current place of every seat that has left the game."""
+        if self.final_places is not None:
+            return dict(enumerate(self.final_places))
+        placed = {seat: index + 1 for index, seat in enumerate(self.finished)}
+        block = self.bottom_block()
+        first = self.players - len(block) + 1
+        placed.update({seat: first + index for index, seat in enumerate(block)})
+        return placed
+
+    def bottom_block(self) -> list[int]:
+        return bottom_block(self.rules.bottom_order, self.bottom)
+
+    def previous_seat_at(self, place: int) -> int | None:
+        if self.previous_places is None:
+            return None
+        for seat, previous in enumerate(self.previous_places):
+            if previous == place:
+                return seat
+        return None
+
+
+def bottom_block(order: str, bottom: tuple[tuple[int, str], ...]) -> list[int]:
+    """Seats at the bottom, best place first (RULES.md §1 Forbidden finish)."""
+    if order == "federation":
+        fallen = [seat for seat, how in bottom if how == FALLEN]
+        forbidden = [seat for seat, how in bottom if how == FORBIDDEN]
+        return fallen + forbidden[::-1]
+    return [seat for seat, _ in bottom]
+
+
+def initial_state(rules: RuleSet, players: int) -> MatchState:
+    """A match before its first deal."""
+    if not 2 <= players <= 5:
+        raise ValueError("a match has 2 to 5 players")
+    state = object.__new__(MatchState)
+    values = dict(
+        rules=rules, players=players, phase=BEFORE_DEAL, game_number=0, blind=0,
+        previous_places=None, results=(), hands=(0,) * players, unused=0, out=0,
+        played=0, leader=0, turn=None, exchange_steps=(), pending=(), four_stop=(),
+        field=None, field_seat=None, last_play=None, trick_leader=0, passed=0,
+        revolution=False, eleven_back="", direction=1, omen=False, suit_lock=0,
+        suit_run=0, suit_run_suits=0, number_lock=False, number_run=0, active=0,
+        finished=(), bottom=(), first_play_d3=False, final_places=None,
+    )  # fmt: skip
+    for name, value in values.items():
+        setattr(state, name, value)
+    return state

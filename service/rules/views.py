@@ -1,0 +1,217 @@
+"""What a viewer may see: one function builds a view from the state and one
+filters events. Every outward path (gRPC, REST, SSE, the page) goes through them.
+
+A seat sees its own hand, counts of the others and public plays. A spectator
+sees no hands. Blind and unused cards, discards and the cards a player left the
+game with are seen by nobody until the match ends, when everything is revealed
+to everyone. The auditor's view (everything) opens only then.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Any, Literal
+
+from . import events as ev
+from .cards import cards_of, format_mask, format_rank, suit_letters
+from .melds import TOP_RANK, Kind
+from .state import FALLEN, FORBIDDEN, MATCH_OVER, MatchState
+
+
+@dataclass(frozen=True, slots=True)
+class Viewer:
+    kind: Literal["seat", "spectator", "auditor"]
+    seat: int | None = None
+
+    @staticmethod
+    def of_seat(seat: int) -> Viewer:
+        return Viewer("seat", seat)
+
+    def __str__(self) -> str:
+        return f"seat {self.seat}" if self.kind == "seat" else self.kind
+
+
+SPECTATOR = Viewer("spectator")
+AUDITOR = Viewer("auditor")
+
+
+class ViewNotOpen(Exception):
+    """The auditor's view before the match has ended."""
+
+
+@dataclass(frozen=True, slots=True)
+class View:
+    viewer: str
+    seat: int | None
+    preset: str
+    players: int
+    phase: str
+    game_number: int
+    games_per_set: int
+    turn: int | None
+    waiting_for: str | None
+    step_count: int | None
+    four_stop_seats: tuple[int, ...]
+    hand: tuple[str, ...] | None
+    hands: tuple[tuple[str, ...], ...] | None
+    hand_sizes: tuple[int, ...]
+    field: tuple[str, ...] | None
+    field_jokers_as: tuple[str, ...]
+    field_kind: str | None
+    field_seat: int | None
+    revolution: bool
+    eleven_back: str
+    direction: int
+    suit_lock: tuple[str, ...]
+    number_lock: bool
+    omen: bool
+    passed: tuple[int, ...]
+    active: tuple[int, ...]
+    places: dict[int, int]
+    forbidden: tuple[int, ...]
+    fallen: tuple[int, ...]
+    previous_places: tuple[int, ...] | None
+    results: tuple[tuple[int, ...], ...]
+    blind: tuple[str, ...] | None
+    unused: tuple[str, ...] | None
+    out_of_play: tuple[str, ...] | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {f.name: _plain(getattr(self, f.name)) for f in fields(self)}
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, tuple):
+        return [_plain(item) for item in value]
+    if isinstance(value, dict):
+        return {str(key): item for key, item in value.items()}
+    return value
+
+
+def _codes(mask: int) -> tuple[str, ...]:
+    return tuple(format_mask(mask))
+
+
+def build_view(state: MatchState, viewer: Viewer) -> View:
+    """The state as ``viewer`` may see it."""
+    revealed = state.phase == MATCH_OVER
+    if viewer.kind == "auditor" and not revealed:
+        raise ViewNotOpen("the auditor's view opens when the match ends")
+    seat = viewer.seat if viewer.kind == "seat" else None
+    if seat is not None and not 0 <= seat < state.players:
+        raise ValueError(f"no seat {seat} in this match")
+    field = state.field
+    in_game = state.phase == "in_game"
+    return View(
+        viewer=str(viewer),
+        seat=seat,
+        preset=state.rules.preset,
+        players=state.players,
+        phase=state.phase,
+        game_number=state.game_number,
+        games_per_set=state.rules.games_per_set,
+        turn=state.turn if in_game else None,
+        waiting_for=state.waiting_for,
+        step_count=state.pending[0][1] if in_game and state.pending else None,
+        four_stop_seats=state.four_stop,
+        hand=_codes(state.hands[seat]) if seat is not None else None,
+        hands=tuple(_codes(hand) for hand in state.hands) if revealed else None,
+        hand_sizes=tuple(hand.bit_count() for hand in state.hands),
+        field=_codes(field.mask) if field else None,
+        field_jokers_as=tuple(format_mask(0)) if not field else _joker_codes(field.jokers_as),
+        field_kind=Kind(field.kind).name.lower() if field else None,
+        field_seat=state.field_seat,
+        revolution=state.revolution,
+        eleven_back=state.eleven_back,
+        direction=state.turn_direction,
+        suit_lock=tuple(suit_letters(state.suit_lock)),
+        number_lock=state.number_lock,
+        omen=state.omen,
+        passed=tuple(s for s in range(state.players) if state.passed >> s & 1),
+        active=tuple(s for s in range(state.players) if state.is_active(s)),
+        places=state.places(),
+        forbidden=tuple(s for s, how in state.bottom if how == FORBIDDEN),
+        fallen=tuple(s for s, how in state.bottom if how == FALLEN),
+        previous_places=state.previous_places,
+        results=state.results,
+        blind=_codes(state.blind) if revealed else None,
+        unused=_codes(state.unused) if revealed else None,
+        out_of_play=_codes(state.out) if revealed else None,
+    )
+
+
+def _joker_codes(cards: tuple[int, ...]) -> tuple[str, ...]:
+    from .cards import format_cards
+
+    return tuple(format_cards(cards))
+
+
+# -- events --------------------------------------------------------------------
+
+_MASK_FIELDS = ("cards", "blind", "unused", "leftover")
+
+
+def event_record(event: ev.Event) -> dict[str, Any]:
+    """An event in its public notation (card codes), with nothing hidden."""
+    record: dict[str, Any] = {"type": type(event).__name__}
+    for f in fields(event):
+        value = getattr(event, f.name)
+        if f.name in _MASK_FIELDS:
+            value = format_mask(value)
+        elif f.name == "hands":
+            value = [format_mask(hand) for hand in value]
+        elif f.name == "jokers_as":
+            value = list(_joker_codes(value))
+        elif f.name == "ranks":
+            value = [format_rank(rank) for rank in value]
+        elif f.name == "suits":
+            value = suit_letters(value)
+        elif f.name == "kind":
+            value = Kind(value).name.lower()
+        elif f.name in ("low", "high", "rank"):
+            value = "JK" if value == TOP_RANK else format_rank(value)
+        elif f.name in ("steps",):
+            value = [
+                {"giver": g, "receiver": r, "count": c, "strongest": s} for g, r, c, s in value
+            ]
+        elif isinstance(value, tuple):
+            value = list(value)
+        record[f.name] = value
+    return record
+
+
+def visible_record(event: ev.Event, viewer: Viewer, revealed: bool) -> dict[str, Any]:
+    """``event`` as ``viewer`` may see it; ``revealed`` once the match has ended.
+    A hidden card list becomes ``null`` beside a ``*_count``."""
+    record = event_record(event)
+    if revealed or viewer.kind == "auditor":
+        return record
+    seat = viewer.seat if viewer.kind == "seat" else None
+    if isinstance(event, ev.GameDealt):
+        record["hand_sizes"] = [hand.bit_count() for hand in event.hands]
+        record["hands"] = [
+            cards if index == seat else None for index, cards in enumerate(record["hands"])
+        ]
+        _hide(record, "blind", event.blind)
+        _hide(record, "unused", event.unused)
+    elif isinstance(event, ev.HandsSwapped):
+        record["hand_sizes"] = [hand.bit_count() for hand in event.hands]
+        record["hands"] = [
+            cards if event.seats[index] == seat else None
+            for index, cards in enumerate(record["hands"])
+        ]
+    elif isinstance(event, ev.CardsGiven):
+        if seat not in (event.seat, event.to):
+            _hide(record, "cards", event.cards)
+    elif isinstance(event, ev.CardsDiscarded):
+        if event.reason == "ten_discard" and seat != event.seat:
+            _hide(record, "cards", event.cards)
+    elif isinstance(event, ev.PlayerFinished | ev.PlayerFell):
+        if seat != event.seat:
+            _hide(record, "leftover", event.leftover)
+    return record
+
+
+def _hide(record: dict[str, Any], name: str, mask: int) -> None:
+    record[name] = None
+    record[f"{name}_count"] = len(cards_of(mask))

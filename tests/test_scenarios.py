@@ -1,0 +1,47 @@
+"""Every conformance scenario kept in the repo passes through the real decider."""
+
+from __future__ import annotations
+
+import filecmp
+from pathlib import Path
+
+import pytest
+
+from service.scenarios import run_file, run_paths
+
+HERE = Path(__file__).parent / "scenarios"
+SHARED = Path(__file__).resolve().parents[2] / "shared" / "scenarios" / "public"
+FILES = sorted(HERE.glob("*.json"))
+
+
+def test_the_repo_keeps_scenarios() -> None:
+    assert len(FILES) >= 47
+
+
+@pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
+def test_scenario(path: Path) -> None:
+    outcome = run_file(path)
+    assert outcome.passed, outcome.line()
+
+
+@pytest.mark.skipif(not SHARED.is_dir(), reason="no shared/ beside this clone")
+def test_scenarios_match_the_shared_copy() -> None:
+    shared = sorted(p.name for p in SHARED.glob("*.json"))
+    missing = [name for name in shared if not (HERE / name).exists()]
+    differing = [name for name in shared if (HERE / name).exists()
+                 and not filecmp.cmp(SHARED / name, HERE / name, shallow=False)]  # fmt: skip
+    assert not missing and not differing, (missing, differing)
+
+
+def test_runner_reports_failures_and_bad_files(tmp_path: Path) -> None:
+    (tmp_path / "broken.json").write_text("{not json")
+    (tmp_path / "wrong.json").write_text(
+        '{"name": "wrong", "rules": {"preset": "federation"}, "players": 2,'
+        ' "start": {"hands": [["3D"], ["4D"]], "leader": 0},'
+        ' "steps": [{"seat": 0, "play": ["3D"], "expect": {"turn": 0}}]}'
+    )
+    lines: list[str] = []
+    assert not run_paths([tmp_path], lines.append)
+    assert lines[0].startswith("FAIL broken: not scenario JSON")
+    assert lines[1] == "FAIL wrong: step 1: turn differs (expected 0, got null)"
+    assert lines[-1] == "0 passed, 2 failed"
