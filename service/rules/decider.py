@@ -30,7 +30,7 @@ from .dealing import (
     seat_at,
     tenpenchi_swaps,
 )
-from .evolve import apply
+from .evolve import APPLIERS
 from .judging import (
     RANK_5,
     RANK_7,
@@ -43,7 +43,6 @@ from .judging import (
     holds_only_forbidden,
     is_forbidden_finish,
     is_four_stop_answer,
-    is_great_revolution,
     is_lucky_seven,
     revolution_cause,
     rule_on,
@@ -80,7 +79,7 @@ class _Work:
 
     def emit(self, event: ev.Event) -> None:
         self.events.append(event)
-        apply(self.state, event)
+        APPLIERS[type(event)](self.state, event)
 
 
 def decide(state: MatchState, command: Command) -> Decision:
@@ -383,17 +382,18 @@ def _apply_play(work: _Work, seat: int, meld: Meld, reason: str) -> None:
     """A play and its effects, in RULES.md §3's order: revolution, flush, turn."""
     before = work.state
     rules = before.rules
+    in_force = before.in_force
     cause = revolution_cause(before, meld)
     flush = flush_reason(before, meld)
     four_stop = flush == "eight_cut" and four_stop_applies(before, meld)
-    great_revolution = is_great_revolution(before, meld)
-    eleven_back = rule_on(before, "eleven_back") and meld.real_count(RANK_J) > 0
+    great_revolution = cause == "great_revolution"
+    eleven_back = "eleven_back" in in_force and meld.real_count(RANK_J) > 0
     finishing = before.hands[seat] == meld.mask
     forbidden = finishing and not great_revolution and is_forbidden_finish(before, meld)
-    turn_rules = {
-        name: rule_on(before, name)
-        for name in ("five_skip", "nine_reverse", "seven_pass", "ten_discard", "queen_bomber")
-    }
+
+    def count_if_on(rule: str, rank: int) -> int:
+        """How many real cards of ``rank`` trigger ``rule`` (0 when it is off)."""
+        return meld.real_count(rank) if rule in in_force else 0
 
     work.emit(
         ev.CardsPlayed(seat, meld.mask, int(meld.kind), meld.low, meld.high, meld.jokers_as, reason)
@@ -426,20 +426,20 @@ def _apply_play(work: _Work, seat: int, meld: Meld, reason: str) -> None:
         return
 
     state = work.state
-    if flush is None and turn_rules["nine_reverse"] and meld.real_count(RANK_9):
+    if flush is None and count_if_on("nine_reverse", RANK_9):
         work.emit(ev.DirectionReversed(-state.direction))
     if state.is_active(seat):
-        sevens = meld.real_count(RANK_7) if turn_rules["seven_pass"] else 0
+        sevens = count_if_on("seven_pass", RANK_7)
         if sevens and state.next_active(seat) is not None:
             work.emit(ev.StepRequired(seat, SEVEN_PASS, sevens))
-        tens = meld.real_count(RANK_T) if turn_rules["ten_discard"] else 0
+        tens = count_if_on("ten_discard", RANK_T)
         if tens:
             work.emit(ev.StepRequired(seat, TEN_DISCARD, tens))
-    queens = meld.real_count(RANK_Q) if turn_rules["queen_bomber"] else 0
+    queens = count_if_on("queen_bomber", RANK_Q)
     if queens:
         work.emit(ev.StepRequired(seat, QUEEN_BOMBER, queens))
     if not work.state.pending:
-        _end_turn(work, seat, meld.real_count(RANK_5) if turn_rules["five_skip"] else 0)
+        _end_turn(work, seat, count_if_on("five_skip", RANK_5))
 
 
 def _end_turn(work: _Work, seat: int, skips: int | None = None) -> None:

@@ -9,6 +9,7 @@ from typing import Any
 from . import events as ev
 from .cards import JOKER_BITS, REAL_CARDS, add_cards, remove_cards
 from .melds import Kind, Meld
+from .rulesets import CANCELLED_BY_OMEN
 from .state import (
     FALLEN,
     FORBIDDEN,
@@ -36,7 +37,7 @@ def fold(state: MatchState, events: Iterable[ev.Event]) -> MatchState:
 
 def apply(state: MatchState, event: ev.Event) -> None:
     """Apply ``event`` to ``state`` in place (only on a state you own)."""
-    _APPLIERS[type(event)](state, event)
+    APPLIERS[type(event)](state, event)
 
 
 def _set_hand(s: MatchState, seat: int, hand: int) -> None:
@@ -68,6 +69,7 @@ def _game_dealt(s: MatchState, e: ev.GameDealt) -> None:
     s.finished = s.bottom = ()
     s.first_play_d3 = s.rules.first_lead_must_include_d3 and e.game_number == 1
     s.final_places = None
+    s.in_force = s.rules.switched_on()
 
 
 def _hands_swapped(s: MatchState, e: ev.HandsSwapped) -> None:
@@ -91,11 +93,26 @@ def _cards_given(s: MatchState, e: ev.CardsGiven) -> None:
         s.pending = s.pending[1:]
 
 
+_MELDS: dict[tuple[int, int, int, int, tuple[int, ...]], Meld] = {}
+
+
+def _meld_of(e: ev.CardsPlayed) -> Meld:
+    """The meld a play event describes (memoised: a fold meets the same plays often)."""
+    key = (e.cards, e.kind, e.low, e.high, e.jokers_as)
+    meld = _MELDS.get(key)
+    if meld is None:
+        if len(_MELDS) > 200_000:
+            _MELDS.clear()
+        jokers = (e.cards & JOKER_BITS).bit_count()
+        size = (e.cards & REAL_CARDS).bit_count() + jokers
+        meld = Meld(Kind(e.kind), e.cards, size, e.low, e.high, _suits_of(e.cards), jokers,
+                    e.jokers_as)  # fmt: skip
+        _MELDS[key] = meld
+    return meld
+
+
 def _cards_played(s: MatchState, e: ev.CardsPlayed) -> None:
-    suits = _suits_of(e.cards)
-    jokers = (e.cards & JOKER_BITS).bit_count()
-    size = (e.cards & REAL_CARDS).bit_count() + jokers
-    meld = Meld(Kind(e.kind), e.cards, size, e.low, e.high, suits, jokers, e.jokers_as)
+    meld = _meld_of(e)
     _track_runs(s, meld)
     _set_hand(s, e.seat, remove_cards(s.hands[e.seat], e.cards))
     s.played = add_cards(s.played, e.cards)
@@ -151,6 +168,7 @@ def _revolution_changed(s: MatchState, e: ev.RevolutionChanged) -> None:
 
 def _omen_invoked(s: MatchState, e: ev.OmenInvoked) -> None:
     s.omen = True
+    s.in_force -= CANCELLED_BY_OMEN
 
 
 def _eleven_back_started(s: MatchState, e: ev.ElevenBackStarted) -> None:
@@ -247,7 +265,7 @@ def _match_ended(s: MatchState, e: ev.MatchEnded) -> None:
     s.phase = MATCH_OVER
 
 
-_APPLIERS: dict[type, Callable[[MatchState, Any], None]] = {
+APPLIERS: dict[type, Callable[[MatchState, Any], None]] = {
     ev.GameDealt: _game_dealt,
     ev.HandsSwapped: _hands_swapped,
     ev.ExchangeStarted: _exchange_started,

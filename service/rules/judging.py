@@ -6,19 +6,15 @@ from __future__ import annotations
 from .cards import JOKER_BITS, RANK_2, RANK_3, RANK_8, RANK_J, SUIT_S, make_card, rank_mask
 from .melds import TOP_RANK, Kind, Meld
 from .refusals import Refused
-from .rulesets import LOCAL_RULES
 from .state import MatchState
 
 SPADE_3 = make_card(RANK_3, SUIT_S)
 RANK_4, RANK_5, RANK_6, RANK_7, RANK_9, RANK_T, RANK_Q = 1, 2, 3, 4, 6, 7, 9
 
-# what an omen switches off for the rest of the game (RULES.md §3 #23)
-_CANCELLED_BY_OMEN = frozenset(LOCAL_RULES[8:]) | {"revolution", "eight_cut", "spade3_return"}
-
 
 def rule_on(state: MatchState, name: str) -> bool:
-    """Whether option ``name`` is on and not switched off by an omen."""
-    return bool(getattr(state.rules, name)) and not (state.omen and name in _CANCELLED_BY_OMEN)
+    """Whether local rule ``name`` is on and not switched off by an omen."""
+    return name in state.in_force
 
 
 def _group_of(meld: Meld, size: int, rank: int) -> bool:
@@ -52,15 +48,14 @@ def is_spade3_return(state: MatchState, meld: Meld) -> bool:
 
 
 def is_emperor(state: MatchState, meld: Meld) -> bool:
-    if not rule_on(state, "emperor"):
-        return False
-    return meld.kind == Kind.EMPEROR or (
+    shaped = meld.kind == Kind.EMPEROR or (
         meld.kind == Kind.GROUP and meld.size == 4 and meld.jokers == 0
     )
+    return shaped and rule_on(state, "emperor")
 
 
 def is_sandstorm(state: MatchState, meld: Meld) -> bool:
-    return rule_on(state, "sandstorm") and _group_of(meld, 3, RANK_3)
+    return _group_of(meld, 3, RANK_3) and rule_on(state, "sandstorm")
 
 
 def is_great_revolution(state: MatchState, meld: Meld) -> bool:
@@ -77,7 +72,7 @@ def is_lucky_seven(state: MatchState, meld: Meld) -> bool:
 
 def revolution_cause(state: MatchState, meld: Meld) -> str | None:
     """Why this play revolts, or None. One play revolts at most once."""
-    if state.omen:
+    if state.omen or meld.size < 3:
         return None
     rules = state.rules
     if is_omen(state, meld):
@@ -100,15 +95,17 @@ def flush_reason(state: MatchState, meld: Meld) -> str | None:
     """Which flush effect this play has, in RULES.md §3's order, or None."""
     if is_eight_cut(state, meld):
         return "eight_cut"
-    if is_spade3_return(state, meld):
-        return "spade3_return"
-    if rule_on(state, "ambulance") and _group_of(meld, 2, RANK_9):
-        return "ambulance"
-    if rule_on(state, "rokurokubi") and _group_of(meld, 2, RANK_6):
-        return "rokurokubi"
-    if is_sandstorm(state, meld):
+    size = meld.size
+    if size == 1:
+        return "spade3_return" if is_spade3_return(state, meld) else None
+    if size == 2:
+        if _group_of(meld, 2, RANK_9) and rule_on(state, "ambulance"):
+            return "ambulance"
+        if _group_of(meld, 2, RANK_6) and rule_on(state, "rokurokubi"):
+            return "rokurokubi"
+    if size == 3 and is_sandstorm(state, meld):
         return "sandstorm"
-    if is_emperor(state, meld):
+    if size == 4 and is_emperor(state, meld):
         return "emperor"
     return None
 

@@ -5,6 +5,7 @@ are one. Bots, hints, turn timers and the auditor all use this."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from itertools import combinations, permutations
 
 from .cards import (
@@ -14,10 +15,11 @@ from .cards import (
     cards_of,
     joker_count,
     make_card,
+    mask_of,
+    rank_of,
     rank_suits,
 )
 from .commands import Bomb, Discard, Give, Pass, Play, SeatCommand
-from .dealing import are_strongest
 from .judging import RANK_4, field_refusal, is_sandstorm, rule_on
 from .melds import TOP_RANK, Kind, Meld
 from .state import (
@@ -31,8 +33,12 @@ from .state import (
     MatchState,
 )
 
-# every non-empty subset of a 4-bit suit set
+# every non-empty subset of a 4-bit suit set, and those subsets by their size
 _SUBSETS = [[sub for sub in range(1, 16) if sub & suits == sub] for suits in range(16)]
+_SUBSETS_BY_SIZE = [
+    [[sub for sub in _SUBSETS[suits] if sub.bit_count() == size] for size in range(5)]
+    for suits in range(16)
+]
 _D3 = 1
 
 
@@ -44,9 +50,9 @@ def legal_actions(state: MatchState) -> list[SeatCommand]:
     hand = state.hands[seat]
     waiting = state.waiting_for
     if waiting == PLAY:
-        plays: list[SeatCommand] = [Play(seat, m.mask, m.jokers_as) for m in legal_melds(state)]
+        plays: list[SeatCommand] = [_play(seat, m) for m in legal_melds(state)]
         if state.field is not None:
-            plays.append(Pass(seat))
+            plays.append(_PASSES[seat])
         return plays
     if waiting == FOUR_STOP:
         answers: list[SeatCommand] = [Pass(seat)]
@@ -57,10 +63,9 @@ def legal_actions(state: MatchState) -> list[SeatCommand]:
         return answers
     if waiting == EXCHANGE:
         _, _, count, strongest = state.exchange_steps[0]
-        gives = _card_choices(hand, count)
         if strongest:
-            gives = [g for g in gives if are_strongest(hand, g, state.reversed_order)]
-        return [Give(seat, g) for g in gives]
+            return [Give(seat, g) for g in _strongest_choices(hand, count, state.reversed_order)]
+        return [Give(seat, g) for g in _card_choices(hand, count)]
     count = state.pending[0][1]
     if waiting == SEVEN_PASS:
         return [Give(seat, g) for g in _card_choices(hand, count)]
@@ -69,6 +74,21 @@ def legal_actions(state: MatchState) -> list[SeatCommand]:
     if waiting == QUEEN_BOMBER:
         return [Bomb(seat, ranks) for ranks in combinations(range(13), count)]
     return []
+
+
+_PASSES = tuple(Pass(seat) for seat in range(5))
+_PLAYS: dict[tuple[int, int, tuple[int, ...]], Play] = {}
+
+
+def _play(seat: int, meld: Meld) -> Play:
+    """The Play command for ``meld`` (memoised: commands are values)."""
+    key = (seat, meld.mask, meld.jokers_as)
+    play = _PLAYS.get(key)
+    if play is None:
+        if len(_PLAYS) > 200_000:
+            _PLAYS.clear()
+        play = _PLAYS[key] = Play(seat, meld.mask, meld.jokers_as)
+    return play
 
 
 def _card_choices(hand: int, count: int) -> list[int]:
@@ -81,6 +101,25 @@ def _card_choices(hand: int, count: int) -> list[int]:
         for card in chosen:
             mask |= 1 << card if card != JOKER else 0
         choices.add(mask | JOKER_MASK_BY_COUNT[chosen.count(JOKER)])
+    return sorted(choices)
+
+
+def _strongest_choices(hand: int, count: int, reversed_order: bool) -> list[int]:
+    """Every distinct way to pick the ``count`` strongest cards (ties are free)."""
+
+    def strength(card: int) -> int:
+        if card == JOKER:
+            return TOP_RANK
+        return 12 - rank_of(card) if reversed_order else rank_of(card)
+
+    cards = sorted(cards_of(hand), key=strength, reverse=True)
+    take = min(count, len(cards))
+    if take == 0:
+        return [0]
+    threshold = strength(cards[take - 1])
+    above = [card for card in cards if strength(card) > threshold]
+    tied = [card for card in cards if strength(card) == threshold]
+    choices = {mask_of((*above, *chosen)) for chosen in combinations(tied, take - len(above))}
     return sorted(choices)
 
 
@@ -117,7 +156,7 @@ def _candidates(state: MatchState, hand: int, field: Meld | None) -> list[Meld]:
     elif field.kind == Kind.STAIRS:
         melds = _stairs(hand, jokers, size) if state.rules.stairs else []
     else:
-        melds = _groups(hand, jokers, size) if field.kind != Kind.EMPEROR else []
+        melds = _groups(hand, jokers, size, _ranks_that_may_follow(state, field))
     if emperor_on:
         melds += _emperors(hand)
         if size != 4 or field.kind != Kind.GROUP:
@@ -127,56 +166,111 @@ def _candidates(state: MatchState, hand: int, field: Meld | None) -> list[Meld]:
     return melds
 
 
-_GROUP_CACHE: dict[int, Meld] = {}
+def _ranks_that_may_follow(state: MatchState, field: Meld) -> range:
+    """Ranks a single or group on ``field`` could have: stronger, or one weaker
+    for the down number. A cheap first cut; ``field_refusal`` still judges."""
+    reversed_order = state.reversed_order
+    to_beat = field.strength(reversed_order) - (1 if rule_on(state, "down_number") else 0)
+    if reversed_order:
+        return range(0, max(0, 13 - to_beat - 1))
+    return range(min(13, to_beat + 1), 13)
 
 
-def _group(mask: int, rank: int, suits: int, jokers: int) -> Meld:
-    meld = _GROUP_CACHE.get(mask)
-    if meld is None:
-        size = suits.bit_count() + jokers
-        kind = Kind.SINGLE if size == 1 else Kind.GROUP
-        meld = Meld(kind, mask, size, rank, rank, suits, jokers)
-        _GROUP_CACHE[mask] = meld
-    return meld
+def _groups(hand: int, jokers: int, size: int | None, ranks: range = range(13)) -> list[Meld]:
+    """Singles and groups of ``size`` cards (any size when None) of ``ranks``."""
+    melds: list[Meld] = []
+    wanted = size or 0
+    for rank in ranks:
+        suits = hand >> rank * 4 & 15
+        if suits:
+            melds += _rank_groups(rank, suits, jokers, wanted)
+    for used in range(1, jokers + 1):
+        if wanted in (0, used):
+            melds.append(_all_jokers(used))
+    return melds
 
 
-def _groups(hand: int, jokers: int, size: int | None) -> list[Meld]:
-    """Singles and groups of ``size`` cards (any size when None)."""
-    melds = []
-    for rank in range(13):
-        suits = rank_suits(hand, rank)
-        if not suits:
-            continue
+_Memo = dict[tuple[int, int, int, int], list[Meld]]
+_RANK_GROUPS: _Memo = {}
+_SUIT_STAIRS: _Memo = {}
+
+
+def _memoised(
+    memo: _Memo, key: tuple[int, int, int, int], make: Callable[[], list[Meld]]
+) -> list[Meld]:
+    """Melds depend on a rank's (or a suit's) cards alone, and those patterns
+    repeat across hands: compute each once. Bounded, as keys may grow."""
+    melds = memo.get(key)
+    if melds is None:
+        if len(memo) > 200_000:
+            memo.clear()
+        melds = memo[key] = make()
+    return melds
+
+
+def _rank_groups(rank: int, suits: int, jokers: int, size: int) -> list[Meld]:
+    """Groups of one rank from ``suits`` and up to ``jokers`` jokers (size 0: any)."""
+
+    def make() -> list[Meld]:
+        melds = []
         for subset in _SUBSETS[suits]:
             real = subset.bit_count()
             for used in range(jokers + 1):
-                if size is None or real + used == size:
+                total = real + used
+                if size in (0, total):
+                    kind = Kind.SINGLE if total == 1 else Kind.GROUP
                     mask = subset << rank * 4 | JOKER_MASK_BY_COUNT[used]
-                    melds.append(_group(mask, rank, subset, used))
-    for used in range(1, jokers + 1):
-        if size is None or used == size:
-            melds.append(_group(JOKER_MASK_BY_COUNT[used], TOP_RANK, 0, used))
-    return melds
+                    melds.append(Meld(kind, mask, total, rank, rank, subset, used))
+        return melds
+
+    return _memoised(_RANK_GROUPS, (rank, suits, jokers, size), make)
+
+
+_JOKER_MELDS = {
+    used: Meld(Kind.SINGLE if used == 1 else Kind.GROUP, JOKER_MASK_BY_COUNT[used], used,
+               TOP_RANK, TOP_RANK, 0, used)
+    for used in (1, 2)
+}  # fmt: skip
+
+
+def _all_jokers(used: int) -> Meld:
+    return _JOKER_MELDS[used]
+
+
+_EVERY_FOURTH_BIT = int("1" * 13, 16)
+
+
+def suit_ranks(hand: int, suit: int) -> int:
+    """The ranks of ``suit`` held, as 13 bits. The suit's bits sit every fourth
+    bit of the hand; read as hex they are the digits 0/1, which read as binary
+    are the ranks packed together."""
+    return int(format(hand >> suit & _EVERY_FOURTH_BIT, "x"), 2)
 
 
 def _stairs(hand: int, jokers: int, size: int | None) -> list[Meld]:
     """Stairs of ``size`` (any size when None), every joker reading apart."""
-    melds = []
+    melds: list[Meld] = []
+    shortest = size or 3
     for suit in range(4):
-        ranks = 0
-        for rank in range(13):
-            if hand >> (rank * 4 + suit) & 1:
-                ranks |= 1 << rank
+        ranks = suit_ranks(hand, suit)
+        if ranks.bit_count() >= 2 and ranks.bit_count() + jokers >= shortest:
+            melds += _suit_stairs(suit, ranks, jokers, size or 0)
+    return melds
+
+
+def _suit_stairs(suit: int, ranks: int, jokers: int, size: int) -> list[Meld]:
+    def make() -> list[Meld]:
+        melds = []
         longest = min(13, ranks.bit_count() + jokers)
-        lengths = range(3, longest + 1) if size is None else (size,) if size <= longest else ()
-        for length in lengths:
+        for length in range(3, longest + 1) if size == 0 else (size,):
             for low in range(14 - length):
                 held = ranks >> low & ((1 << length) - 1)
                 missing = length - held.bit_count()
-                if missing > jokers:
-                    continue
-                melds += _stairs_in_span(held, low, length, suit, jokers - missing)
-    return melds
+                if missing <= jokers:
+                    melds += _stairs_in_span(held, low, length, suit, jokers - missing)
+        return melds
+
+    return _memoised(_SUIT_STAIRS, (suit, ranks, jokers, size), make)
 
 
 def _stairs_in_span(held: int, low: int, length: int, suit: int, spare: int) -> list[Meld]:

@@ -74,6 +74,9 @@ def ranks_in(mask: int) -> list[tuple[int, int]]:
     return found
 
 
+_CLASSIFIED: dict[tuple[int, tuple[int, ...], bool, bool, bool], Meld | None] = {}
+
+
 def classify(
     mask: int,
     jokers_as: tuple[int, ...],
@@ -85,8 +88,26 @@ def classify(
 
     ``jokers_as`` says what each joker stands for, in order; empty means the
     default reading. ``reversed_order`` is the order in force, which picks the
-    default end a stairs joker extends.
+    default end a stairs joker extends. Memoised: the answer depends on the
+    arguments alone, and games meet the same plays again and again.
     """
+    key = (mask, jokers_as, reversed_order, stairs_allowed, emperor_allowed)
+    try:
+        return _CLASSIFIED[key]
+    except KeyError:
+        if len(_CLASSIFIED) > 200_000:
+            _CLASSIFIED.clear()
+        meld = _CLASSIFIED[key] = _classify(*key)
+        return meld
+
+
+def _classify(
+    mask: int,
+    jokers_as: tuple[int, ...],
+    reversed_order: bool,
+    stairs_allowed: bool,
+    emperor_allowed: bool,
+) -> Meld | None:
     jokers = joker_count(mask)
     size = (mask & REAL_CARDS).bit_count() + jokers
     if size == 0 or (jokers_as and len(jokers_as) != jokers):

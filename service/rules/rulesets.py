@@ -27,6 +27,10 @@ LOCAL_RULES = (
 )  # fmt: skip
 
 
+# what an omen switches off for the rest of the game (RULES.md §3 #23)
+CANCELLED_BY_OMEN = frozenset(LOCAL_RULES[8:]) | {"revolution", "eight_cut", "spade3_return"}
+
+
 class RuleSetError(ValueError):
     """An unknown preset or option, or an option value of the wrong kind."""
 
@@ -85,6 +89,10 @@ class RuleSet:
         for name, value in options.items():
             changes[name] = _checked_option(name, value)
         return replace(self, **changes)
+
+    def switched_on(self) -> frozenset[str]:
+        """The names of the local rules that are on."""
+        return frozenset(name for name in LOCAL_RULES if getattr(self, name))
 
     def options(self) -> dict[str, Any]:
         """Every field as a plain mapping (what events and the API carry)."""

@@ -1,0 +1,241 @@
+"""Shared strategies and a match driver for the property tests.
+
+Every random choice goes through Hypothesis (``st.data()``): the rule set, the
+player count, each deck order and each action (an index into
+``legal_actions``), so a failing match shrinks and replays like any example.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from hypothesis import strategies as st
+
+from service.rules import (
+    LOCAL_RULES,
+    Deal,
+    MatchState,
+    Refusal,
+    RuleSet,
+    SetUp,
+    decide,
+    fold,
+    initial_state,
+    rule_set,
+)
+from service.rules.cards import (
+    JOKER,
+    JOKER_MASK_BY_COUNT,
+    REAL_CARDS,
+    add_card,
+    joker_count,
+    mask_of,
+)
+from service.rules.commands import Command, SeatCommand
+from service.rules.dealing import deck_for
+from service.rules.events import Event
+from service.rules.legal import legal_actions
+from service.rules.state import BEFORE_DEAL, GAME_OVER, IN_GAME, MATCH_OVER
+
+PRESET_NAMES = ("federation", "torasobi", "classic")
+BOOLEAN_RULES = tuple(name for name in LOCAL_RULES if name != "eleven_back")
+
+
+def examples(count: int) -> int:
+    """``count`` scaled by ``PROPERTY_SCALE`` (e.g. 10 for a long soak run)."""
+    return max(1, int(count * float(os.environ.get("PROPERTY_SCALE", "1"))))
+
+
+@st.composite
+def rule_sets(draw: st.DrawFn, max_games: int = 3) -> RuleSet:
+    """Any preset, each of the 26 local rules on or off, eleven_back in all
+    three readings, 1..``max_games`` games per set, and 2, 1 or 0 jokers."""
+    preset = draw(st.sampled_from(PRESET_NAMES), label="preset")
+    everything_on = draw(st.booleans(), label="all local rules on")
+    options: dict[str, Any] = {
+        name: True if everything_on else draw(st.booleans(), label=name)
+        for name in BOOLEAN_RULES
+    }
+    options["eleven_back"] = draw(st.sampled_from([False, "strength", "order"]), label="eleven")
+    options["games_per_set"] = draw(st.integers(1, max_games), label="games_per_set")
+    options["jokers"] = draw(st.sampled_from([2, 1, 0]), label="jokers")
+    return rule_set(preset, options)
+
+
+players_counts = st.integers(2, 5)
+
+
+def whole_deck(rules: RuleSet) -> int:
+    mask = 0
+    for card in deck_for(rules):
+        mask = add_card(mask, card)
+    return mask
+
+
+@dataclass
+class Step:
+    """One accepted command: the state before, the events, the state after."""
+
+    before: MatchState
+    command: Command
+    events: list[Event]
+    after: MatchState
+
+
+@dataclass
+class Match:
+    rules: RuleSet
+    players: int
+    steps: list[Step]
+    actions: int
+
+    @property
+    def initial(self) -> MatchState:
+        return self.steps[0].before
+
+    @property
+    def final(self) -> MatchState:
+        return self.steps[-1].after
+
+    @property
+    def events(self) -> list[Event]:
+        return [event for step in self.steps for event in step.events]
+
+    def states(self) -> Iterator[MatchState]:
+        """Every state between commands, the initial one included."""
+        yield self.initial
+        for step in self.steps:
+            yield step.after
+
+
+def action_bound(rules: RuleSet, players: int) -> int:
+    """An upper bound on the seat actions of a whole match.
+
+    Per game: at most 4 exchange gives; at most 54 plays (each takes a card
+    out of the hands, and a seven-pass only moves cards between hands); after
+    a play at most players-1 passes before the flush, players-1 four-stop
+    declines, and a seven-pass, a ten-discard and a bomb."""
+    return rules.games_per_set * (4 + 54 * (1 + 2 * (players - 1) + 3))
+
+
+Chooser = Callable[[MatchState, list[SeatCommand]], SeatCommand]
+
+
+def draw_chooser(data: st.DataObject) -> Chooser:
+    def choose(state: MatchState, legal: list[SeatCommand]) -> SeatCommand:
+        return legal[data.draw(st.integers(0, len(legal) - 1), label="action")]
+
+    return choose
+
+
+def decide_accepted(state: MatchState, command: Command) -> list[Event]:
+    """``decide`` for a command that must be accepted; checks it is pure."""
+    snapshot = state.copy()
+    decision = decide(state, command)
+    assert state == snapshot, f"decide changed its input state on {command}"
+    assert not isinstance(decision, Refusal), f"{command} was refused: {decision}"
+    return decision
+
+
+def play_match(
+    data: st.DataObject,
+    rules: RuleSet,
+    players: int,
+    on_step: Callable[[Step], None] | None = None,
+) -> Match:
+    """A whole match: each deck order drawn, each action drawn among the legal
+    ones, until the match is over (or the action bound is broken)."""
+    state = initial_state(rules, players)
+    choose = draw_chooser(data)
+    bound = action_bound(rules, players)
+    steps: list[Step] = []
+    actions = 0
+    while state.phase != MATCH_OVER:
+        command: Command
+        if state.phase in (BEFORE_DEAL, GAME_OVER):
+            deck = data.draw(st.permutations(deck_for(rules)), label="deck")
+            command = Deal(tuple(deck))
+        else:
+            assert state.phase == IN_GAME, state.phase
+            legal = legal_actions(state)
+            assert legal, f"nobody may act in {state!r}"
+            command = choose(state, legal)
+            actions += 1
+            assert actions <= bound, f"no end after {bound} actions"
+        events = decide_accepted(state, command)
+        after = fold(state, events)
+        step = Step(state, command, events, after)
+        steps.append(step)
+        if on_step is not None:
+            on_step(step)
+        state = after
+    return Match(rules, players, steps, actions)
+
+
+@st.composite
+def small_set_ups(draw: st.DrawFn) -> tuple[RuleSet, int, SetUp]:
+    """A SetUp with 2–6 cards per seat, a random leader, revolution and game
+    number (with previous places, so exchanges and tenpenchi happen too)."""
+    rules = draw(rule_sets(max_games=3))
+    players = draw(players_counts, label="players")
+    deck = draw(st.permutations(deck_for(rules)), label="deck")
+    sizes = draw(st.lists(st.integers(2, 6), min_size=players, max_size=players), label="sizes")
+    hands = []
+    offset = 0
+    for size in sizes:
+        hands.append(mask_of(deck[offset : offset + size]))
+        offset += size
+    game_number = draw(st.integers(1, 3), label="game_number")
+    previous = None
+    if game_number > 1:
+        order = draw(st.permutations(range(1, players + 1)), label="previous places")
+        previous = tuple(order)
+    leader = draw(st.none() | st.integers(0, players - 1), label="leader")
+    command = SetUp(
+        hands=tuple(hands),
+        leader=leader,
+        revolution=draw(st.booleans(), label="revolution"),
+        game_number=game_number,
+        previous_places=previous,
+        skip_exchange=draw(st.booleans(), label="skip_exchange"),
+    )
+    return rules, players, command
+
+
+def subsets(mask: int) -> Iterator[int]:
+    """Every non-empty sub-mask of ``mask`` (jokers by count, canonical)."""
+    real = mask & REAL_CARDS
+    jokers = joker_count(mask)
+    sub = real
+    while True:
+        for used in range(jokers + 1):
+            candidate = sub | JOKER_MASK_BY_COUNT[used]
+            if candidate:
+                yield candidate
+        if sub == 0:
+            return
+        sub = (sub - 1) & real
+
+
+def card_count(mask: int) -> int:
+    return (mask & REAL_CARDS).bit_count() + joker_count(mask)
+
+
+__all__ = [
+    "JOKER",
+    "Match",
+    "Step",
+    "action_bound",
+    "card_count",
+    "decide_accepted",
+    "examples",
+    "play_match",
+    "players_counts",
+    "rule_sets",
+    "small_set_ups",
+    "subsets",
+    "whole_deck",
+]

@@ -1,0 +1,22 @@
+"""Hypothesis settings for the property suite.
+
+The ``property`` profile (the default here) has no deadline: one example is a
+whole match, whose time varies with the rule set and the deal. Each test sets
+its own ``max_examples`` (scaled by ``PROPERTY_SCALE``). Pick another profile
+with ``HYPOTHESIS_PROFILE``.
+"""
+
+from __future__ import annotations
+
+import os
+
+from hypothesis import HealthCheck, settings
+
+settings.register_profile(
+    "property",
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    print_blob=True,
+)
+settings.register_profile("dev", parent=settings.get_profile("property"), max_examples=10)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "property"))
