@@ -2,16 +2,26 @@
 (decide + evolve + legal actions on one core), and the cost of one
 legal-actions call. Prints figures; asserts nothing.
 
-    .venv/bin/python -m bench.engine [--seconds S] [--competitors]
+    .venv/bin/python -m bench.engine [--seconds S] [--compare]
+
+Pin it to one core for a fair figure: ``taskset -c 1 .venv/bin/python -m bench.engine``.
+``--compare`` also runs other public engines (bench/competitors/README.md).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import random
+import re
+import shutil
 import statistics
+import subprocess
+import sys
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from service.rules import Deal, MatchState, RuleSet, decide, fold, initial_state, rule_set
 from service.rules.dealing import deck_for
@@ -64,7 +74,7 @@ def play_random_games(rules: RuleSet, players: int, seconds: float, seed: int = 
     return Figures(games, actions, time.perf_counter() - started, timings)
 
 
-def _just_ended(events: list[object]) -> bool:
+def _just_ended(events: Sequence[object]) -> bool:
     return any(type(event).__name__ == "GameEnded" for event in events)
 
 
@@ -73,9 +83,47 @@ def report(label: str, figures: Figures) -> None:
           f"   {figures.actions / figures.games:>6.1f} actions/game")  # fmt: skip
 
 
+# (driver, variable naming its checkout (None: a PyPI package), games)
+COMPETITORS = (
+    ("president_kilgour.py", "PRESIDENT_KILGOUR_SRC", 3000),
+    ("daihugou_rl.py", "DAIHUGOU_RL_SRC", 1500),
+    ("chefshatgym.py", None, 300),
+    ("ai_president.py", "AI_PRESIDENT_SRC", 60),
+    ("oneonone_daifugo.py", "ONEONONE_DAIFUGO_SRC", 30),
+)
+# a driver may need an interpreter of its own (e.g. chefshatgym's old pins)
+PYTHON_FOR = {"chefshatgym.py": "CHEFSHATGYM_PYTHON"}
+
+
+def compare_with_competitors() -> None:
+    """Run every other engine's driver (bench/competitors/) on the same core."""
+    here = Path(__file__).parent / "competitors"
+    default_python = os.environ.get("BENCH_COMPETITOR_PYTHON", sys.executable)
+    pin = ["taskset", "-c", "1"] if shutil.which("taskset") and (os.cpu_count() or 1) > 1 else []
+    for driver, variable, games in COMPETITORS:
+        python = os.environ.get(PYTHON_FOR.get(driver, ""), default_python)
+        command = [*pin, python, str(here / driver), "--games", str(games)]
+        if variable is not None:
+            source = os.environ.get(variable)
+            if not source or not Path(source).is_dir():
+                print(f"{driver:<44} skipped: set {variable} to its checkout")
+                continue
+            command += ["--src", source]
+        done = subprocess.run(command, capture_output=True, text=True, check=False)
+        figure = re.search(r"games_per_s=([0-9.]+)", done.stdout)
+        players = re.search(r"players=(\d+)", done.stdout)
+        if figure is None:
+            reason = (done.stderr.strip().splitlines() or ["no output"])[-1]
+            print(f"{driver:<44} failed: {reason[:80]}")
+            continue
+        label = f"{driver.removesuffix('.py')}, {players.group(1) if players else '?'} players"
+        print(f"{label:<44} {float(figure.group(1)):>9.1f} games/s")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--seconds", type=float, default=10.0)
+    parser.add_argument("--compare", action="store_true", help="run other engines too")
     args = parser.parse_args()
     federation = rule_set("federation")
     report("federation, 4 players", play_random_games(federation, 4, args.seconds))
@@ -88,6 +136,8 @@ def main() -> None:
     p99 = statistics.quantiles(timed.legal_calls_ns, n=100)[98] / 1000
     print(f"legal_actions, federation: median {median:.1f} µs, p99 {p99:.1f} µs "
           f"over {len(timed.legal_calls_ns)} calls")  # fmt: skip
+    if args.compare:
+        compare_with_competitors()
 
 
 if __name__ == "__main__":

@@ -88,17 +88,23 @@ def cards_of(mask: int) -> tuple[int, ...]:
 
 def remove_cards(hand: int, played: int) -> int:
     """``hand`` without ``played``; jokers are removed by count, top bit first."""
+    if played < JOKER_BIT:
+        return hand & ~played
     hand &= ~(played & REAL_CARDS)
     jokers = joker_count(hand) - joker_count(played)
     return (hand & REAL_CARDS) | JOKER_MASK_BY_COUNT[max(jokers, 0)]
 
 
 def add_cards(hand: int, added: int) -> int:
+    if added < JOKER_BIT:
+        return hand | added
     jokers = joker_count(hand) + joker_count(added)
     return ((hand | added) & REAL_CARDS) | JOKER_MASK_BY_COUNT[jokers]
 
 
 def contains(hand: int, cards: int) -> bool:
+    if cards < JOKER_BIT:
+        return cards & ~hand == 0
     return (cards & REAL_CARDS) & ~hand == 0 and joker_count(cards) <= joker_count(hand)
 
 
