@@ -77,17 +77,25 @@ def legal_actions(state: MatchState) -> list[SeatCommand]:
 
 
 _PASSES = tuple(Pass(seat) for seat in range(5))
-_PLAYS: dict[tuple[int, int, tuple[int, ...]], Play] = {}
+# Play commands are values: build each once. Keyed by mask alone where no joker
+# reading is named (most plays), which is the cheapest key to hash.
+_PLAYS_BY_MASK: tuple[dict[int, Play], ...] = tuple({} for _ in range(5))
+_PLAYS_WITH_READING: dict[tuple[int, int, tuple[int, ...]], Play] = {}
 
 
 def _play(seat: int, meld: Meld) -> Play:
-    """The Play command for ``meld`` (memoised: commands are values)."""
+    if not meld.jokers_as:
+        plays = _PLAYS_BY_MASK[seat]
+        play = plays.get(meld.mask)
+        if play is None:
+            play = plays[meld.mask] = Play(seat, meld.mask)
+        return play
     key = (seat, meld.mask, meld.jokers_as)
-    play = _PLAYS.get(key)
+    play = _PLAYS_WITH_READING.get(key)
     if play is None:
-        if len(_PLAYS) > 200_000:
-            _PLAYS.clear()
-        play = _PLAYS[key] = Play(seat, meld.mask, meld.jokers_as)
+        if len(_PLAYS_WITH_READING) > 200_000:
+            _PLAYS_WITH_READING.clear()
+        play = _PLAYS_WITH_READING[key] = Play(seat, meld.mask, meld.jokers_as)
     return play
 
 

@@ -13,8 +13,9 @@ from dataclasses import dataclass, fields
 from typing import Any, Literal
 
 from . import events as ev
-from .cards import cards_of, format_mask, format_rank, suit_letters
-from .melds import TOP_RANK, Kind
+from .cards import cards_of, format_cards, format_mask, suit_letters
+from .melds import Kind
+from .records import to_record
 from .state import FALLEN, FORBIDDEN, MATCH_OVER, MatchState
 
 
@@ -118,7 +119,7 @@ def build_view(state: MatchState, viewer: Viewer) -> View:
         hands=tuple(_codes(hand) for hand in state.hands) if revealed else None,
         hand_sizes=tuple(hand.bit_count() for hand in state.hands),
         field=_codes(field.mask) if field else None,
-        field_jokers_as=tuple(format_mask(0)) if not field else _joker_codes(field.jokers_as),
+        field_jokers_as=tuple(format_cards(field.jokers_as)) if field else (),
         field_kind=Kind(field.kind).name.lower() if field else None,
         field_seat=state.field_seat,
         revolution=state.revolution,
@@ -140,44 +141,12 @@ def build_view(state: MatchState, viewer: Viewer) -> View:
     )
 
 
-def _joker_codes(cards: tuple[int, ...]) -> tuple[str, ...]:
-    from .cards import format_cards
-
-    return tuple(format_cards(cards))
-
-
 # -- events --------------------------------------------------------------------
-
-_MASK_FIELDS = ("cards", "blind", "unused", "leftover")
 
 
 def event_record(event: ev.Event) -> dict[str, Any]:
     """An event in its public notation (card codes), with nothing hidden."""
-    record: dict[str, Any] = {"type": type(event).__name__}
-    for f in fields(event):
-        value = getattr(event, f.name)
-        if f.name in _MASK_FIELDS:
-            value = format_mask(value)
-        elif f.name == "hands":
-            value = [format_mask(hand) for hand in value]
-        elif f.name == "jokers_as":
-            value = list(_joker_codes(value))
-        elif f.name == "ranks":
-            value = [format_rank(rank) for rank in value]
-        elif f.name == "suits":
-            value = suit_letters(value)
-        elif f.name == "kind":
-            value = Kind(value).name.lower()
-        elif f.name in ("low", "high", "rank"):
-            value = "JK" if value == TOP_RANK else format_rank(value)
-        elif f.name in ("steps",):
-            value = [
-                {"giver": g, "receiver": r, "count": c, "strongest": s} for g, r, c, s in value
-            ]
-        elif isinstance(value, tuple):
-            value = list(value)
-        record[f.name] = value
-    return record
+    return {"type": type(event).__name__, **to_record(event)}
 
 
 def visible_record(event: ev.Event, viewer: Viewer, revealed: bool) -> dict[str, Any]:

@@ -1,0 +1,117 @@
+"""Events as plain records in card notation, and back: what the event store
+keeps, exports and hashes, readable by anyone (``{"type": "CardsPlayed",
+"seat": 1, "cards": ["4D", "5D", "JK"], ...}``). Decoding inverts encoding
+exactly, so a stored match folds to the same state it was played in."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import fields
+from typing import Any
+
+from . import events as ev
+from .cards import (
+    CardCodeError,
+    format_cards,
+    format_mask,
+    format_rank,
+    mask_of,
+    parse_card,
+    parse_rank,
+    parse_suits,
+    suit_letters,
+)
+from .melds import TOP_RANK, Kind
+
+Converter = tuple[Callable[[Any], Any], Callable[[Any], Any]]
+
+
+class RecordError(ValueError):
+    """A record that is not an event of this engine."""
+
+
+def _mask_codes(mask: int) -> list[str]:
+    return format_mask(mask)
+
+
+def _codes_mask(codes: list[str]) -> int:
+    return mask_of(parse_card(code) for code in codes)
+
+
+def _rank_code(rank: int) -> str:
+    return "JK" if rank == TOP_RANK else format_rank(rank)
+
+
+def _code_rank(code: str) -> int:
+    return TOP_RANK if code == "JK" else parse_rank(code)
+
+
+_CONVERTERS: dict[str, Converter] = {
+    "cards": (_mask_codes, _codes_mask),
+    "blind": (_mask_codes, _codes_mask),
+    "unused": (_mask_codes, _codes_mask),
+    "leftover": (_mask_codes, _codes_mask),
+    "hands": (
+        lambda hands: [format_mask(hand) for hand in hands],
+        lambda hands: tuple(_codes_mask(hand) for hand in hands),
+    ),
+    "jokers_as": (
+        lambda cards: format_cards(cards),
+        lambda codes: tuple(parse_card(code) for code in codes),
+    ),
+    "ranks": (
+        lambda ranks: [format_rank(rank) for rank in ranks],
+        lambda codes: tuple(parse_rank(code) for code in codes),
+    ),
+    "suits": (suit_letters, parse_suits),
+    "kind": (lambda kind: Kind(kind).name.lower(), lambda name: int(Kind[name.upper()])),
+    "low": (_rank_code, _code_rank),
+    "high": (_rank_code, _code_rank),
+    "rank": (_rank_code, _code_rank),
+    "steps": (
+        lambda steps: [list(step) for step in steps],
+        lambda steps: tuple((int(g), int(r), int(c), bool(s)) for g, r, c, s in steps),
+    ),
+}
+
+
+def _tuple_or_none(value: Any) -> Any:
+    return None if value is None else tuple(value)
+
+
+# fields that are tuples of plain values
+for _name in ("seats", "places", "previous_places"):
+    _CONVERTERS[_name] = (_tuple_or_none, _tuple_or_none)
+
+
+def to_record(event: ev.Event) -> dict[str, Any]:
+    """The event's fields in notation (without its type name)."""
+    record: dict[str, Any] = {}
+    for f in fields(event):
+        value = getattr(event, f.name)
+        converter = _CONVERTERS.get(f.name)
+        if converter is not None:
+            value = converter[0](value)
+            if isinstance(value, tuple):
+                value = list(value)
+        record[f.name] = value
+    return record
+
+
+def from_record(type_name: str, record: dict[str, Any]) -> ev.Event:
+    """The event a record describes; raises RecordError when it describes none."""
+    cls = ev.EVENT_TYPES.get(type_name)
+    if cls is None:
+        raise RecordError(f"unknown event type {type_name!r}")
+    values: dict[str, Any] = {}
+    try:
+        for f in fields(cls):
+            if f.name not in record:
+                continue
+            value = record[f.name]
+            converter = _CONVERTERS.get(f.name)
+            values[f.name] = converter[1](value) if converter is not None else value
+        event: ev.Event = cls(**values)
+    except (CardCodeError, KeyError, TypeError, ValueError) as error:
+        raise RecordError(f"{type_name}: {error}") from None
+    return event
