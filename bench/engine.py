@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from service.rules import Deal, MatchState, RuleSet, decide, fold, initial_state, rule_set
+from service.rules import decider as decider_module
 from service.rules.dealing import deck_for
 from service.rules.legal import legal_actions
 from service.rules.rulesets import all_local_rules_on
@@ -125,6 +126,8 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--compare", action="store_true", help="run other engines too")
     args = parser.parse_args()
+    compiled = decider_module.__file__ is not None and not decider_module.__file__.endswith(".py")
+    print(f"engine: {'compiled with mypyc' if compiled else 'pure Python'}")
     federation = rule_set("federation")
     report("federation, 4 players", play_random_games(federation, 4, args.seconds))
     report("torasobi, 4 players", play_random_games(rule_set("torasobi"), 4, args.seconds))

@@ -99,7 +99,9 @@ class RuleSet:
         return {f.name: getattr(self, f.name) for f in fields(self)}
 
 
-_FIELD_TYPES = {f.name: f.type for f in dataclasses.fields(RuleSet)}
+# each option's default, whose type is the option's type (annotations are
+# strings here, and mypyc-compiled classes keep none)
+_DEFAULTS = {f.name: f.default for f in dataclasses.fields(RuleSet)}
 _CHOICES: dict[str, tuple[str, ...]] = {
     "eight_cut_reading": ("federation", "torasobi", "classic"),
     "forbidden_reading": ("federation", "torasobi", "classic"),
@@ -108,7 +110,7 @@ _CHOICES: dict[str, tuple[str, ...]] = {
 
 
 def _checked_option(name: str, value: Any) -> Any:
-    if name not in _FIELD_TYPES or name == "preset":
+    if name not in _DEFAULTS or name == "preset":
         raise RuleSetError(f"unknown option {name!r}")
     if name == "eleven_back":
         if value is True or value == "strength":
@@ -122,8 +124,7 @@ def _checked_option(name: str, value: Any) -> Any:
         if value not in _CHOICES[name]:
             raise RuleSetError(f"{name} takes one of {', '.join(_CHOICES[name])}")
         return value
-    kind = _FIELD_TYPES[name]
-    if kind == "bool":
+    if isinstance(_DEFAULTS[name], bool):
         if not isinstance(value, bool):
             raise RuleSetError(f"{name} takes true or false")
         return value

@@ -2,7 +2,8 @@
 
 Treat a ``MatchState`` as immutable: ``evolve`` copies before it changes
 anything. It is a plain slotted class rather than a frozen dataclass because a
-fold copies it once per event and that copy sits on the hot path.
+fold copies it once per action and that copy sits on the hot path. It avoids
+what mypyc cannot compile (reading ``__slots__`` back, ``object.__new__``).
 """
 
 from __future__ import annotations
@@ -29,45 +30,50 @@ FORBIDDEN = "forbidden"
 FALLEN = "fallen"
 
 
+# Every field of a MatchState: its slots and what equality compares (``copy``
+# spells them out again, for speed).
+FIELDS = (
+    "active",
+    "blind",
+    "bottom",
+    "direction",
+    "eleven_back",
+    "exchange_steps",
+    "field",
+    "field_seat",
+    "final_places",
+    "finished",
+    "first_play_d3",
+    "four_stop",
+    "game_number",
+    "hands",
+    "in_force",
+    "last_play",
+    "leader",
+    "number_lock",
+    "number_run",
+    "omen",
+    "out",
+    "passed",
+    "pending",
+    "phase",
+    "played",
+    "players",
+    "previous_places",
+    "results",
+    "revolution",
+    "rules",
+    "suit_lock",
+    "suit_run",
+    "suit_run_suits",
+    "trick_leader",
+    "turn",
+    "unused",
+)
+
+
 class MatchState:
-    __slots__ = (
-        "active",
-        "blind",
-        "bottom",
-        "direction",
-        "eleven_back",
-        "exchange_steps",
-        "field",
-        "field_seat",
-        "final_places",
-        "finished",
-        "first_play_d3",
-        "four_stop",
-        "game_number",
-        "hands",
-        "in_force",
-        "last_play",
-        "leader",
-        "number_lock",
-        "number_run",
-        "omen",
-        "out",
-        "passed",
-        "pending",
-        "phase",
-        "played",
-        "players",
-        "previous_places",
-        "results",
-        "revolution",
-        "rules",
-        "suit_lock",
-        "suit_run",
-        "suit_run_suits",
-        "trick_leader",
-        "turn",
-        "unused",
-    )  # fmt: skip
+    __slots__ = FIELDS
 
     rules: RuleSet
     players: int
@@ -109,7 +115,7 @@ class MatchState:
     def copy(self) -> MatchState:
         # Spelled out field by field: a fold copies once per action, and this is
         # several times faster than a loop over __slots__.
-        new = object.__new__(MatchState)
+        new = MatchState.__new__(MatchState)
         new.active = self.active
         new.blind = self.blind
         new.bottom = self.bottom
@@ -151,7 +157,7 @@ class MatchState:
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, MatchState):
             return NotImplemented
-        return all(getattr(self, n) == getattr(other, n) for n in MatchState.__slots__)
+        return all(getattr(self, n) == getattr(other, n) for n in FIELDS)
 
     __hash__ = None  # type: ignore[assignment]
 
@@ -238,7 +244,7 @@ def initial_state(rules: RuleSet, players: int) -> MatchState:
     """A match before its first deal."""
     if not 2 <= players <= 5:
         raise ValueError("a match has 2 to 5 players")
-    state = object.__new__(MatchState)
+    state = MatchState.__new__(MatchState)
     values = dict(
         rules=rules, players=players, phase=BEFORE_DEAL, game_number=0, blind=0,
         previous_places=None, results=(), hands=(0,) * players, unused=0, out=0,
