@@ -13,15 +13,18 @@ from ..rules.dealing import deck_for
 from ..rules.events import Event
 from ..rules.legal import legal_actions
 from ..rules.state import BEFORE_DEAL, GAME_OVER, MATCH_OVER
+from ..rules.views import View, Viewer, build_view
 from .shuffle import shuffled
 
-Policy = Callable[[MatchState, list[SeatCommand]], SeatCommand]
+# A player sees what its seat may see, never the state: the same inputs a bot
+# gets over the API.
+Policy = Callable[[View, list[SeatCommand]], SeatCommand]
 
 
 def random_policy(rng: random.Random) -> Policy:
     """Picks uniformly among the legal actions."""
 
-    def choose(state: MatchState, actions: list[SeatCommand]) -> SeatCommand:
+    def choose(view: View, actions: list[SeatCommand]) -> SeatCommand:
         return actions[rng.randrange(len(actions))]
 
     return choose
@@ -53,8 +56,9 @@ def play_match(
             )
         else:
             legal = legal_actions(state)
-            assert state.turn is not None
-            command = policies[state.turn](state, legal)
+            seat = state.turn
+            assert seat is not None
+            command = policies[seat](build_view(state, Viewer.of_seat(seat)), legal)
             actions += 1
         decision = decide(state, command)
         if isinstance(decision, Refusal):
