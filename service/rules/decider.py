@@ -15,6 +15,7 @@ from .cards import (
     REAL_CARDS,
     add_cards,
     contains,
+    joker_count,
     mask_of,
     rank_mask,
     remove_cards,
@@ -194,6 +195,8 @@ def _set_up(state: MatchState, command: SetUp) -> list[ev.Event]:
     for hand in hands:
         if not isinstance(hand, int) or hand < 0 or hand >> 54 or hand & everything & REAL_CARDS:
             raise Refused("bad_request", "the hands overlap or hold unknown cards")
+        if joker_count(everything) + joker_count(hand) > 2:
+            raise Refused("bad_request", "the hands hold more than two jokers")
         everything = add_cards(everything, hand)
     previous = command.previous_places
     if len(hands) != players or command.game_number < 1:

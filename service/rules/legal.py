@@ -178,10 +178,11 @@ def _ranks_that_may_follow(state: MatchState, field: Meld) -> range:
     """Ranks a single or group on ``field`` could have: stronger, or one weaker
     for the down number. A cheap first cut; ``field_refusal`` still judges."""
     reversed_order = state.reversed_order
-    to_beat = field.strength(reversed_order) - (1 if rule_on(state, "down_number") else 0)
-    if reversed_order:
-        return range(0, max(0, 13 - to_beat - 1))
-    return range(min(13, to_beat + 1), 13)
+    to_beat = field.strength(reversed_order)
+    reach = 2 if rule_on(state, "down_number") else 0  # one weaker is two below one stronger
+    if reversed_order:  # strength 12 - rank
+        return range(0, min(13, max(0, 12 - to_beat + reach)))
+    return range(max(0, to_beat + 1 - reach), 13)
 
 
 def _groups(hand: int, jokers: int, size: int | None, ranks: range = range(13)) -> list[Meld]:
@@ -315,3 +316,31 @@ def _emperors(hand: int) -> list[Meld]:
                 mask = sum(1 << card for card in cards)
                 melds.append(Meld(Kind.EMPEROR, mask & REAL_CARDS, 4, low, low + 3, 15, 0))
     return melds
+
+
+def timeout_action(state: MatchState) -> SeatCommand | None:
+    """What the service does for a seat whose time ran out: pass where a pass
+    is legal, else the weakest legal single (a leader), else the first legal
+    action in the engine's order, which gives and discards the weakest cards."""
+    actions = legal_actions(state)
+    if not actions:
+        return None
+    for action in actions:
+        if isinstance(action, Pass):
+            return action
+    reversed_order = state.reversed_order
+    singles = [
+        action
+        for action in actions
+        if isinstance(action, Play) and action.cards.bit_count() == 1 and not action.jokers_as
+    ]
+    if singles:
+        return min(singles, key=lambda play: _single_strength(play.cards, reversed_order))
+    return actions[0]
+
+
+def _single_strength(mask: int, reversed_order: bool) -> int:
+    if mask & REAL_CARDS == 0:
+        return TOP_RANK
+    rank = rank_of(mask.bit_length() - 1)
+    return 12 - rank if reversed_order else rank

@@ -33,9 +33,7 @@ def _expect(expect: dict[str, Any]) -> dict[str, Any]:
         elif key == "suit_lock":
             value = list(value)
         elif key in _SEAT_KEYS:
-            value = {
-                str(seat): cards(v) if key == "hands" else v for seat, v in value.items()
-            }
+            value = {str(seat): cards(v) if key == "hands" else v for seat, v in value.items()}
         out[key] = value
     return out
 

@@ -141,11 +141,6 @@ def test_unknown_or_repeated_cards_in_start_hands_are_not_a_scenario() -> None:
         run_scenario(game("federation", ["3D", "3D", "5H"], [], leader=0))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="engine: three jokers spread over the start hands crash SetUp with IndexError "
-    "(add_cards) instead of a ScenarioError / bad_request",
-)
 def test_three_jokers_over_start_hands_are_not_a_scenario() -> None:
     with pytest.raises(ScenarioError):
         run("federation", ["3D JK JK", "JK", "5H"], [], leader=0)

@@ -310,3 +310,17 @@ def test_emperor_is_no_meld_without_its_rule() -> None:
     run("torasobi", ["4S 5H 6D 7C 9C", "3D", "KC"], [
         play(0, "4S 5H 6D 7C", reject="invalid_meld"),
     ], leader=0)  # fmt: skip
+
+
+def test_a_joker_may_stand_for_a_card_another_player_holds() -> None:
+    run("federation", ["4D 5D JK 9C", "6D 5S JH", "KC"], [
+        play(0, "4D 5D JK", as_="6D", turn=1, field="4D 5D JK"),
+    ], leader=0)  # fmt: skip
+
+
+def test_jokers_fill_the_gap_then_extend_down_in_revolution() -> None:
+    """4D 6D JK JK in revolution: the gap (5) first, then 3 (3-4-5-6)."""
+    run("federation", ["4D 6D JK JK 9C", "3S 4S 5S 6S", "KC"], [
+        play(0, "4D 6D JK JK", turn=1),
+        play(1, "3S 4S 5S 6S", reject="not_stronger"),
+    ], leader=0, revolution=True)  # fmt: skip
