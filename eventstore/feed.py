@@ -1,0 +1,289 @@
+"""The global feed: catch-up over every stream for projections, and their checkpoints.
+
+How nothing is skipped: every stream is put in the index before its first event is
+written (in the append script on one server; just before it on a cluster). A subscription
+notes the feed's last id, then sweeps the index: each stream whose version is past its
+checkpoint is read from checkpoint + 1. Then it follows the feed, whose entries are only
+hints ("stream s reached seq v"), written in the append script on one server and just after
+the append on a cluster. A hint lost on a cluster (a crash between the two writes, the
+feed's node down) or trimmed away is made up for by the next sweep: after any reconnection
+and every ``sweep_every`` seconds. Events are always read from the streams themselves,
+from the subscription's own position, so a hint can never cause a skip or a repeat.
+
+How nothing is applied twice: see RedisCheckpoints.apply and eventstore/README.md.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping, Sequence
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+from .connection import unavailable_as
+from .errors import CheckpointGap, StoreUnavailable
+from .model import StoredEvent
+from .scripts import APPLY, COMMIT
+from .store import parse_head
+from .subscription import Backoff, BlockingReader
+
+if TYPE_CHECKING:
+    from .store import RedisEventStore
+
+SWEEP_PAGE = 500
+
+
+@runtime_checkable
+class Checkpoints(Protocol):
+    """Where a projection is: for each stream, the seq of the last event it applied."""
+
+    async def positions(self) -> Mapping[str, int]:
+        """Every stream's last applied seq (a stream not in it: nothing applied, -1)."""
+        ...
+
+
+class InMemoryCheckpoints:
+    """Checkpoints of a projection that lives in memory and is rebuilt from scratch."""
+
+    def __init__(self, positions: Mapping[str, int] | None = None) -> None:
+        self._positions: dict[str, int] = dict(positions or {})
+
+    async def positions(self) -> Mapping[str, int]:
+        return dict(self._positions)
+
+    def position(self, stream: str) -> int:
+        return self._positions.get(stream, -1)
+
+    def commit(self, stream: str, seq: int) -> bool:
+        """Move forward to ``seq``; False (and no change) when already there or past."""
+        if seq <= self._positions.get(stream, -1):
+            return False
+        self._positions[stream] = seq
+        return True
+
+
+Op = Sequence[str | bytes | int | float]
+"""One Redis write of a projection: ``(command, key, *args)``, e.g. ``("HINCRBY", k, f, 1)``."""
+
+
+class RedisCheckpoints:
+    """A projection's checkpoints in a Redis hash, plus atomic apply-and-advance.
+
+    Keys of the projection's own state made with :meth:`key` share the checkpoints' hash
+    slot, so :meth:`apply` can change them and the checkpoint in one script, on a cluster too.
+    """
+
+    def __init__(self, store: RedisEventStore, name: str) -> None:
+        self.store = store
+        self.name = name
+        self.positions_key = store.keys.checkpoints(name)
+
+    def key(self, suffix: str) -> str:
+        """A key for the projection's own state, in the checkpoints' slot."""
+        return self.store.keys.projection(self.name, suffix)
+
+    async def positions(self) -> Mapping[str, int]:
+        with unavailable_as(f"checkpoints {self.name!r}", self.store.url):
+            flat = await self.store.connector.execute("HGETALL", self.positions_key)
+        return {flat[i].decode(): int(flat[i + 1]) for i in range(0, len(flat), 2)}
+
+    async def position(self, stream: str) -> int:
+        with unavailable_as(f"checkpoint {self.name!r}", self.store.url):
+            raw = await self.store.connector.execute("HGET", self.positions_key, stream)
+        return -1 if raw is None else int(raw)
+
+    async def commit(self, stream: str, seq: int) -> bool:
+        """Move the checkpoint forward to ``seq`` (never back); True if it moved.
+
+        For a projection that keeps its state elsewhere. Committing after applying gives
+        at-least-once application across a crash between the two; :meth:`apply` is exact.
+        """
+        with unavailable_as(f"commit {self.name!r}", self.store.url):
+            client = await self.store.connector.runner()
+            moved = await COMMIT.run(client, [self.positions_key], [stream, seq])
+        return bool(moved)
+
+    async def apply(self, event: StoredEvent, ops: Sequence[Op]) -> bool:
+        """Run ``ops`` and advance the checkpoint to ``event.seq`` in one script, only if
+        ``event.seq`` is the checkpoint + 1. Returns False when it was already applied
+        (nothing done); raises CheckpointGap if an earlier event was not applied.
+
+        Every op's key must come from :meth:`key`. An op Redis refuses (a wrong type, say)
+        raises after the ops before it ran: Lua scripts do not roll back.
+        """
+        keys = [self.positions_key]
+        args: list[str | bytes | int | float] = [event.stream, event.seq]
+        tag = f"{{cp:{self.name}}}"
+        for op in ops:
+            if len(op) < 2 or not isinstance(op[1], str) or tag not in op[1]:
+                raise ValueError(f"op {op!r}: its key must be made with checkpoints.key()")
+            keys.append(op[1])
+            args.append(len(op) - 2)
+            args.append(op[0])
+            args.extend(op[2:])
+        with unavailable_as(f"apply to {self.name!r}", self.store.url):
+            client = await self.store.connector.runner()
+            code, position = await APPLY.run(client, keys, args)
+        if code == 2:
+            raise CheckpointGap(event.stream, int(position), event.seq)
+        return bool(code == 1)
+
+    async def reset(self) -> None:
+        """Forget every position (the projection's own keys are the caller's to delete)."""
+        with unavailable_as(f"reset {self.name!r}", self.store.url):
+            await self.store.connector.execute("DEL", self.positions_key)
+
+
+class GlobalSubscription:
+    """Async iterator over every event of every stream past the checkpoints.
+
+    Each stream's events come in seq order, each exactly once per run (``positions`` holds
+    the last seq handed out per stream); there is no order between streams. Restarted, it
+    starts again from the checkpoints, so a projection must commit (ideally with apply).
+    """
+
+    def __init__(
+        self,
+        store: RedisEventStore,
+        checkpoints: Checkpoints,
+        *,
+        live: bool = True,
+        batch: int = 500,
+        block_ms: int = 5000,
+        sweep_every: float = 60.0,
+        reconnect_for: float = 30.0,
+    ) -> None:
+        self.store = store
+        self.checkpoints = checkpoints
+        self.live = live
+        self.batch = batch
+        self.sweep_every = sweep_every
+        self.positions: dict[str, int] = {}
+        self.sweeps = 0
+        self._closed = False
+        self._backoff = Backoff(reconnect_for)
+        self.reader = BlockingReader(
+            store, store.keys.feed, block_ms, f"es-feed-{uuid.uuid4().hex[:12]}"
+        )
+        self._gen = self._run()
+
+    def __aiter__(self) -> GlobalSubscription:
+        return self
+
+    async def __anext__(self) -> StoredEvent:
+        if self._closed:
+            raise StopAsyncIteration
+        return await self._gen.__anext__()
+
+    async def _run(self) -> AsyncGenerator[StoredEvent, None]:
+        try:
+            async for event in self._follow():
+                yield event
+        finally:  # also when asyncio finalizes a dropped, unclosed subscription
+            await self.reader.drop()
+
+    async def _follow(self) -> AsyncIterator[StoredEvent]:
+        loaded = False
+        cursor = "0-0"
+        need_sweep = True
+        last_sweep = 0.0
+        while not self._closed:
+            try:
+                if not loaded:
+                    for stream, seq in (await self.checkpoints.positions()).items():
+                        if seq > self.positions.get(stream, -1):
+                            self.positions[stream] = seq
+                    # Note the feed's end before sweeping: anything appended after the
+                    # sweep read a stream has a hint past this cursor.
+                    cursor = await self._feed_top()
+                    loaded = True
+                if need_sweep or time.monotonic() - last_sweep >= self.sweep_every:
+                    last_sweep = time.monotonic()
+                    self.sweeps += 1
+                    async for event in self._sweep():
+                        yield event
+                    need_sweep = False
+                    if not self.live:
+                        return
+                entries = await self.reader.xread(cursor, self.batch)
+                self._backoff.reset()
+                if not entries:
+                    continue
+                cursor = _text(entries[-1][0])
+                hinted: dict[str, int] = {}
+                for _id, fields in entries:
+                    pairs = dict(zip(fields[::2], fields[1::2], strict=False))
+                    raw_stream, last = pairs.get(b"s"), pairs.get(b"v")
+                    if raw_stream is not None:
+                        s = raw_stream.decode()
+                        v = int(last) if last is not None else 1 << 62
+                        hinted[s] = max(v, hinted.get(s, -1))
+                for stream, last_seq in hinted.items():
+                    if last_seq > self.positions.get(stream, -1):
+                        async for event in self._catch_up(stream):
+                            yield event
+            except StoreUnavailable as exc:
+                if self._closed:
+                    return
+                need_sweep = True  # hints may have been lost meanwhile (cluster)
+                await self._backoff.wait("global subscription", exc)
+
+    async def _feed_top(self) -> str:
+        with unavailable_as("read the feed", self.store.url):
+            top = await self.store.connector.execute(
+                "XREVRANGE", self.store.keys.feed, "+", "-", "COUNT", 1
+            )
+        return _text(top[0][0]) if top else "0-0"
+
+    async def _sweep(self) -> AsyncIterator[StoredEvent]:
+        store = self.store
+        offset = 0
+        while True:
+            streams = await store.streams(offset, SWEEP_PAGE)
+            if not streams:
+                return
+            with unavailable_as("sweep", store.url):
+                heads = await store.connector.pipeline(
+                    [("HGET", store.keys.meta(s), "head") for s in streams]
+                )
+            for stream, head in zip(streams, heads, strict=True):
+                # a head that could not be read: look at the stream itself (reading is safe)
+                unknown = isinstance(head, BaseException)
+                if unknown or parse_head(head)[0] > self.positions.get(stream, -1):
+                    async for event in self._catch_up(stream):
+                        yield event
+            if len(streams) < SWEEP_PAGE:
+                return
+            offset += len(streams)
+
+    async def _catch_up(self, stream: str) -> AsyncIterator[StoredEvent]:
+        while True:
+            start = self.positions.get(stream, -1) + 1
+            page = await self.store.read(stream, start, self.batch)
+            for event in page:
+                self.positions[stream] = event.seq
+                yield event
+            if len(page) < self.batch:
+                return
+
+    async def aclose(self) -> None:
+        self._closed = True
+        await self.reader.drop()
+        if not getattr(self._gen, "ag_running", False):  # else its own loop sees _closed
+            await self._gen.aclose()
+
+    async def __aenter__(self) -> GlobalSubscription:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+
+def _text(raw: Any) -> str:
+    return raw.decode() if isinstance(raw, bytes) else str(raw)

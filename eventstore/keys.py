@@ -1,0 +1,55 @@
+"""Redis key layout. Every key of one stream shares the hash tag ``{<stream id>}``.
+
+=================================  ======================================================
+``<prefix>:{<stream>}:events``     the stream: entry ``<seq>-1`` holds event ``seq``
+``<prefix>:{<stream>}:meta``       hash: ``head`` = ``"<seq> <hash>"`` of the last event,
+                                   ``r:<request_id>`` = ``"<first_seq> <last_seq>"``, forever
+``<prefix>:{__global__}:index``    sorted set of stream ids, score = registration number
+``<prefix>:{__global__}:index-n``  counter handing out registration numbers
+``<prefix>:{__global__}:feed``     stream of hints ``s=<stream> v=<last seq>``, trimmed
+``<prefix>:{cp:<name>}:positions`` a projection's checkpoints: hash stream -> last seq
+``<prefix>:{cp:<name>}:<suffix>``  keys of that projection's own state (same slot)
+=================================  ======================================================
+"""
+
+from __future__ import annotations
+
+from .errors import InvalidEvent
+
+GLOBAL_TAG = "__global__"
+
+
+def check_stream_id(stream: str) -> None:
+    """Refuse stream ids that would break the shared hash tag of a stream's keys."""
+    if not isinstance(stream, str) or not stream:
+        raise InvalidEvent(f"stream id must be a non-empty str, got {stream!r}")
+    if "{" in stream or "}" in stream:
+        raise InvalidEvent(f"stream id {stream!r} must not contain '{{' or '}}'")
+
+
+class Keys:
+    """The key names of one store (one prefix)."""
+
+    __slots__ = ("feed", "index", "index_counter", "prefix")
+
+    def __init__(self, prefix: str) -> None:
+        if not prefix or "{" in prefix or "}" in prefix:
+            raise ValueError(f"prefix must be non-empty without braces, got {prefix!r}")
+        self.prefix = prefix
+        self.index = f"{prefix}:{{{GLOBAL_TAG}}}:index"
+        self.index_counter = f"{prefix}:{{{GLOBAL_TAG}}}:index-n"
+        self.feed = f"{prefix}:{{{GLOBAL_TAG}}}:feed"
+
+    def events(self, stream: str) -> str:
+        return f"{self.prefix}:{{{stream}}}:events"
+
+    def meta(self, stream: str) -> str:
+        return f"{self.prefix}:{{{stream}}}:meta"
+
+    def checkpoints(self, name: str) -> str:
+        return self.projection(name, "positions")
+
+    def projection(self, name: str, suffix: str) -> str:
+        if not name or "{" in name or "}" in name:
+            raise ValueError(f"projection name must be non-empty without braces: {name!r}")
+        return f"{self.prefix}:{{cp:{name}}}:{suffix}"

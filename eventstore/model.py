@@ -1,0 +1,64 @@
+"""The values the event store takes and returns. Nothing here knows about Redis."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+GENESIS_HASH = "0" * 64
+"""The ``prev_hash`` of a stream's first event (seq 0)."""
+
+NO_STREAM = -1
+"""The version of a stream with no events: ``expected_version`` for a stream's first append."""
+
+
+@dataclass(frozen=True, slots=True)
+class NewEvent:
+    """An event to append. ``data`` holds JSON-compatible values only (str keys, no NaN)."""
+
+    type: str
+    data: dict[str, Any] = field(default_factory=dict)
+    schema: int = 1
+
+
+@dataclass(frozen=True, slots=True)
+class StoredEvent:
+    """An event as stored: its place in the stream and its link in the hash chain.
+
+    ``at`` is the appender's clock in ms since the epoch (informational only). ``hash`` is the
+    sha256 of the canonical JSON of the envelope (every field here except ``hash``).
+    """
+
+    stream: str
+    seq: int
+    type: str
+    schema: int
+    data: dict[str, Any]
+    request_id: str
+    at: int
+    prev_hash: str
+    hash: str
+
+
+@dataclass(frozen=True, slots=True)
+class AppendResult:
+    """Where an append landed; the stream's version after it is ``last_seq``.
+
+    ``duplicate`` is true when the request_id had been appended before: nothing was written
+    and the seqs are those of that first append.
+    """
+
+    first_seq: int
+    last_seq: int
+    duplicate: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Verification:
+    """The outcome of checking a stream's hash chain from seq 0."""
+
+    ok: bool
+    checked: int
+    first_bad_seq: int | None = None
+    reason: str = ""
+    head_hash: str = GENESIS_HASH

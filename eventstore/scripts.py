@@ -1,0 +1,131 @@
+"""The Lua scripts (EVAL/EVALSHA, Redis 6.2+; no 7.0 Functions) and how they are called."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+from redis.exceptions import NoScriptError
+
+from .model import GENESIS_HASH
+
+
+class _Executor(Protocol):
+    async def execute_command(self, *args: Any, **options: Any) -> Any: ...
+
+
+class Script:
+    """A Lua script run by EVALSHA, falling back to EVAL (which caches it) on NOSCRIPT."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.sha = hashlib.sha1(source.encode()).hexdigest()
+
+    async def run(
+        self, client: _Executor, keys: Sequence[str], args: Sequence[str | bytes | int | float]
+    ) -> Any:
+        try:
+            return await client.execute_command("EVALSHA", self.sha, len(keys), *keys, *args)
+        except NoScriptError:
+            return await client.execute_command("EVAL", self.source, len(keys), *keys, *args)
+
+
+# Replies: {0, first, last} appended | {1, first, last} duplicate request id
+#          {2, version} version conflict | {3, version, head} the client chained from a
+#          stale head hash (retry with that head).
+APPEND = Script(
+    """
+-- KEYS[1] events, KEYS[2] meta: hash of 'head' = '<seq> <hash>' of the last event and
+-- 'r:<request id>' = '<first seq> <last seq>' of every append, kept forever.
+-- On a single server only (never on a cluster, where they live in another slot):
+-- KEYS[3] feed, KEYS[4] index, KEYS[5] index counter.
+-- ARGV[1] expected version, ARGV[2] request id, ARGV[3] head hash the client chained from,
+-- ARGV[4] stream id, ARGV[5] feed max length (0: no trim), ARGV[6..] hash, body, ...
+local got = redis.call('HMGET', KEYS[2], 'r:' .. ARGV[2], 'head')
+if got[1] then
+  local cut = string.find(got[1], ' ', 1, true)
+  return {1, tonumber(string.sub(got[1], 1, cut - 1)), tonumber(string.sub(got[1], cut + 1))}
+end
+local version, head = -1, '"""
+    + GENESIS_HASH
+    + """'
+if got[2] then
+  local cut = string.find(got[2], ' ', 1, true)
+  version = tonumber(string.sub(got[2], 1, cut - 1))
+  head = string.sub(got[2], cut + 1)
+elseif redis.call('EXISTS', KEYS[1]) == 1 then
+  return redis.error_reply('ESCORRUPT ' .. KEYS[1] .. ' has entries but no head record')
+end
+local expected = tonumber(ARGV[1])
+if version ~= expected then return {2, version} end
+-- no events (a probe for the head) or a stale head: tell the client the head, write nothing
+if head ~= ARGV[3] or #ARGV < 7 then return {3, version, head} end
+local n = (#ARGV - 5) / 2
+for i = 0, n - 1 do
+  redis.call('XADD', KEYS[1], (expected + 1 + i) .. '-1', 'h', ARGV[6 + 2 * i],
+    'e', ARGV[7 + 2 * i])
+end
+local last = expected + n
+redis.call('HSET', KEYS[2], 'r:' .. ARGV[2], (expected + 1) .. ' ' .. last,
+  'head', last .. ' ' .. ARGV[#ARGV - 1])
+if #KEYS >= 5 then
+  if expected == -1 and not redis.call('ZSCORE', KEYS[4], ARGV[4]) then
+    redis.call('ZADD', KEYS[4], redis.call('INCR', KEYS[5]), ARGV[4])
+  end
+  if ARGV[5] == '0' then
+    redis.call('XADD', KEYS[3], '*', 's', ARGV[4], 'v', last)
+  else
+    redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[5], '*', 's', ARGV[4], 'v', last)
+  end
+end
+return {0, expected + 1, last}
+"""
+)
+
+# Register a stream in the index (idempotent). Reply: 1 added, 0 already there.
+INDEX = Script(
+    """
+-- KEYS[1] index, KEYS[2] index counter; ARGV[1] stream id
+if redis.call('ZSCORE', KEYS[1], ARGV[1]) then return 0 end
+redis.call('ZADD', KEYS[1], redis.call('INCR', KEYS[2]), ARGV[1])
+return 1
+"""
+)
+
+# Move a checkpoint forward only. Reply: 1 moved, 0 it was already there or past.
+COMMIT = Script(
+    """
+-- KEYS[1] positions; ARGV[1] stream id, ARGV[2] seq
+local cur = tonumber(redis.call('HGET', KEYS[1], ARGV[1]) or '-1')
+if tonumber(ARGV[2]) > cur then
+  redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+  return 1
+end
+return 0
+"""
+)
+
+# Apply a projection's writes and move its checkpoint in one step, only if seq is the next.
+# Reply: {1, seq} applied | {0, position} already applied | {2, position} seq is past next.
+APPLY = Script(
+    """
+-- KEYS[1] positions, KEYS[1 + k] the key of op k; ARGV[1] stream id, ARGV[2] seq,
+-- then for each op: number of extra args, command, extra args...
+local cur = tonumber(redis.call('HGET', KEYS[1], ARGV[1]) or '-1')
+local seq = tonumber(ARGV[2])
+if seq <= cur then return {0, cur} end
+if seq > cur + 1 then return {2, cur} end
+local i, k = 3, 1
+while i <= #ARGV do
+  local nargs = tonumber(ARGV[i])
+  local cmd = {ARGV[i + 1], KEYS[1 + k]}
+  for j = 1, nargs do cmd[j + 2] = ARGV[i + 1 + j] end
+  redis.call(unpack(cmd))
+  i = i + 2 + nargs
+  k = k + 1
+end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+return {1, seq}
+"""
+)

@@ -1,0 +1,577 @@
+"""RedisEventStore: append with an expected version, read, verify, list and subscribe."""
+
+from __future__ import annotations
+
+import gc
+import hashlib
+import itertools
+import logging
+import time
+import uuid
+import weakref
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Sequence
+from types import TracebackType
+from typing import TYPE_CHECKING, Any
+
+from redis.asyncio.cluster import RedisCluster
+from redis.exceptions import ResponseError
+
+from .codec import Upcasters, check_keys, decode_entry, encode_body
+from .connection import (
+    REDIS_FAILURES,
+    Client,
+    Connector,
+    store_error,
+    unavailable_as,
+)
+from .errors import (
+    ConcurrencyConflict,
+    CorruptEvent,
+    EventStoreError,
+    InvalidEvent,
+)
+from .hashing import canonical_json, recompute_hash
+from .keys import Keys, check_stream_id
+from .model import GENESIS_HASH, AppendResult, NewEvent, StoredEvent, Verification
+from .scripts import APPEND, INDEX, Script
+
+if TYPE_CHECKING:
+    from .feed import Checkpoints, GlobalSubscription
+    from .subscription import StreamSubscription
+
+log = logging.getLogger(__name__)
+
+READ_PAGE = 10_000
+"""Entries per XRANGE when a read has no limit."""
+
+
+class RedisEventStore:
+    """An append-only, hash-chained event store on Redis Streams (one server or a cluster).
+
+    Every method that talks to Redis raises StoreUnavailable when Redis cannot be reached.
+    """
+
+    def __init__(
+        self,
+        connector: Connector,
+        *,
+        prefix: str = "es",
+        upcasters: Upcasters | None = None,
+        feed_maxlen: int = 100_000,
+        head_cache_size: int = 10_000,
+    ) -> None:
+        self.connector = connector
+        self.keys = Keys(prefix)
+        self.upcasters = upcasters or Upcasters()
+        self.feed_maxlen = feed_maxlen
+        self._heads: OrderedDict[str, tuple[int, str]] = OrderedDict()
+        self._head_cache_size = head_cache_size
+        self._indexed: set[str] = set()
+        self._valid_streams: set[str] = set()
+        self._subscriptions: weakref.WeakSet[StreamSubscription | GlobalSubscription] = (
+            weakref.WeakSet()
+        )
+        self._append_script: Script = APPEND
+        self._request_ids = f"auto-{uuid.uuid4().hex[:16]}-"  # unique per store instance
+        self._request_counter = itertools.count()
+
+    @classmethod
+    def from_url(
+        cls,
+        url: str,
+        *,
+        prefix: str = "es",
+        upcasters: Upcasters | None = None,
+        cluster: bool | None = None,
+        connect_timeout: float = 2.0,
+        command_timeout: float = 5.0,
+        retries: int = 1,
+        feed_maxlen: int = 100_000,
+    ) -> RedisEventStore:
+        """A store on the Redis at ``url``; nothing connects until the first call.
+
+        ``cluster=None`` asks the server whether it is a cluster. ``retries``: how many times
+        a command whose connection failed is sent again at once (safe: appends carry a
+        request_id). ``feed_maxlen``: approximate length the global feed is trimmed to
+        (0: never); match streams are never trimmed.
+        """
+        connector = Connector(
+            url,
+            cluster=cluster,
+            connect_timeout=connect_timeout,
+            command_timeout=command_timeout,
+            retries=retries,
+        )
+        return cls(connector, prefix=prefix, upcasters=upcasters, feed_maxlen=feed_maxlen)
+
+    @property
+    def url(self) -> str:
+        return self.connector.url
+
+    async def __aenter__(self) -> RedisEventStore:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+    async def client(self) -> Client:
+        """The shared redis-py client (connecting on first use)."""
+        return await self.connector.client()
+
+    # --- writing ---------------------------------------------------------------------
+
+    async def append(
+        self,
+        stream: str,
+        events: Sequence[NewEvent],
+        expected_version: int,
+        request_id: str | None = None,
+    ) -> AppendResult:
+        """Append ``events`` at once if the stream's version is ``expected_version``.
+
+        ``expected_version`` is the seq of the stream's last event, -1 for a new stream.
+        A request_id seen before on this stream returns that first append's result with
+        ``duplicate=True`` and writes nothing, whatever the version is now. Raises
+        ConcurrencyConflict (nothing written), StoreUnavailable, InvalidEvent.
+        """
+        if stream not in self._valid_streams:
+            check_stream_id(stream)
+            if len(self._valid_streams) > 100_000:
+                self._valid_streams.clear()
+            self._valid_streams.add(stream)
+        if not events:
+            raise InvalidEvent("append needs at least one event")
+        if type(expected_version) is not int or expected_version < -1:
+            raise InvalidEvent(f"expected_version must be an int >= -1: {expected_version!r}")
+        for event in events:
+            _check_new_event(event)
+        if request_id is None:
+            request_id = f"{self._request_ids}{next(self._request_counter)}"
+        elif type(request_id) is not str or not request_id:
+            raise InvalidEvent(f"request_id must be a non-empty str: {request_id!r}")
+        at = time.time_ns() // 1_000_000
+        try:
+            return await self._append(stream, events, expected_version, request_id, at)
+        except REDIS_FAILURES as exc:
+            raise store_error(exc, f"append to {stream!r}", self.url) from exc
+
+    async def _append(
+        self,
+        stream: str,
+        events: Sequence[NewEvent],
+        expected_version: int,
+        request_id: str,
+        at: int,
+    ) -> AppendResult:
+        connector = self.connector
+        client = connector.executor or await connector.runner()
+        cluster = connector.cluster
+        keys = self.keys
+        if cluster:
+            script_keys = [keys.events(stream), keys.meta(stream)]
+            if expected_version == -1 and stream not in self._indexed:
+                # Index first: a stream with events is always in the index (the index
+                # lives in another slot on a cluster, so it cannot share the script).
+                await INDEX.run(client, [keys.index, keys.index_counter], [stream])
+                if len(self._indexed) > 100_000:
+                    self._indexed.clear()
+                self._indexed.add(stream)
+        else:
+            script_keys = [
+                keys.events(stream),
+                keys.meta(stream),
+                keys.feed,
+                keys.index,
+                keys.index_counter,
+            ]
+        head = self._head(stream, expected_version)
+        for _ in range(3):
+            args: list[str | bytes | int] = [
+                expected_version,
+                request_id,
+                head or "",
+                stream,
+                self.feed_maxlen,
+            ]
+            last_hash = ""
+            if head is not None:  # else no events: only learn the head (never writes)
+                last_hash = _encode(args, stream, events, expected_version, request_id, at, head)
+            try:
+                reply = await self._append_script.run(client, script_keys, args)
+            except ResponseError as exc:
+                if str(exc).startswith("ESCORRUPT"):
+                    raise CorruptEvent(stream, expected_version, str(exc)) from exc
+                raise
+            code = reply[0]
+            if code == 0:
+                result = AppendResult(reply[1], reply[2], False)
+                self._remember(stream, reply[2], last_hash)
+                if cluster:
+                    await self._hint(client, stream, reply[2])
+                return result
+            if code == 1:
+                return AppendResult(reply[1], reply[2], True)
+            if code == 2:
+                raise ConcurrencyConflict(stream, expected_version, reply[1])
+            head = reply[2].decode() if isinstance(reply[2], bytes) else str(reply[2])
+            self._remember(stream, reply[1], head)
+        raise EventStoreError(f"append to {stream!r}: the stream's head kept changing")
+
+    async def _hint(self, client: Any, stream: str, last_seq: int) -> None:
+        """Tell the global feed (cluster only; a hint, so a failure here loses nothing)."""
+        trim: list[str | int] = ["MAXLEN", "~", self.feed_maxlen] if self.feed_maxlen else []
+        try:
+            await client.execute_command(
+                "XADD", self.keys.feed, *trim, "*", "s", stream, "v", last_seq
+            )
+        except REDIS_FAILURES as exc:  # the events are stored: never fail the append here
+            log.warning(
+                "feed hint for %r seq %d not written (%s); sweeps will find it",
+                stream,
+                last_seq,
+                exc,
+            )
+
+    def _head(self, stream: str, expected_version: int) -> str | None:
+        if expected_version == -1:
+            return GENESIS_HASH
+        known = self._heads.get(stream)
+        if known is not None and known[0] == expected_version:
+            return known[1]
+        return None
+
+    def _remember(self, stream: str, seq: int, hash_: str) -> None:
+        """Record that event ``seq`` of ``stream`` has hash ``hash_`` (immutable fact)."""
+        if not hash_ and seq >= 0:
+            return
+        heads = self._heads
+        known = heads.get(stream)
+        if known is not None and known[0] > seq:
+            return
+        heads[stream] = (seq, hash_)
+        heads.move_to_end(stream)
+        if len(heads) > self._head_cache_size:
+            heads.popitem(last=False)
+
+    # --- reading ---------------------------------------------------------------------
+
+    async def version(self, stream: str) -> int:
+        """The seq of the stream's last event; -1 when it has none."""
+        check_stream_id(stream)
+        with unavailable_as(f"version of {stream!r}", self.url):
+            head = await self.connector.execute("HGET", self.keys.meta(stream), "head")
+        return parse_head(head)[0]
+
+    async def request_result(self, stream: str, request_id: str) -> AppendResult | None:
+        """What an append with ``request_id`` on ``stream`` did (``duplicate=True``), or
+        None if none did: lets a service answer a retried command before deciding again."""
+        check_stream_id(stream)
+        with unavailable_as(f"request {request_id!r} of {stream!r}", self.url):
+            raw = await self.connector.execute("HGET", self.keys.meta(stream), f"r:{request_id}")
+        if raw is None:
+            return None
+        first, _, last = raw.decode().partition(" ")
+        return AppendResult(int(first), int(last), True)
+
+    async def read(
+        self, stream: str, from_seq: int = 0, limit: int | None = None
+    ) -> list[StoredEvent]:
+        """Events ``from_seq`` onward (at most ``limit``), in order, upcast.
+
+        With no limit this reads to the end in pages of 10,000; it is the fast way to load
+        a whole stream. CorruptEvent names the stream and seq of an entry it cannot decode.
+        """
+        check_stream_id(stream)
+        from_seq = max(from_seq, 0)
+        if limit is not None:
+            return await self._read_page(stream, from_seq, limit) if limit > 0 else []
+        out: list[StoredEvent] = []
+        while True:
+            page = await self._read_page(stream, from_seq, READ_PAGE)
+            out.extend(page)
+            if len(page) < READ_PAGE:
+                return out
+            from_seq = page[-1].seq + 1
+
+    async def read_pages(
+        self, stream: str, from_seq: int = 0, page_size: int = 1000
+    ) -> AsyncIterator[list[StoredEvent]]:
+        """The stream from ``from_seq`` to its current end, one page at a time."""
+        check_stream_id(stream)
+        from_seq = max(from_seq, 0)
+        while True:
+            page = await self._read_page(stream, from_seq, page_size)
+            if page:
+                yield page
+            if len(page) < page_size:
+                return
+            from_seq = page[-1].seq + 1
+
+    async def _read_page(self, stream: str, from_seq: int, count: int) -> list[StoredEvent]:
+        entries = await self._xrange(stream, from_seq, count)
+        events = self.decode(stream, entries, from_seq)
+        if events:
+            last = events[-1]
+            self._remember(stream, last.seq, last.hash)
+        return events
+
+    async def _xrange(self, stream: str, from_seq: int, count: int) -> list[Any]:
+        with unavailable_as(f"read {stream!r}", self.url):
+            entries: list[Any] = await self.connector.execute(
+                "XRANGE", self.keys.events(stream), f"{from_seq}-0", "+", "COUNT", count
+            )
+        return entries
+
+    def decode(self, stream: str, entries: Sequence[Any], from_seq: int) -> list[StoredEvent]:
+        """Raw entries as events, upcast; CorruptEvent on a bad entry or a gap in seqs."""
+        upcast = self.upcasters.upcast if self.upcasters else None
+        out: list[StoredEvent] = []
+        expected = from_seq
+        # Decoding makes many small objects at once: the cyclic GC would walk the growing
+        # list again and again (2/3 of the time); these objects hold no cycles.
+        pause = len(entries) > 64 and gc.isenabled()
+        if pause:
+            gc.disable()
+        try:
+            for entry in entries:
+                event = decode_entry(stream, entry)
+                if event.seq != expected:
+                    raise CorruptEvent(stream, expected, f"missing (next entry is seq {event.seq})")
+                expected += 1
+                out.append(upcast(event) if upcast else event)
+        finally:
+            if pause:
+                gc.enable()
+        return out
+
+    async def verify(self, stream: str, page_size: int = 5000) -> Verification:
+        """Check the hash chain from seq 0: contiguous seqs, each prev_hash linking to the
+        previous hash, each hash matching the contents. Reports the first bad seq."""
+        check_stream_id(stream)
+        prev = GENESIS_HASH
+        expected = 0
+        while True:
+            entries = await self._xrange(stream, expected, page_size)
+            for entry in entries:
+                try:
+                    event = decode_entry(stream, entry)
+                except CorruptEvent as exc:
+                    bad = exc.seq if exc.seq >= 0 else expected
+                    return Verification(False, expected, min(bad, expected), exc.reason, prev)
+                if event.seq != expected:
+                    return Verification(
+                        False, expected, expected, f"seq {expected} is missing", prev
+                    )
+                if event.prev_hash != prev:
+                    return Verification(
+                        False,
+                        expected,
+                        expected,
+                        "prev_hash does not match the hash of the event before",
+                        prev,
+                    )
+                try:
+                    actual = recompute_hash(event)
+                except (TypeError, ValueError) as exc:
+                    return Verification(False, expected, expected, f"unhashable: {exc}", prev)
+                if actual != event.hash:
+                    return Verification(
+                        False,
+                        expected,
+                        expected,
+                        "hash does not match the contents (altered)",
+                        prev,
+                    )
+                prev = event.hash
+                expected += 1
+            if len(entries) < page_size:
+                break
+        # The head record the append script keeps must name the last event seen.
+        with unavailable_as(f"verify {stream!r}", self.url):
+            raw_head = await self.connector.execute("HGET", self.keys.meta(stream), "head")
+        head_seq, head_hash = parse_head(raw_head)
+        if head_seq >= expected:
+            return Verification(
+                False, expected, expected, f"the head record says seq {head_seq} exists", prev
+            )
+        if raw_head is not None and head_seq < expected - 1:
+            return Verification(
+                False,
+                expected,
+                head_seq + 1,
+                f"seq {head_seq + 1} onward were not written by the append script",
+                prev,
+            )
+        if raw_head is not None and head_hash != prev:
+            return Verification(
+                False, expected, head_seq, "hash differs from the head record (altered)", prev
+            )
+        if raw_head is None and expected > 0:
+            return Verification(False, expected, expected - 1, "the head record is missing", prev)
+        return Verification(True, expected, None, "", prev)
+
+    # --- the index -------------------------------------------------------------------
+
+    async def streams(self, offset: int = 0, limit: int = 50) -> list[str]:
+        """Stream ids in the order they were first appended to (oldest first).
+
+        On a cluster a stream is indexed just before its first append, so a stream whose
+        first append failed may be listed with no events (version -1).
+        """
+        if limit <= 0:
+            return []
+        with unavailable_as("list streams", self.url):
+            raw = await self.connector.execute(
+                "ZRANGE", self.keys.index, max(offset, 0), max(offset, 0) + limit - 1
+            )
+        return [s.decode() for s in raw]
+
+    async def stream_count(self) -> int:
+        """How many streams the index holds."""
+        with unavailable_as("count streams", self.url):
+            return int(await self.connector.execute("ZCARD", self.keys.index))
+
+    # --- subscriptions ---------------------------------------------------------------
+
+    def subscribe(
+        self,
+        stream: str,
+        from_seq: int = 0,
+        *,
+        batch: int = 500,
+        block_ms: int = 5000,
+        reconnect_for: float = 30.0,
+    ) -> StreamSubscription:
+        """Every event of ``stream`` from ``from_seq`` on, in order, exactly once: the ones
+        stored now, then new ones as they are appended (by any process), forever.
+
+        A dropped connection is re-opened and reading resumes after the last seq seen;
+        after ``reconnect_for`` seconds without Redis it raises StoreUnavailable. Use it as
+        ``async with store.subscribe(...) as sub: async for event in sub: ...``.
+        """
+        from .subscription import StreamSubscription
+
+        check_stream_id(stream)
+        sub = StreamSubscription(
+            self,
+            stream,
+            from_seq,
+            batch=batch,
+            block_ms=block_ms,
+            reconnect_for=reconnect_for,
+        )
+        self._subscriptions.add(sub)
+        return sub
+
+    def subscribe_all(
+        self,
+        checkpoints: Checkpoints,
+        *,
+        live: bool = True,
+        batch: int = 500,
+        block_ms: int = 5000,
+        sweep_every: float = 60.0,
+        reconnect_for: float = 30.0,
+    ) -> GlobalSubscription:
+        """Every event of every stream past ``checkpoints``, each stream in order.
+
+        Catches up by sweeping the index, then follows the global feed live (``live=False``
+        stops after the catch-up). See eventstore/README.md for how a projection applies
+        each event exactly once.
+        """
+        from .feed import GlobalSubscription
+
+        sub = GlobalSubscription(
+            self,
+            checkpoints,
+            live=live,
+            batch=batch,
+            block_ms=block_ms,
+            sweep_every=sweep_every,
+            reconnect_for=reconnect_for,
+        )
+        self._subscriptions.add(sub)
+        return sub
+
+    async def close(self) -> None:
+        """Close every open subscription and the connections."""
+        for sub in list(self._subscriptions):
+            await sub.aclose()
+        await self.connector.close()
+
+    @property
+    def is_cluster(self) -> bool | None:
+        """Whether the store talks to a cluster (None until it has connected)."""
+        return self.connector.cluster
+
+    async def raw_client(self) -> Client:
+        """The redis-py client (for tests and tools)."""
+        return await self.connector.client()
+
+    def cluster_client(self) -> RedisCluster | None:
+        client = self.connector._client
+        return client if isinstance(client, RedisCluster) else None
+
+
+def parse_head(raw: bytes | str | None) -> tuple[int, str]:
+    """The (seq, hash) of a meta ``head`` field; (-1, genesis) when there is none."""
+    if raw is None:
+        return -1, GENESIS_HASH
+    text = raw.decode() if isinstance(raw, bytes) else raw
+    seq, _, hash_ = text.partition(" ")
+    return int(seq), hash_
+
+
+def _check_new_event(event: NewEvent) -> None:
+    if not isinstance(event, NewEvent):
+        raise InvalidEvent(f"expected a NewEvent, got {type(event).__name__}")
+    if not isinstance(event.type, str) or not event.type:
+        raise InvalidEvent(f"event type must be a non-empty str: {event.type!r}")
+    if type(event.schema) is not int or event.schema < 1:
+        raise InvalidEvent(f"{event.type}: schema must be an int >= 1: {event.schema!r}")
+    if type(event.data) is not dict:
+        raise InvalidEvent(f"{event.type}: data must be a dict")
+    check_keys(event.data, f"{event.type}.data")
+
+
+def _encode(
+    args: list[str | bytes | int],
+    stream: str,
+    events: Sequence[NewEvent],
+    expected_version: int,
+    request_id: str,
+    at: int,
+    head: str,
+) -> str:
+    """Append (hash, body) per event, chained from ``head``, to ``args``; the last hash."""
+    prev = head
+    seq = expected_version
+    sha256 = hashlib.sha256
+    for event in events:
+        seq += 1
+        type_, schema, data = event.type, event.schema, event.data
+        env = {
+            "at": at,
+            "data": data,
+            "prev_hash": prev,
+            "request_id": request_id,
+            "schema": schema,
+            "seq": seq,
+            "stream": stream,
+            "type": type_,
+        }
+        try:
+            digest = sha256(canonical_json(env)).hexdigest()
+            body = encode_body(type_, schema, at, request_id, prev, data)
+        except (TypeError, ValueError, OverflowError) as exc:
+            raise InvalidEvent(f"{type_}: data is not storable: {exc}") from exc
+        args.append(digest)
+        args.append(body)
+        prev = digest
+    return prev

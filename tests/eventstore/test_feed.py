@@ -1,0 +1,203 @@
+"""The global feed: catch-up over every stream, live following, checkpoints."""
+
+from __future__ import annotations
+
+import asyncio
+from collections import defaultdict
+
+import pytest
+
+from eventstore import (
+    CheckpointGap,
+    InMemoryCheckpoints,
+    NewEvent,
+    RedisCheckpoints,
+    RedisEventStore,
+    StoredEvent,
+)
+
+from .conftest import Backend
+
+
+async def append_n(store: RedisEventStore, stream: str, n: int) -> None:
+    version = await store.version(stream)
+    for _ in range(n):
+        version = (
+            await store.append(stream, [NewEvent("E", {"v": version + 1})], version)
+        ).last_seq
+
+
+def by_stream(events: list[StoredEvent]) -> dict[str, list[int]]:
+    out: dict[str, list[int]] = defaultdict(list)
+    for e in events:
+        out[e.stream].append(e.seq)
+    return dict(out)
+
+
+async def test_catch_up_delivers_every_stream_in_order(store: RedisEventStore) -> None:
+    sizes = {"m:1": 5, "m:2": 1, "m:3": 12, "m:4": 3}
+    for stream, n in sizes.items():
+        await append_n(store, stream, n)
+    got = [e async for e in store.subscribe_all(InMemoryCheckpoints(), live=False, batch=4)]
+    assert by_stream(got) == {s: list(range(n)) for s, n in sizes.items()}
+    # from checkpoints: only what lies past them
+    checkpoints = InMemoryCheckpoints({"m:1": 4, "m:3": 9})
+    got = [e async for e in store.subscribe_all(checkpoints, live=False)]
+    assert by_stream(got) == {"m:2": [0], "m:3": [10, 11], "m:4": [0, 1, 2]}
+
+
+async def test_live_subscription_sees_new_and_old_streams(store: RedisEventStore) -> None:
+    await append_n(store, "old", 3)
+    sub = store.subscribe_all(InMemoryCheckpoints(), block_ms=200)
+    got: list[StoredEvent] = []
+
+    async def consume() -> None:
+        async for event in sub:
+            got.append(event)
+            if len(got) == 3 + 4 + 5:
+                return
+
+    task = asyncio.create_task(consume())
+    await asyncio.sleep(0.1)
+    await append_n(store, "old", 4)
+    await append_n(store, "new", 5)
+    await asyncio.wait_for(task, 20)
+    await sub.aclose()
+    assert by_stream(got) == {"old": list(range(7)), "new": list(range(5))}
+
+
+async def test_lost_hints_are_made_up_by_sweeps(store: RedisEventStore, backend: Backend) -> None:
+    """Feed entries are only hints: with every hint lost, sweeps still find the events."""
+    writer = backend.store(prefix=store.keys.prefix)
+    writer.keys.feed = f"{store.keys.prefix}:{{__global__}}:elsewhere"  # hints go astray
+    sub = store.subscribe_all(InMemoryCheckpoints(), block_ms=100, sweep_every=0.3)
+    got: list[StoredEvent] = []
+
+    async def consume() -> None:
+        async for event in sub:
+            got.append(event)
+            if len(got) == 6:
+                return
+
+    task = asyncio.create_task(consume())
+    try:
+        await asyncio.sleep(0.1)
+        for stream in ("h:1", "h:2"):
+            for i in range(3):
+                await writer.append(stream, [NewEvent("E", {})], i - 1)
+        await asyncio.wait_for(task, 20)
+    finally:
+        await sub.aclose()
+        await writer.close()
+    assert by_stream(got) == {"h:1": [0, 1, 2], "h:2": [0, 1, 2]}
+    assert sub.sweeps >= 2
+
+
+async def project(
+    store: RedisEventStore,
+    checkpoints: RedisCheckpoints,
+    until: dict[str, int],
+    stop_after: int | None = None,
+) -> int:
+    """A projection counting events per stream and logging each (stream, seq) it applied,
+    in one atomic step with its checkpoint. Returns how many it applied."""
+    applied = 0
+    done: set[str] = set()
+    async with store.subscribe_all(checkpoints, block_ms=100, batch=5) as sub:
+        async for event in sub:
+            ok = await checkpoints.apply(
+                event,
+                [
+                    ("HINCRBY", checkpoints.key("counts"), event.stream, 1),
+                    ("RPUSH", checkpoints.key("log"), f"{event.stream}#{event.seq}"),
+                ],
+            )
+            applied += ok
+            if stop_after is not None and applied >= stop_after:
+                await asyncio.sleep(3600)  # "crashes" here: the task gets cancelled
+            if event.seq >= until.get(event.stream, 1 << 60):
+                done.add(event.stream)
+            if done == set(until):
+                return applied
+    return applied
+
+
+async def test_restarted_projection_neither_skips_nor_double_applies(
+    store: RedisEventStore, backend: Backend
+) -> None:
+    streams = {f"g:{i}": 30 for i in range(4)}
+    checkpoints = RedisCheckpoints(store, "counter")
+
+    async def writer() -> None:
+        for round_ in range(30):
+            for stream in streams:
+                await store.append(stream, [NewEvent("E", {"r": round_})], round_ - 1)
+            await asyncio.sleep(0.002)
+
+    writing = asyncio.create_task(writer())
+    until = {s: n - 1 for s, n in streams.items()}
+    first = asyncio.create_task(project(store, checkpoints, until, stop_after=37))
+    await asyncio.sleep(0.05)
+    deadline = asyncio.get_running_loop().time() + 20
+    while sum(v + 1 for v in (await checkpoints.positions()).values()) < 37:
+        assert asyncio.get_running_loop().time() < deadline
+        await asyncio.sleep(0.01)
+    first.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await first
+    # a second instance, restarted from the checkpoints, while the writer goes on
+    await asyncio.wait_for(project(store, checkpoints, until), 30)
+    await writing
+
+    client = backend.client_for(checkpoints.key("log"))
+    try:
+        log = [x.decode() for x in client.lrange(checkpoints.key("log"), 0, -1)]
+        counts = {k.decode(): int(v) for k, v in client.hgetall(checkpoints.key("counts")).items()}
+    finally:
+        client.close()
+    assert sorted(log) == sorted(f"{s}#{q}" for s, n in streams.items() for q in range(n))
+    assert counts == streams
+    assert await checkpoints.positions() == until
+
+
+async def test_apply_is_guarded_by_the_checkpoint(store: RedisEventStore) -> None:
+    await append_n(store, "a", 3)
+    events = await store.read("a")
+    cp = RedisCheckpoints(store, "guard")
+    key = cp.key("n")
+    assert await cp.apply(events[0], [("INCR", key)])
+    assert not await cp.apply(events[0], [("INCR", key)])  # again: nothing done
+    with pytest.raises(CheckpointGap):
+        await cp.apply(events[2], [("INCR", key)])  # would skip seq 1
+    assert await cp.apply(events[1], [])
+    assert await cp.position("a") == 1
+    with pytest.raises(ValueError):
+        await cp.apply(events[2], [("INCR", "elsewhere")])  # not in the projection's slot
+    client = await store.raw_client()
+    assert int(await client.execute_command("GET", key)) == 1
+    # commit only moves forward
+    assert await cp.commit("a", 2)
+    assert not await cp.commit("a", 0)
+    assert await cp.positions() == {"a": 2}
+    await cp.reset()
+    assert await cp.positions() == {}
+
+
+async def test_two_projection_instances_apply_each_event_once(store: RedisEventStore) -> None:
+    for s in ("d:1", "d:2"):
+        await append_n(store, s, 20)
+    cp = RedisCheckpoints(store, "twins")
+    until = {"d:1": 19, "d:2": 19}
+    a, b = await asyncio.gather(project(store, cp, until), project(store, cp, until))
+    assert a + b == 40
+    client = await store.raw_client()
+    log = await client.execute_command("LRANGE", cp.key("log"), 0, -1)
+    assert sorted(log) == sorted(f"{s}#{q}".encode() for s in until for q in range(20))
+
+
+async def test_in_memory_checkpoints() -> None:
+    cp = InMemoryCheckpoints()
+    assert cp.position("x") == -1
+    assert cp.commit("x", 3)
+    assert not cp.commit("x", 2)
+    assert await cp.positions() == {"x": 3}
