@@ -102,6 +102,12 @@ def add_cards(hand: int, added: int) -> int:
     return ((hand | added) & REAL_CARDS) | JOKER_MASK_BY_COUNT[jokers]
 
 
+def is_canonical(mask: int) -> bool:
+    """A mask of cards as this module writes them: no bits past the jokers', and
+    a lone joker on bit 52 (so equal sets of cards have equal masks)."""
+    return 0 <= mask and not mask >> 54 and mask & JOKER_BITS != 1 << 53
+
+
 def contains(hand: int, cards: int) -> bool:
     if cards < JOKER_BIT:
         return cards & ~hand == 0

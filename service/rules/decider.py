@@ -15,6 +15,7 @@ from .cards import (
     REAL_CARDS,
     add_cards,
     contains,
+    is_canonical,
     joker_count,
     mask_of,
     rank_mask,
@@ -131,7 +132,7 @@ def _check_seat_command(state: MatchState, command: Command) -> None:
         raise Refused("bad_request", f"no seat {seat!r} in a {state.players}-player match")
     if isinstance(command, (Play, Give, Discard)):
         cards = command.cards
-        if not isinstance(cards, int) or cards <= 0 or cards >> 54:
+        if not isinstance(cards, int) or cards <= 0 or not is_canonical(cards):
             raise Refused("bad_request", "the cards are missing or not cards")
     if isinstance(command, Play) and any(
         not isinstance(card, int) or not 0 <= card <= JOKER for card in command.jokers_as
@@ -193,7 +194,7 @@ def _set_up(state: MatchState, command: SetUp) -> list[ev.Event]:
     hands = tuple(command.hands)
     everything = 0
     for hand in hands:
-        if not isinstance(hand, int) or hand < 0 or hand >> 54 or hand & everything & REAL_CARDS:
+        if not isinstance(hand, int) or not is_canonical(hand) or hand & everything & REAL_CARDS:
             raise Refused("bad_request", "the hands overlap or hold unknown cards")
         if joker_count(everything) + joker_count(hand) > 2:
             raise Refused("bad_request", "the hands hold more than two jokers")

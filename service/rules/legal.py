@@ -165,12 +165,15 @@ def _candidates(state: MatchState, hand: int, field: Meld | None) -> list[Meld]:
         melds = _stairs(hand, jokers, size) if state.rules.stairs else []
     else:
         melds = _groups(hand, jokers, size, _ranks_that_may_follow(state, field))
+    # melds that may be played on any field, whatever ranks the shape let through
+    anywhere: list[Meld] = []
     if emperor_on:
-        melds += _emperors(hand)
-        if size != 4 or field.kind != Kind.GROUP:
-            melds += [m for m in _groups(hand, 0, 4) if m.size == 4]
-    if rule_on(state, "sandstorm") and (size != 3 or field.kind != Kind.GROUP):
-        melds += [m for m in _groups(hand, 0, 3) if is_sandstorm(state, m)]
+        anywhere += _emperors(hand) + _groups(hand, 0, 4)
+    if rule_on(state, "sandstorm"):
+        anywhere += [m for m in _groups(hand, 0, 3) if is_sandstorm(state, m)]
+    if anywhere:
+        listed = {m.mask for m in melds}
+        melds += [m for m in anywhere if m.mask not in listed]
     return melds
 
 

@@ -152,8 +152,10 @@ def event_record(event: ev.Event) -> dict[str, Any]:
 def visible_record(event: ev.Event, viewer: Viewer, revealed: bool) -> dict[str, Any]:
     """``event`` as ``viewer`` may see it; ``revealed`` once the match has ended.
     A hidden card list becomes ``null`` beside a ``*_count``."""
+    if viewer.kind == "auditor" and not revealed:
+        raise ViewNotOpen("the auditor's view opens when the match ends")
     record = event_record(event)
-    if revealed or viewer.kind == "auditor":
+    if revealed:
         return record
     seat = viewer.seat if viewer.kind == "seat" else None
     if isinstance(event, ev.GameDealt):

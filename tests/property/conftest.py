@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, Phase, settings
 
 settings.register_profile(
     "property",
@@ -19,4 +19,10 @@ settings.register_profile(
     print_blob=True,
 )
 settings.register_profile("dev", parent=settings.get_profile("property"), max_examples=10)
+# find failures fast, without the (slow, whole-match) shrinking
+settings.register_profile(
+    "noshrink",
+    parent=settings.get_profile("property"),
+    phases=[Phase.explicit, Phase.reuse, Phase.generate],
+)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "property"))
