@@ -8,6 +8,8 @@
    Target: store p50 within 1.5x the raw XADD p50.
 2. Read throughput: a long stream read and decoded to StoredEvents by ``read_whole``
    (events/s), beside the raw XRANGE alone.
+3. Read and fold: a whole 5-game match stream read and folded into the match's state
+   (events/s). Target: at least 100,000 events/s per core.
 
 Redis: ``--url``, else REDIS_URL, else 127.0.0.1:6379 if it answers, else an embedded
 redis-server started (and stopped) by the benchmark. Keys use a fresh prefix, deleted after.
@@ -115,6 +117,40 @@ async def read_throughput(store: RedisEventStore, raw: Redis, events: int) -> No
         print(f"  {label:30} {n / seconds:12,.0f} events/s  ({seconds * 1000:.1f} ms){extra}")
 
 
+async def read_and_fold(store: RedisEventStore) -> None:
+    """A whole 5-game federation match stream read back and folded into the
+    match's state: what loading an uncached match costs."""
+    import random
+
+    from service.app.codec import MatchEvent, encode
+    from service.app.match import fold_match
+    from service.app.match_events import MatchCreated, MatchStarted, SeatJoined
+    from service.app.selfplay import play_match, random_policy
+    from service.rules import rule_set
+
+    rules = rule_set("federation")
+    played = play_match(rules, 4, b"bench", [random_policy(random.Random(1))] * 4)
+    opening: list[MatchEvent] = [
+        MatchCreated("bench", "federation", rules.options(), 4, False, 0),
+        *(SeatJoined(seat, f"seat {seat}") for seat in range(4)),
+        MatchStarted("0" * 64, "bench"),
+    ]
+    records = [encode(event) for event in [*opening, *played.events]]
+    stream = "bench-match"
+    version = -1
+    for start in range(0, len(records), 50):
+        version = (await store.append(stream, records[start : start + 50], version)).last_seq
+    best = float("inf")
+    for _ in range(5):
+        t0 = time.perf_counter()
+        match = fold_match(None, await store.read(stream))
+        best = min(best, time.perf_counter() - t0)
+    assert match.game == played.state
+    n = version + 1
+    print(f"read and fold a 5-game federation match ({n} events, best of 5)")
+    print(f"  {'read + decode + fold':30} {n / best:12,.0f} events/s  ({best * 1000:.1f} ms)")
+
+
 def pick_url(given: str | None) -> tuple[str, RedisServer | None]:
     url = given or os.environ.get("REDIS_URL")
     if url:
@@ -136,6 +172,7 @@ async def run(url: str, appends: int, events: int, rounds: int) -> None:
         print(f"Redis {info.get('redis_version')} at {url}; prefix {prefix}")
         await append_latency(store, raw, appends, rounds)
         await read_throughput(store, raw, events)
+        await read_and_fold(store)
     finally:
         keys = [k async for k in raw.scan_iter(match=f"{prefix}:*")]
         if keys:

@@ -22,7 +22,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import IO, Any
+from typing import IO, Any, cast
 
 import redis
 
@@ -179,7 +179,7 @@ class RedisServer:
                         f"{self.process.returncode}: {self._failure_text()}"
                     )
                 try:
-                    info = client.info("persistence")
+                    info = cast(dict[str, Any], client.info("persistence"))
                     if not info.get("loading"):
                         return
                 except (redis.ConnectionError, redis.TimeoutError, redis.ResponseError):

@@ -3,52 +3,73 @@
 from __future__ import annotations
 
 import argparse
-import secrets
+import asyncio
+import contextlib
+import logging
+import os
 import sys
 from collections.abc import Sequence
 
-from .rules import PRESETS, rule_set
-from .rules.views import SPECTATOR, build_view
+from .rules import PRESETS
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="daifugo", description="Daifugō game service")
     commands = parser.add_subparsers(dest="command", required=True)
 
-    scenario = commands.add_parser("scenario", help="run conformance scenario files")
-    scenario.add_argument("paths", nargs="+", help="scenario files or folders")
+    serve = commands.add_parser("serve", help="run the game service")
+    serve.add_argument("--grpc-port", type=int, default=50051)
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument(
+        "--redis-url",
+        default=os.environ.get("REDIS_URL"),
+        help="default: REDIS_URL, else an embedded redis-server",
+    )
 
-    demo = commands.add_parser("demo", help="bots play whole matches")
+    demo = commands.add_parser("demo", help="bots play whole matches through the gRPC API")
+    demo.add_argument("--grpc", metavar="HOST:PORT", help="a running service (default: start one)")
     demo.add_argument("--matches", type=int, default=1)
     demo.add_argument("--preset", choices=sorted(PRESETS), default="federation")
     demo.add_argument("--players", type=int, default=4, choices=range(2, 6))
-    demo.add_argument("--seed", help="hex seed for the deals (random if absent)")
+    demo.add_argument("--games", type=int, default=0, help="games per match (default: preset's)")
+
+    play = commands.add_parser("play", help="play a seat from the terminal against bots")
+    play.add_argument("--grpc", metavar="HOST:PORT", help="a running service (default: start one)")
+    play.add_argument("--preset", choices=sorted(PRESETS), default="federation")
+    play.add_argument("--players", type=int, default=4, choices=range(2, 6))
+    play.add_argument("--games", type=int, default=0)
+
+    scenario = commands.add_parser("scenario", help="run conformance scenario files")
+    scenario.add_argument("paths", nargs="+", help="scenario files or folders")
 
     args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     if args.command == "scenario":
         from .scenarios import run_paths
 
         return 0 if run_paths(args.paths) else 1
-    return _demo(args.matches, args.preset, args.players, args.seed)
+    if args.command == "serve":
+        return asyncio.run(_serve(args.redis_url, args.grpc_port, args.host))
+    if args.command == "demo":
+        from clients.demo import demo_matches
+
+        return asyncio.run(
+            demo_matches(args.grpc, args.matches, args.preset, args.players, args.games)
+        )
+    from clients.terminal import play_in_terminal
+
+    return asyncio.run(play_in_terminal(args.grpc, args.preset, args.players, args.games))
 
 
-def _demo(matches: int, preset: str, players: int, seed_hex: str | None) -> int:
-    """Bots play in-process, through the same decider the service uses."""
-    import random
+async def _serve(redis_url: str | None, grpc_port: int, host: str) -> int:
+    from .app.runtime import running_service
 
-    from .app.selfplay import play_match, random_policy
-
-    rules = rule_set(preset)
-    for number in range(1, matches + 1):
-        seed = bytes.fromhex(seed_hex) if seed_hex else secrets.token_bytes(32)
-        rng = random.Random(seed + bytes([number]))
-        played = play_match(rules, players, seed, [random_policy(rng)] * players)
-        view = build_view(played.state, SPECTATOR)
-        print(f"match {number} ({preset}, {players} players): {played.actions} actions, "
-              f"{len(played.events)} events")  # fmt: skip
-        for game, places in enumerate(view.results, start=1):
-            order = sorted(range(players), key=lambda seat: places[seat])
-            print(f"  game {game}: " + " > ".join(f"seat {seat}" for seat in order))
+    async with running_service(redis_url, grpc_port, host) as running:
+        print(
+            f"daifugo: gRPC on {host}:{running.grpc_port}, Redis at {running.redis_url}", flush=True
+        )
+        with contextlib.suppress(asyncio.CancelledError):
+            await running.grpc_server.wait_for_termination()
     return 0
 
 

@@ -32,8 +32,9 @@ def _random_below(key: bytes, counter: list[int], bound: int) -> int:
             return value % bound
 
 
-def shuffled(cards: Sequence[int], seed: bytes, game_number: int,
-             client_seeds: Sequence[bytes] = ()) -> tuple[int, ...]:  # fmt: skip
+def shuffled(
+    cards: Sequence[int], seed: bytes, game_number: int, client_seeds: Sequence[bytes] = ()
+) -> tuple[int, ...]:
     """``cards`` in the order the game ``game_number`` deals them."""
     key = game_key(seed, game_number, client_seeds)
     order = list(cards)

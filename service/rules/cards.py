@@ -105,7 +105,7 @@ def add_cards(hand: int, added: int) -> int:
 def is_canonical(mask: int) -> bool:
     """A mask of cards as this module writes them: no bits past the jokers', and
     a lone joker on bit 52 (so equal sets of cards have equal masks)."""
-    return 0 <= mask and not mask >> 54 and mask & JOKER_BITS != 1 << 53
+    return mask >= 0 and not mask >> 54 and mask & JOKER_BITS != 1 << 53
 
 
 def contains(hand: int, cards: int) -> bool:

@@ -1,10 +1,6 @@
-"""Redis fixtures for the event store tests. Self-contained, so they can move to
-tests/conftest.py as they are.
+"""Event store fixtures (the Redis ones, ``redis_url`` and ``cluster_url``, are in
+tests/conftest.py).
 
-- ``redis_url`` (session): REDIS_URL if it answers, else 127.0.0.1:6379 if it answers,
-  else a redis-server started for the session (stopped after it).
-- ``local_cluster`` / ``cluster_url`` (session): a 3-master Redis Cluster on free ports in
-  a temporary directory (AOF, appendfsync always), torn down after the session.
 - ``backend`` (parametrized: single, cluster): what the shared contract suite runs against.
 - ``outage``: a Redis the test may crash, stop and start: its own server for ``single``,
   the node holding a given key for ``cluster`` (healed after the test).
@@ -14,9 +10,6 @@ Every test isolates itself with a unique key prefix, deleted after it.
 
 from __future__ import annotations
 
-import os
-import uuid
-import warnings
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,54 +21,7 @@ from redis.crc import key_slot
 
 from eventstore import LocalCluster, RedisEventStore, RedisServer
 
-DEFAULT_URL = "redis://127.0.0.1:6379"
-
-
-def unique(prefix: str = "t") -> str:
-    return f"{prefix}{uuid.uuid4().hex[:10]}"
-
-
-def answers(url: str) -> bool:
-    try:
-        client = redis.Redis.from_url(url, socket_connect_timeout=0.3, socket_timeout=1)
-        try:
-            return bool(client.ping())
-        finally:
-            client.close()
-    except (redis.RedisError, OSError, ValueError):
-        return False
-
-
-@pytest.fixture(scope="session")
-def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    given = os.environ.get("REDIS_URL")
-    candidate = given or DEFAULT_URL
-    if answers(candidate):
-        yield candidate
-        return
-    if given:
-        warnings.warn(f"REDIS_URL={given} does not answer; starting a Redis", stacklevel=1)
-    server = RedisServer(tmp_path_factory.mktemp("redis"), appendonly=False).start()
-    try:
-        yield server.url
-    finally:
-        server.stop()
-
-
-@pytest.fixture(scope="session")
-def local_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalCluster]:
-    # everysec keeps the suite fast; the durability test switches its node to always
-    cluster = LocalCluster(tmp_path_factory.mktemp("cluster"), masters=3, appendfsync="everysec")
-    cluster.start()
-    try:
-        yield cluster
-    finally:
-        cluster.stop()
-
-
-@pytest.fixture(scope="session")
-def cluster_url(local_cluster: LocalCluster) -> str:
-    return local_cluster.url
+from ..redis_support import unique
 
 
 @dataclass

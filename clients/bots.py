@@ -1,0 +1,643 @@
+"""Game-playing bots. Each sees only its seat's ``View`` and the legal actions
+(what a bot gets over the network API) and returns one of those actions.
+
+* ``RandomBot``: uniform among the legal actions.
+* ``GreedyBot``: the classic baseline: lead the weakest rank (as many of its
+  cards as one meld holds), follow with the weakest meld that beats the field,
+  give and discard the weakest cards.
+* ``StrongerBot``: plans its hand as melds priced by how likely each is to win
+  its trick (from the cards it has not seen yet), keeps what it may finish on
+  for the end, weighs revolutions, locks and flushes, and passes rather than
+  break its hand up.
+
+A bot is a policy for ``service.app.selfplay.play_match`` as it stands (it is
+callable). Use one bot per seat; ``reset()`` forgets the previous match.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from service.rules.cards import (
+    JOKER,
+    JOKER_MASK_BY_COUNT,
+    REAL_CARDS,
+    cards_of,
+    joker_count,
+    mask_of,
+    parse_card,
+    rank_mask,
+    remove_cards,
+)
+from service.rules.commands import Bomb, Discard, Give, Pass, Play, SeatCommand
+from service.rules.melds import TOP_RANK, Kind, Meld
+from service.rules.rulesets import RuleSet
+from service.rules.views import View
+
+from .strategy import (
+    RANK_2,
+    RANK_3,
+    RANK_4,
+    RANK_6,
+    RANK_7,
+    RANK_8,
+    RANK_9,
+    RANK_J,
+    RANK_T,
+    SPADE_3,
+    Odds,
+    Plan,
+    Planner,
+    Table,
+    Tracker,
+    Weights,
+    card_strength,
+    codes_mask,
+    hand_of,
+    is_reversed,
+    meld_of,
+    real_count,
+    strength,
+    suits_of_letters,
+    weakest_cards,
+)
+
+PLAY, EXCHANGE, FOUR_STOP = "play", "exchange", "four_stop"
+SEVEN_PASS, TEN_DISCARD, QUEEN_BOMBER = "seven_pass", "ten_discard", "queen_bomber"
+RANK_5 = 2
+
+
+class Bot:
+    """A policy with memory: ``choose`` one of ``actions`` from ``view``."""
+
+    name = "bot"
+
+    def choose(self, view: View, actions: Sequence[SeatCommand]) -> SeatCommand:
+        raise NotImplementedError
+
+    def reset(self) -> None:
+        """Forget everything remembered from an earlier match."""
+
+    def __call__(self, view: View, actions: Sequence[SeatCommand]) -> SeatCommand:
+        return self.choose(view, actions)
+
+
+# -- random ---------------------------------------------------------------------
+
+
+class RandomBot(Bot):
+    name = "random"
+
+    def __init__(self, seed: int | str | bytes | None = 0) -> None:
+        self.seed = seed
+        self.rng = random.Random(seed)
+
+    def reset(self) -> None:
+        self.rng = random.Random(self.seed)
+
+    def choose(self, view: View, actions: Sequence[SeatCommand]) -> SeatCommand:
+        return actions[self.rng.randrange(len(actions))]
+
+
+# -- greedy ---------------------------------------------------------------------
+
+
+def _given_strengths(cards: int, reversed_order: bool) -> tuple[int, ...]:
+    """A give's card strengths, strongest first (compare gives by their best)."""
+    return tuple(sorted((card_strength(c, reversed_order) for c in cards_of(cards)), reverse=True))
+
+
+class GreedyBot(Bot):
+    """The classic baseline. ``avoid_forbidden`` (off by default) makes it
+    refuse, when it has another choice, a forbidden finishing play and a play
+    that leaves it only cards it may not finish on."""
+
+    name = "greedy"
+
+    def __init__(self, avoid_forbidden: bool = False, rules: RuleSet | None = None) -> None:
+        self.avoid_forbidden = avoid_forbidden
+        self.rules = rules
+
+    def choose(self, view: View, actions: Sequence[SeatCommand]) -> SeatCommand:
+        if len(actions) == 1:
+            return actions[0]
+        waiting = view.waiting_for
+        reversed_order = is_reversed(view)
+        if waiting == FOUR_STOP:
+            return next((a for a in actions if isinstance(a, Play)), actions[0])
+        if waiting in (EXCHANGE, SEVEN_PASS, TEN_DISCARD):
+            return min(
+                actions,
+                key=lambda a: (
+                    _given_strengths(a.cards, reversed_order)
+                    if isinstance(a, Give | Discard)
+                    else (99,)
+                ),
+            )
+        if waiting == QUEEN_BOMBER:
+            return self._bomb(view, actions, reversed_order)
+        plays = [a for a in actions if isinstance(a, Play)]
+        if self.avoid_forbidden:
+            plays = _without_forbidden(view, Table.for_view(view, self.rules), plays) or plays
+        if not plays:
+            return actions[0]
+        if view.field is None:
+            return self._lead(plays, reversed_order)
+        return self._follow(plays, reversed_order)
+
+    @staticmethod
+    def _lead(plays: list[Play], reversed_order: bool) -> Play:
+        """The meld that sheds the most cards of the weakest rank held."""
+        cards = 0
+        for play in plays:
+            cards |= play.cards
+        real = cards & REAL_CARDS
+        if not real:
+            return min(plays, key=lambda p: p.cards.bit_count())
+        weakest = min(
+            (rank for rank in range(13) if real & rank_mask(rank)),
+            key=lambda rank: strength(rank, reversed_order),
+        )
+
+        def key(play: Play) -> tuple[int, int, int, int]:
+            meld = meld_of(play.cards, play.jokers_as, reversed_order)
+            power = meld.strength(reversed_order) if meld else TOP_RANK
+            return (
+                -real_count(play.cards, weakest),
+                joker_count(play.cards),
+                -play.cards.bit_count(),
+                power,
+            )
+
+        return min(plays, key=key)
+
+    @staticmethod
+    def _follow(plays: list[Play], reversed_order: bool) -> Play:
+        """The weakest play that beats the field (jokers only when needed)."""
+
+        def key(play: Play) -> tuple[bool, int]:
+            meld = meld_of(play.cards, play.jokers_as, reversed_order)
+            power = meld.strength(reversed_order) if meld else TOP_RANK
+            return (joker_count(play.cards) > 0 and power < TOP_RANK, power)
+
+        return min(plays, key=key)
+
+    @staticmethod
+    def _bomb(view: View, actions: Sequence[SeatCommand], reversed_order: bool) -> SeatCommand:
+        """Name the strongest ranks it does not hold (others are likely to)."""
+        hand = hand_of(view)
+        bombs = [a for a in actions if isinstance(a, Bomb)]
+        if not bombs:
+            return actions[0]
+        count = len(bombs[0].ranks)
+        ranks = sorted(
+            range(13),
+            key=lambda rank: (bool(hand & rank_mask(rank)), -strength(rank, reversed_order)),
+        )
+        wanted = tuple(sorted(ranks[:count]))
+        return next((b for b in bombs if tuple(b.ranks) == wanted), bombs[0])
+
+
+# -- what a play does ------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Effects:
+    finishes: bool = False
+    forbidden: bool = False
+    revolts: bool = False
+    flushes: bool = False
+    four_stop: bool = False
+    eleven_strength: bool = False
+    great_revolution: bool = False
+    lucky_seven: bool = False
+    sevens: int = 0
+    tens: int = 0
+
+
+def _group_of(meld: Meld, size: int, rank: int) -> bool:
+    return meld.kind == Kind.GROUP and meld.size == size and meld.real_count(rank) == size
+
+
+def _is_emperor_shape(meld: Meld) -> bool:
+    """An emperor, or four of a rank in all four suits (RULES.md §3 #20)."""
+    return meld.kind == Kind.EMPEROR or (
+        meld.kind == Kind.GROUP and meld.size == 4 and not meld.jokers
+    )
+
+
+def is_eight_cut(view: View, table: Table, meld: Meld) -> bool:
+    if not table.on(view, "eight_cut"):
+        return False
+    eights = meld.real_count(RANK_8)
+    if not eights:
+        return False
+    reading = table.rules.eight_cut_reading
+    if reading == "federation":
+        return meld.kind in (Kind.SINGLE, Kind.GROUP) and eights + meld.jokers == meld.size
+    if reading == "torasobi":
+        return meld.kind != Kind.STAIRS
+    return True
+
+
+def is_forbidden_finish(view: View, table: Table, meld: Meld, spade3_return: bool) -> bool:
+    """RULES.md §2 forbidden finish, judged before the play, in each reading."""
+    rules = table.rules
+    if not rules.forbidden_finish:
+        return False
+    top = RANK_3 if view.revolution else RANK_2
+    if rules.forbidden_reading == "federation":
+        return bool(
+            meld.real_count(top)
+            or meld.jokers
+            or is_eight_cut(view, table, meld)
+            or meld.mask == 1 << SPADE_3
+        )
+    if rules.forbidden_reading == "classic":
+        return bool(meld.real_count(top) or meld.real_count(RANK_8) or meld.jokers or spade3_return)
+    if meld.size != 1:
+        return False
+    if meld.jokers:
+        return True
+    return meld.low in (RANK_8, top) or (meld.low == RANK_J and bool(rules.eleven_back))
+
+
+def effects_of(view: View, table: Table, meld: Meld, hand: int, field_meld: Meld | None) -> Effects:
+    on = table.on
+    rules = table.rules
+    finishes = remove_cards(hand, meld.mask) == 0
+    spade3_return = (
+        field_meld is not None
+        and field_meld.is_single_joker
+        and meld.mask == 1 << SPADE_3
+        and on(view, "spade3_return")
+    )
+    eight_cut = is_eight_cut(view, table, meld)
+    great = not view.omen and on(view, "great_revolution") and _group_of(meld, 4, RANK_2)
+    revolts = (
+        not view.omen
+        and meld.size >= 3
+        and (
+            (on(view, "omen") and _group_of(meld, 3, RANK_6))
+            or great
+            or (on(view, "emperor") and _is_emperor_shape(meld))
+            or (on(view, "coup") and _group_of(meld, 3, RANK_9))
+            or (
+                rules.revolution
+                and (
+                    (meld.kind == Kind.GROUP and meld.size >= 4)
+                    or (meld.kind == Kind.STAIRS and meld.size >= 4 and rules.stairs_revolt)
+                )
+            )
+        )
+    )
+    flushes = (
+        eight_cut
+        or spade3_return
+        or (_group_of(meld, 2, RANK_9) and on(view, "ambulance"))
+        or (_group_of(meld, 2, RANK_6) and on(view, "rokurokubi"))
+        or (_group_of(meld, 3, RANK_3) and on(view, "sandstorm"))
+        or (on(view, "emperor") and _is_emperor_shape(meld))
+    )
+    four_stop = (
+        eight_cut
+        and on(view, "four_stop")
+        and meld.kind == Kind.SINGLE
+        and meld.real_count(RANK_8) == 1
+    )
+    eleven = (
+        on(view, "eleven_back")
+        and rules.eleven_back == "strength"
+        and not view.eleven_back
+        and meld.real_count(RANK_J) > 0
+    )
+    forbidden = finishes and not great and is_forbidden_finish(view, table, meld, spade3_return)
+    return Effects(
+        finishes=finishes,
+        forbidden=forbidden,
+        revolts=revolts,
+        flushes=flushes,
+        four_stop=four_stop,
+        eleven_strength=eleven,
+        great_revolution=great,
+        lucky_seven=on(view, "lucky_seven") and _group_of(meld, 3, RANK_7),
+        sevens=meld.real_count(RANK_7) if on(view, "seven_pass") else 0,
+        tens=meld.real_count(RANK_T) if on(view, "ten_discard") else 0,
+    )
+
+
+def _field_meld(view: View, reversed_order: bool) -> Meld | None:
+    if not view.field:
+        return None
+    readings = tuple(parse_card(code) for code in view.field_jokers_as)
+    return meld_of(codes_mask(view.field), readings, reversed_order)
+
+
+def _risky_cards(view: View, table: Table) -> int:
+    """Cards that may not be played alone as the last card (RULES.md §2)."""
+    rules = table.rules
+    if not rules.forbidden_finish:
+        return 0
+    risky = JOKER_MASK_BY_COUNT[2] | rank_mask(RANK_3 if view.revolution else RANK_2)
+    if rules.forbidden_reading != "federation" or table.on(view, "eight_cut"):
+        risky |= rank_mask(RANK_8)
+    if rules.forbidden_reading == "federation":
+        risky |= 1 << SPADE_3
+    if rules.forbidden_reading == "torasobi" and rules.eleven_back:
+        risky |= rank_mask(RANK_J)
+    return risky
+
+
+def _without_forbidden(view: View, table: Table, plays: list[Play]) -> list[Play]:
+    """The plays that neither finish forbidden nor leave only cards that would
+    (or all of them, when there is no such choice)."""
+    hand = hand_of(view)
+    reversed_order = is_reversed(view)
+    field = _field_meld(view, reversed_order)
+    risky = _risky_cards(view, table)
+    kept = []
+    for play in plays:
+        meld = meld_of(play.cards, play.jokers_as, reversed_order)
+        if meld is None or not effects_of(view, table, meld, hand, field).forbidden:
+            kept.append(play)
+    safer = [p for p in kept if not _only_risky(remove_cards(hand, p.cards), risky)]
+    return safer or kept
+
+
+def _only_risky(hand: int, risky: int) -> bool:
+    return hand != 0 and hand & ~risky == 0
+
+
+# -- stronger -------------------------------------------------------------------
+
+
+class StrongerBot(Bot):
+    """Plans its hand and prices each action by the hand it leaves behind.
+
+    ``rules``: the table's rule set (public); without it the preset's defaults
+    are assumed. ``safe``: on an internal error, fall back to a legal action
+    rather than raise (tests turn it off).
+    """
+
+    name = "stronger"
+
+    def __init__(
+        self,
+        rules: RuleSet | None = None,
+        weights: Weights | None = None,
+        safe: bool = True,
+    ) -> None:
+        self.rules = rules
+        self.weights = weights or Weights()
+        self.safe = safe
+        self.trackers: dict[int, Tracker] = {}
+        self._last_total: dict[int, int] = {}
+
+    def reset(self) -> None:
+        self.trackers = {}
+        self._last_total = {}
+
+    def choose(self, view: View, actions: Sequence[SeatCommand]) -> SeatCommand:
+        tracker = self._tracker(view)
+        tracker.observe(view)
+        if len(actions) == 1:
+            choice = actions[0]
+        elif self.safe:
+            try:
+                choice = self._decide(view, actions, tracker)
+            except Exception:  # a bot must always answer; fall back to the baseline
+                choice = GreedyBot().choose(view, actions)
+        else:
+            choice = self._decide(view, actions, tracker)
+        if isinstance(choice, Play | Discard):
+            tracker.remember(choice.cards)
+        elif isinstance(choice, Bomb):
+            tracker.bombed(choice.ranks)
+        return choice
+
+    def _tracker(self, view: View) -> Tracker:
+        seat = view.seat if view.seat is not None else -1
+        total = sum(view.hand_sizes)
+        tracker = self.trackers.get(seat)
+        if tracker is None or total > self._last_total.get(seat, 0):
+            tracker = self.trackers[seat] = Tracker()  # a new game was dealt
+        self._last_total[seat] = total
+        return tracker
+
+    # -- one decision ---------------------------------------------------------
+
+    def _decide(self, view: View, actions: Sequence[SeatCommand], tracker: Tracker) -> SeatCommand:
+        waiting = view.waiting_for
+        if waiting == FOUR_STOP:
+            return next((a for a in actions if isinstance(a, Play)), actions[0])
+        decision = _Decision(view, Table.for_view(view, self.rules), tracker, self.weights)
+        if waiting == QUEEN_BOMBER:
+            return decision.bomb(actions)
+        if waiting in (EXCHANGE, SEVEN_PASS, TEN_DISCARD):
+            return decision.give(actions)
+        return decision.play(actions)
+
+
+class _Decision:
+    """Everything one decision works out once: the hand, the unseen cards, the
+    odds against the opponents, the plan of the hand now."""
+
+    def __init__(self, view: View, table: Table, tracker: Tracker, weights: Weights) -> None:
+        self.view = view
+        self.table = table
+        self.weights = weights
+        self.hand = hand_of(view)
+        self.me = view.seat if view.seat is not None else -1
+        jokers_left = max(0, table.rules.jokers - joker_count(self.hand) - tracker.jokers_out)
+        self.unseen = (REAL_CARDS & ~self.hand & ~tracker.out) | JOKER_MASK_BY_COUNT[
+            min(2, jokers_left)
+        ]
+        self.pool = self.unseen.bit_count()
+        self.opponents = [
+            seat for seat in view.active if seat != self.me and view.hand_sizes[seat] > 0
+        ]
+        self.spade3 = table.on(view, "spade3_return")
+        self._odds: dict[tuple[int, ...], Odds] = {}
+        self.odds = self.odds_for(self.opponents)
+        self.planner = Planner(view, table, self.odds, weights)
+        self.base_order = view.revolution
+
+    def odds_for(self, seats: list[int]) -> Odds:
+        key = tuple(seats)
+        found = self._odds.get(key)
+        if found is None:
+            sizes = [self.view.hand_sizes[seat] for seat in seats]
+            found = self._odds[key] = Odds(
+                self.unseen, self.pool, sizes, self.weights.willing, self.spade3
+            )
+        return found
+
+    def plan(self, hand: int, reversed_order: bool) -> Plan:
+        return self.planner.plan(hand, reversed_order)
+
+    # -- gives, discards, bombs ---------------------------------------------
+
+    def give(self, actions: Sequence[SeatCommand]) -> SeatCommand:
+        cards = [a for a in actions if isinstance(a, Give | Discard)]
+        if not cards:
+            return actions[0]
+        if len(cards) > 60:
+            cards = self._shortlist(cards)
+        order = self.base_order
+
+        def value(action: Give | Discard) -> tuple[float, tuple[int, ...]]:
+            left = remove_cards(self.hand, action.cards)
+            weakest = tuple(-s for s in _given_strengths(action.cards, order))
+            return (-self.plan(left, order).cost, weakest)
+
+        return max(cards, key=value)
+
+    def _shortlist(self, cards: list[Give | Discard]) -> list[Give | Discard]:
+        """Only the gives made of the cards whose loss costs the hand least."""
+        count = cards[0].cards.bit_count()
+        base = self.plan(self.hand, self.base_order).cost
+        scored = []
+        for card in set(cards_of(self.hand)):
+            left = remove_cards(self.hand, mask_of((card,)))
+            scored.append((base - self.plan(left, self.base_order).cost, card))
+        scored.sort(reverse=True)
+        keep = 0
+        jokers = 0
+        for _, card in scored[: count + 3]:
+            if card == JOKER:
+                jokers = joker_count(self.hand)
+            else:
+                keep |= 1 << card
+        short = [
+            a
+            for a in cards
+            if not (a.cards & REAL_CARDS & ~keep) and joker_count(a.cards) <= jokers
+        ]
+        return short or cards
+
+    def bomb(self, actions: Sequence[SeatCommand]) -> SeatCommand:
+        bombs = [a for a in actions if isinstance(a, Bomb)]
+        if not bombs:
+            return actions[0]
+        count = len(bombs[0].ranks)
+        order = self.base_order
+        base = self.plan(self.hand, order).cost
+        scores = []
+        for rank in range(13):
+            mine = self.hand & rank_mask(rank)
+            gain = base - self.plan(self.hand & ~mine, order).cost if mine else 0.0
+            theirs = self.odds.unseen_by_rank[rank] * (strength(rank, order) - 6) / 6 * 0.3
+            scores.append((gain + theirs, rank))
+        scores.sort(reverse=True)
+        wanted = tuple(sorted(rank for _, rank in scores[:count]))
+        return next((b for b in bombs if tuple(b.ranks) == wanted), bombs[0])
+
+    # -- plays -------------------------------------------------------------
+
+    def play(self, actions: Sequence[SeatCommand]) -> SeatCommand:
+        view = self.view
+        trick_order = is_reversed(view)
+        lead = view.field is None
+        field = _field_meld(view, trick_order)
+        now = self.plan(self.hand, self.base_order)
+        best: SeatCommand = actions[0]
+        best_value = float("-inf")
+        for action in actions:
+            if isinstance(action, Pass):
+                value = -now.cost - self.weights.pass_cost
+            elif isinstance(action, Play):
+                meld = meld_of(action.cards, action.jokers_as, trick_order)
+                if meld is None:
+                    continue
+                value = self._play_value(meld, field, lead, trick_order)
+            else:
+                continue
+            if value > best_value + 1e-9:
+                best, best_value = action, value
+        return best
+
+    def _play_value(self, meld: Meld, field: Meld | None, lead: bool, trick_order: bool) -> float:
+        weights = self.weights
+        effects = effects_of(self.view, self.table, meld, self.hand, field)
+        if effects.finishes:
+            return -weights.finish if effects.forbidden else weights.finish
+        if effects.great_revolution:
+            return weights.finish
+        base_order = self.base_order != effects.revolts
+        after_order = trick_order != effects.revolts != effects.eleven_strength
+        left = remove_cards(self.hand, meld.mask)
+        shed = effects.sevens + effects.tens
+        if shed:
+            left = remove_cards(left, weakest_cards(left, shed, base_order))
+            if not left:
+                return weights.finish * 0.5
+        plan = self.plan(left, base_order)
+        wins = self._trick_odds(meld, effects, field, lead, after_order)
+        value = -plan.cost + weights.lead_value * wins
+        if plan.sure_out:
+            value += weights.sure_out * wins
+        if effects.lucky_seven:
+            value = wins * weights.finish * 0.5 + (1 - wins) * value
+        if wins < 1.0 and self._someone_goes_out_on(meld, lead):
+            value -= weights.block * (1.0 - wins)
+        # among equals: fewer jokers, weaker cards
+        value -= 0.05 * meld.jokers + 0.001 * meld.strength(trick_order)
+        return value
+
+    def _responders(self, lead: bool) -> list[int]:
+        if lead or not self.table.holds_passes:
+            return self.opponents
+        passed = set(self.view.passed)
+        return [seat for seat in self.opponents if seat not in passed]
+
+    def _someone_goes_out_on(self, meld: Meld, lead: bool) -> bool:
+        sizes = self.view.hand_sizes
+        return any(sizes[seat] == meld.size for seat in self._responders(lead))
+
+    def _trick_odds(
+        self, meld: Meld, effects: Effects, field: Meld | None, lead: bool, order: bool
+    ) -> float:
+        """P(nobody beats this play, so we lead next)."""
+        if effects.flushes:
+            if effects.four_stop:
+                fours = self.odds.unseen_by_rank[RANK_4]
+                return 1.0 - self.odds.any_holds(fours, 2)
+            return 1.0
+        responders = self._responders(lead)
+        if not responders:
+            return 1.0
+        odds = self.odds_for(responders)
+        if meld.kind == Kind.EMPEROR:
+            return 1.0
+        lock = suits_of_letters(self.view.suit_lock)
+        rules = self.table.rules
+        if (
+            not lock
+            and field is not None
+            and rules.suit_lock
+            and rules.suit_lock_after == 2
+            and not meld.jokers
+            and not field.jokers
+            and meld.suits == field.suits
+        ):
+            lock = meld.suits
+        if meld.kind == Kind.STAIRS:
+            return odds.stairs_wins(meld.size, meld.low, order, lock)
+        power = meld.strength(order)
+        number_lock = self.view.number_lock
+        if (
+            not number_lock
+            and field is not None
+            and rules.number_lock
+            and rules.number_lock_after == 2
+            and power < TOP_RANK
+            and field.low < TOP_RANK
+            and power == field.strength(order) + 1
+        ):
+            number_lock = True
+        return odds.group_wins(meld.size, power, order, lock, number_lock)
+
+
+__all__ = ["Bot", "GreedyBot", "RandomBot", "StrongerBot"]

@@ -1,0 +1,87 @@
+"""Bots playing whole matches through the real API, one task per seat."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
+
+from service.rules.commands import SeatCommand
+from service.rules.views import View
+
+from .sdk import DaifugoClient, Refused, SeatSession
+
+
+class Chooser(Protocol):
+    def __call__(self, view: View, actions: list[SeatCommand]) -> SeatCommand: ...
+
+
+def may_be_my_turn(event: dict[str, Any], seat: int | None) -> bool:
+    """Whether after ``event`` the seat to act may be ``seat``: the events that
+    name the next seat are checked, the few that do not are assumed to."""
+    kind = event["type"]
+    if kind == "TurnMoved" or kind == "StepRequired":
+        return bool(event["seat"] == seat)
+    if kind == "FieldFlushed":
+        return bool(event["leader"] == seat)
+    if kind == "FourStopOffered":
+        return bool(event["seats"][0] == seat)
+    return kind in ("GameDealt", "ExchangeStarted", "CardsGiven")
+
+
+async def play_seat(session: SeatSession, choose: Chooser) -> None:
+    """Act whenever it is this seat's turn, until the match ends: one event
+    stream for the whole match, a look at the view when the turn may be ours."""
+    await _act_if_my_turn(session, choose, await session.view())
+    async for event in session.events():
+        if event["type"] == "SeedRevealed":  # the last event of every match
+            return
+        if may_be_my_turn(event, session.seat):
+            await _act_if_my_turn(session, choose, await session.view())
+
+
+async def _act_if_my_turn(session: SeatSession, choose: Chooser, view: View) -> None:
+    while view.turn == session.seat and view.phase == "in_game":
+        actions = await session.legal_actions()
+        if not actions:
+            return
+        try:
+            await session.act(choose(view, actions))
+        except Refused as refused:
+            # the match moved on meanwhile (a turn timer acted first): look again
+            if refused.code not in ("not_your_turn", "wrong_action", "game_over"):
+                raise
+        view = await session.view()
+
+
+async def play_match(
+    client: DaifugoClient,
+    preset: str,
+    choosers: Sequence[Chooser],
+    options: dict[str, Any] | None = None,
+    games_per_set: int = 0,
+    on_progress: Callable[[int], None] | None = None,
+) -> str:
+    """Create a match, seat one chooser per seat, start it and play it out;
+    returns the match id."""
+    created = await client.create_match(
+        preset, len(choosers), options=options, games_per_set=games_per_set
+    )
+    seats = [client.seat(created.match_id, token) for token in created.seat_tokens]
+    await client.host(created.match_id, created.host_token).start()
+    tasks = [
+        asyncio.create_task(play_seat(seat, choose))
+        for seat, choose in zip(seats, choosers, strict=True)
+    ]
+    if on_progress is not None:
+        tasks.append(asyncio.create_task(_report_games(seats[0], on_progress)))
+    await asyncio.gather(*tasks)
+    return created.match_id
+
+
+async def _report_games(session: SeatSession, on_progress: Callable[[int], None]) -> None:
+    async for event in session.events():
+        if event["type"] == "GameEnded":
+            on_progress(1)
+        if event["type"] == "SeedRevealed":
+            return

@@ -1,0 +1,331 @@
+"""An async Python client for the Daifugō game service, over gRPC.
+
+    async with DaifugoClient("127.0.0.1:50051") as client:
+        created = await client.create_match("torasobi", seats=4)
+        seat = client.seat(created.match_id, created.seat_tokens[0])
+        await client.host(created.match_id, created.host_token).start()
+        view = await seat.view()                  # your hand, the field, whose turn
+        actions = await seat.legal_actions()      # every legal action, as commands
+        await seat.act(actions[0])                # or seat.play("4D 5D JK"), seat.pass_()
+        async for event in seat.events():         # resumes by itself after a disconnect
+            ...
+
+Every action carries a request id; a call that fails for want of a network is
+retried with the same id, so it takes effect once. Refusals raise
+``Refused`` with the rules' reason code (``not_your_turn``, ``not_stronger``…).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from types import TracebackType
+from typing import Any, TypeVar
+
+import grpc
+from google.protobuf import duration_pb2, json_format
+from google.rpc import error_details_pb2
+from grpc_status import rpc_status
+
+from service.grpc.actions import action_to_message, command_from_message
+from service.grpc.gen.daifugo.v1 import match_service_pb2 as pb
+from service.grpc.gen.daifugo.v1 import match_service_pb2_grpc as pb_grpc
+from service.rules.commands import SeatCommand
+from service.rules.notation import seat_command
+from service.rules.views import View
+
+T = TypeVar("T")
+_PRESETS = {
+    "federation": pb.PRESET_FEDERATION,
+    "torasobi": pb.PRESET_TORASOBI,
+    "classic": pb.PRESET_CLASSIC,
+}
+_RETRIED = {grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED}
+
+
+class Refused(Exception):
+    """The service refused a request; ``code`` is its reason code."""
+
+    def __init__(self, code: str, message: str, status: grpc.StatusCode) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+        self.status = status
+
+
+def _refusal(error: grpc.aio.AioRpcError) -> Refused:
+    code = error.code().name.lower()
+    status = rpc_status.from_call(error)
+    if status is not None:
+        for detail in status.details:
+            info = error_details_pb2.ErrorInfo()
+            if detail.Unpack(info):
+                code = info.metadata.get("code", info.reason.lower())
+    return Refused(code, error.details() or "", error.code())
+
+
+@dataclass(frozen=True, slots=True)
+class CreatedMatch:
+    match_id: str
+    host_token: str
+    seat_tokens: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ActResult:
+    version: int
+    events: tuple[dict[str, Any], ...]
+
+
+class DaifugoClient:
+    def __init__(
+        self, target: str = "127.0.0.1:50051", *, retries: int = 5, timeout: float = 10.0
+    ) -> None:
+        self.channel = grpc.aio.insecure_channel(target)
+        self.stub = pb_grpc.MatchServiceStub(self.channel)  # type: ignore[no-untyped-call]
+        self.retries = retries
+        self.timeout = timeout
+
+    async def __aenter__(self) -> DaifugoClient:
+        return self
+
+    async def __aexit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+    async def close(self) -> None:
+        await self.channel.close()
+
+    async def call(self, rpc: Callable[..., Awaitable[T]], request: Any, token: str = "") -> T:
+        """One call, retried with the same request on a lost connection."""
+        metadata = (("authorization", f"Bearer {token}"),) if token else ()
+        for attempt in range(self.retries + 1):
+            try:
+                return await rpc(request, metadata=metadata, timeout=self.timeout)
+            except grpc.aio.AioRpcError as error:
+                if error.code() not in _RETRIED or attempt == self.retries:
+                    raise _refusal(error) from None
+                await asyncio.sleep(min(2.0, 0.05 * 2**attempt))
+        raise AssertionError("unreachable")
+
+    async def create_match(
+        self,
+        preset: str = "federation",
+        seats: int = 4,
+        *,
+        options: dict[str, Any] | None = None,
+        games_per_set: int = 0,
+        turn_time_limit: float | None = None,
+        open_seats: bool = False,
+        client_seeds: Sequence[bytes] = (),
+        request_id: str | None = None,
+    ) -> CreatedMatch:
+        request = pb.CreateMatchRequest(
+            preset=_PRESETS[preset],
+            seats=seats,
+            games_per_set=games_per_set,
+            open_seats=open_seats,
+            client_seeds=list(client_seeds),
+            request_id=request_id or uuid.uuid4().hex,
+        )
+        if options:
+            request.options.update(options)
+        if turn_time_limit is not None:
+            limit = duration_pb2.Duration()
+            limit.FromMilliseconds(int(turn_time_limit * 1000))
+            request.turn_time_limit.CopyFrom(limit)
+        response = await self.call(self.stub.CreateMatch, request)
+        tokens = tuple(token.token for token in sorted(response.seat_tokens, key=lambda t: t.seat))
+        return CreatedMatch(response.match_id, response.host_token, tokens)
+
+    async def join(self, match_id: str, name: str = "", client_seed: bytes = b"") -> SeatSession:
+        request = pb.JoinMatchRequest(
+            match_id=match_id, name=name, client_seed=client_seed, request_id=uuid.uuid4().hex
+        )
+        response = await self.call(self.stub.JoinMatch, request)
+        return SeatSession(self, match_id, response.token, response.seat)
+
+    def seat(self, match_id: str, token: str) -> SeatSession:
+        return SeatSession(self, match_id, token)
+
+    def host(self, match_id: str, host_token: str) -> HostSession:
+        return HostSession(self, match_id, host_token)
+
+
+class HostSession:
+    def __init__(self, client: DaifugoClient, match_id: str, token: str) -> None:
+        self.client, self.match_id, self.token = client, match_id, token
+
+    async def start(self) -> str:
+        """Start the match; returns the dealing seed's commitment (sha256 hex)."""
+        request = pb.StartMatchRequest(match_id=self.match_id, request_id=uuid.uuid4().hex)
+        response = await self.client.call(self.client.stub.StartMatch, request, self.token)
+        return str(response.seed_commitment)
+
+    async def view(self) -> View:
+        response = await self.client.call(
+            self.client.stub.GetView, pb.GetViewRequest(match_id=self.match_id), self.token
+        )
+        return view_from_message(response.view)
+
+    async def events(self, from_seq: int = 0) -> AsyncIterator[dict[str, Any]]:
+        async for event in _events(self.client, self.match_id, self.token, from_seq):
+            yield event
+
+
+class SeatSession:
+    """One seat of one match: what it sees and what it may do."""
+
+    def __init__(
+        self, client: DaifugoClient, match_id: str, token: str, seat: int | None = None
+    ) -> None:
+        self.client, self.match_id, self.token, self.seat = client, match_id, token, seat
+
+    async def view(self) -> View:
+        response = await self.client.call(
+            self.client.stub.GetView, pb.GetViewRequest(match_id=self.match_id), self.token
+        )
+        view = view_from_message(response.view)
+        self.seat = view.seat
+        return view
+
+    async def legal_actions(self) -> list[SeatCommand]:
+        request = pb.ListLegalActionsRequest(match_id=self.match_id)
+        response = await self.client.call(self.client.stub.ListLegalActions, request, self.token)
+        if self.seat is None:
+            await self.view()
+        assert self.seat is not None
+        return [command_from_message(self.seat, action) for action in response.actions]
+
+    async def act(self, command: SeatCommand, request_id: str | None = None) -> ActResult:
+        request = pb.ActRequest(
+            match_id=self.match_id,
+            request_id=request_id or uuid.uuid4().hex,
+            action=action_to_message(command),
+        )
+        response = await self.client.call(self.client.stub.Act, request, self.token)
+        return ActResult(response.version, tuple(_event_dict(e) for e in response.events))
+
+    async def play(
+        self, cards: str | Sequence[str], jokers_as: str | Sequence[str] = ()
+    ) -> ActResult:
+        return await self._act("play", _codes(cards), _codes(jokers_as))
+
+    async def pass_(self) -> ActResult:
+        return await self._act("pass")
+
+    async def give(self, cards: str | Sequence[str]) -> ActResult:
+        return await self._act("give", _codes(cards))
+
+    async def discard(self, cards: str | Sequence[str]) -> ActResult:
+        return await self._act("discard", _codes(cards))
+
+    async def bomb(self, ranks: str | Sequence[str]) -> ActResult:
+        return await self._act("bomb", ranks=_codes(ranks))
+
+    async def _act(
+        self,
+        action: str,
+        cards: Sequence[str] = (),
+        jokers_as: Sequence[str] = (),
+        ranks: Sequence[str] = (),
+    ) -> ActResult:
+        return await self.act(seat_command(self.seat or 0, action, cards, jokers_as, ranks))
+
+    async def events(self, from_seq: int = 0) -> AsyncIterator[dict[str, Any]]:
+        """Your view of every event from ``from_seq``, then live ones; after a
+        lost connection it resumes from the last seq seen, missing nothing."""
+        async for event in _events(self.client, self.match_id, self.token, from_seq):
+            yield event
+
+
+async def _events(
+    client: DaifugoClient, match_id: str, token: str, from_seq: int
+) -> AsyncIterator[dict[str, Any]]:
+    metadata = (("authorization", f"Bearer {token}"),)
+    next_seq = from_seq
+    failures = 0
+    while True:
+        try:
+            stream = client.stub.StreamEvents(
+                pb.StreamEventsRequest(match_id=match_id, from_seq=next_seq), metadata=metadata
+            )
+            async for response in stream:
+                failures = 0
+                event = _event_dict(response.event)
+                next_seq = event["seq"] + 1
+                yield event
+            return
+        except grpc.aio.AioRpcError as error:
+            failures += 1
+            if error.code() not in _RETRIED or failures > client.retries:
+                raise _refusal(error) from None
+            await asyncio.sleep(min(2.0, 0.05 * 2**failures))
+
+
+def _codes(cards: str | Sequence[str]) -> list[str]:
+    return cards.split() if isinstance(cards, str) else list(cards)
+
+
+def _event_dict(event: pb.Event) -> dict[str, Any]:
+    data = json_format.MessageToDict(event.data)
+    return {"seq": event.seq, "type": event.type, "at": event.at_ms, **_ints(data)}
+
+
+def _ints(value: Any) -> Any:
+    """Struct numbers arrive as floats; seats, counts and places are whole."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, list):
+        return [_ints(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _ints(item) for key, item in value.items()}
+    return value
+
+
+def view_from_message(message: pb.View) -> View:
+    def optional(name: str) -> int | None:
+        return getattr(message, name) if message.HasField(name) else None
+
+    return View(
+        viewer=message.viewer,
+        seat=optional("seat"),
+        preset=message.preset,
+        players=message.players,
+        phase=message.phase,
+        game_number=message.game_number,
+        games_per_set=message.games_per_set,
+        turn=optional("turn"),
+        waiting_for=message.waiting_for or None,
+        step_count=optional("step_count"),
+        four_stop_seats=tuple(message.four_stop_seats),
+        hand=tuple(message.hand) if message.HasField("seat") else None,
+        hands=None,
+        hand_sizes=tuple(message.hand_sizes),
+        field=tuple(message.field) if message.field else None,
+        field_jokers_as=tuple(message.field_jokers_as),
+        field_kind=message.field_kind or None,
+        field_seat=optional("field_seat"),
+        revolution=message.revolution,
+        eleven_back=message.eleven_back,
+        direction=message.direction,
+        suit_lock=tuple(message.suit_lock),
+        number_lock=message.number_lock,
+        omen=message.omen,
+        passed=tuple(message.passed),
+        active=tuple(message.active),
+        places=dict(message.places),
+        forbidden=tuple(message.forbidden),
+        fallen=tuple(message.fallen),
+        previous_places=tuple(message.previous_places) or None,
+        results=tuple(tuple(result.places) for result in message.results),
+        blind=tuple(message.blind) if message.blind else None,
+        unused=tuple(message.unused) if message.unused else None,
+        out_of_play=None,
+    )

@@ -1,0 +1,493 @@
+"""What a bot can work out from its seat's view alone: its hand as a mask, the
+rules that are public for the table, the cards it has seen leave play, how
+likely a meld is to win its trick, and how far a hand is from going out.
+
+Nothing here reads a ``MatchState``: every input is a ``View`` (what the seat
+may see), the legal actions, and what the bot remembers from earlier views.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from itertools import islice
+from math import comb
+
+from service.rules.cards import (
+    JOKER,
+    REAL_CARDS,
+    add_cards,
+    cards_of,
+    joker_count,
+    mask_of,
+    parse_card,
+    rank_mask,
+    rank_of,
+)
+from service.rules.melds import TOP_RANK, Meld, classify
+from service.rules.rulesets import CANCELLED_BY_OMEN, PRESETS, RuleSet
+from service.rules.views import View
+
+RANK_3, RANK_4, RANK_6, RANK_7, RANK_8, RANK_9 = 0, 1, 3, 4, 5, 6
+RANK_T, RANK_J, RANK_2 = 7, 8, 12
+SUIT_S = 3
+SPADE_3 = SUIT_S  # 3♠: rank 0, suit S
+SUIT_LETTERS = "DCHS"
+MAX_SPLITS = 40  # ways to pick stairs out of one hand that a plan tries at most
+
+
+# -- reading a view ------------------------------------------------------------
+
+
+def hand_of(view: View) -> int:
+    """The seat's own hand as a mask."""
+    return mask_of(parse_card(code) for code in view.hand or ())
+
+
+def codes_mask(codes: Iterable[str]) -> int:
+    """A mask from card codes where jokers may repeat (a field, a hand)."""
+    mask = 0
+    for code in codes:
+        mask = add_cards(mask, mask_of((parse_card(code),)))
+    return mask
+
+
+def is_reversed(view: View) -> bool:
+    """The strength order in force now: revolution XOR eleven-back."""
+    return view.revolution != (view.eleven_back == "strength")
+
+
+def suits_of_letters(letters: Iterable[str]) -> int:
+    suits = 0
+    for letter in letters:
+        suits |= 1 << SUIT_LETTERS.index(letter)
+    return suits
+
+
+def strength(rank: int, reversed_order: bool) -> int:
+    """Bigger is stronger; a joker (TOP_RANK) is the strongest either way."""
+    if rank == TOP_RANK:
+        return TOP_RANK
+    return 12 - rank if reversed_order else rank
+
+
+def card_strength(card: int, reversed_order: bool) -> int:
+    return TOP_RANK if card == JOKER else strength(rank_of(card), reversed_order)
+
+
+def meld_of(cards: int, jokers_as: tuple[int, ...], reversed_order: bool) -> Meld | None:
+    """What a legal play is (its shape, ranks and joker readings)."""
+    return classify(cards, jokers_as, reversed_order, True, True)
+
+
+def real_count(mask: int, rank: int) -> int:
+    return ((mask >> (rank * 4)) & 15).bit_count()
+
+
+# -- the table's rules ---------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Table:
+    """The rules in force at the table: public, as the lobby shows them."""
+
+    rules: RuleSet
+
+    @staticmethod
+    def for_view(view: View, rules: RuleSet | None) -> Table:
+        if rules is not None:
+            return Table(rules)
+        return Table(PRESETS.get(view.preset, PRESETS["torasobi"]))
+
+    def on(self, view: View, name: str) -> bool:
+        """Whether local rule ``name`` applies now (an omen cancels most)."""
+        if not getattr(self.rules, name):
+            return False
+        return not (view.omen and name in CANCELLED_BY_OMEN)
+
+    @property
+    def holds_passes(self) -> bool:
+        return not self.rules.passed_may_play_again
+
+
+# -- memory across one seat's views ------------------------------------------
+
+
+@dataclass
+class Tracker:
+    """Cards known to be out of the opponents' hands: plays seen on the field,
+    our own plays and discards, ranks we bombed. Reset at each new game."""
+
+    game: int = -1
+    out: int = 0  # real cards known played or discarded
+    jokers_out: int = 0
+    seen: set[tuple[object, ...]] = field(default_factory=set)
+
+    def observe(self, view: View) -> None:
+        if view.game_number != self.game:
+            self.game = view.game_number
+            self.out = 0
+            self.jokers_out = 0
+            self.seen = set()
+        if view.field and view.field_seat is not None and view.field_seat != view.seat:
+            key = (tuple(view.field), view.field_seat, sum(view.hand_sizes))
+            if key not in self.seen:
+                self.seen.add(key)
+                self.remember(codes_mask(view.field))
+
+    def remember(self, cards: int) -> None:
+        self.out |= cards & REAL_CARDS
+        self.jokers_out = min(2, self.jokers_out + joker_count(cards))
+
+    def bombed(self, ranks: Iterable[int]) -> None:
+        for rank in ranks:
+            self.out |= rank_mask(rank)
+
+
+# -- probabilities -------------------------------------------------------------
+
+
+def _tail(cards: int, p: float, need: int) -> float:
+    """P(Binomial(cards, p) >= need)."""
+    if need <= 0:
+        return 1.0
+    if cards < need:
+        return 0.0
+    q = 1.0 - p
+    return sum(comb(cards, i) * p**i * q ** (cards - i) for i in range(need, cards + 1))
+
+
+@dataclass(frozen=True)
+class Weights:
+    """The knobs of the evaluation (tuned by bench/bots.py)."""
+
+    per_meld: float = 0.35  # each meld needs a turn of its own
+    joker: float = 2.5  # a joker held is worth more than a single that wins
+    lead_value: float = 0.7  # winning the trick: we lead the next one
+    willing: float = 0.9  # chance an opponent who can beat a play does so
+    no_safe_finish: float = 4.0  # a hand with nothing it may finish on
+    sure_out: float = 6.0  # a hand that goes out by itself once it leads
+    block: float = 0.6  # a play an opponent could go out on
+    pass_cost: float = 0.6  # passing gives the trick away
+    finish: float = 100.0
+
+
+class Odds:
+    """How likely a meld is to be beaten, from the cards not yet seen and the
+    opponents who may still answer. Built per decision; memoised inside."""
+
+    def __init__(
+        self, unseen: int, pool: int, opponents: list[int], willing: float, spade3: bool
+    ) -> None:
+        self.unseen = unseen
+        self.spade3 = spade3
+        self.jokers = joker_count(unseen)
+        self.willing = willing
+        pool = max(pool, 1)
+        self.shares = [min(1.0, size / pool) for size in opponents]
+        self.unseen_by_rank = [real_count(unseen, rank) for rank in range(13)]
+        self._any: dict[tuple[int, int], float] = {}
+        self._group: dict[tuple[int, int, bool], float] = {}
+        self._stairs: dict[tuple[int, int, bool, int], float] = {}
+        self.joker_holder = self.any_holds(self.jokers, 1)
+
+    def any_holds(self, cards: int, need: int) -> float:
+        """P(some opponent holds ``need`` of ``cards`` particular unseen cards)."""
+        key = (cards, need)
+        found = self._any.get(key)
+        if found is None:
+            none = 1.0
+            for share in self.shares:
+                none *= 1.0 - _tail(cards, share, need)
+            found = self._any[key] = 1.0 - none
+        return found
+
+    def group_wins(
+        self,
+        size: int,
+        power: int,
+        reversed_order: bool,
+        lock: int = 0,
+        number_lock: bool = False,
+    ) -> float:
+        """P(a single or group of ``size`` with strength ``power`` is not beaten)."""
+        if power >= TOP_RANK:
+            if size == 1:
+                return 1.0 - self.willing * self.spade3_threat()
+            return 1.0
+        if not self.shares:
+            return 1.0
+        key = (size, power, reversed_order)
+        if not lock and not number_lock:
+            cached = self._group.get(key)
+            if cached is not None:
+                return cached
+        wins = 1.0
+        assist = 0.0  # some stronger rank one card short, for a joker to fill
+        lock_size = lock.bit_count()
+        for rank in range(13):
+            rank_power = strength(rank, reversed_order)
+            if rank_power <= power or (number_lock and rank_power != power + 1):
+                continue
+            if lock:
+                have = ((self.unseen >> (rank * 4)) & lock).bit_count() if lock_size == size else 0
+            else:
+                have = self.unseen_by_rank[rank]
+            if have >= size:
+                wins *= 1.0 - self.willing * self.any_holds(have, size)
+            if self.jokers and size > 1 and have >= size - 1:
+                assist = max(assist, self.any_holds(have, size - 1))
+        if self.jokers:
+            if size == 1:
+                wins *= 1.0 - self.willing * self.joker_holder
+            else:
+                wins *= 1.0 - self.willing * self.joker_holder * assist
+        if not lock and not number_lock:
+            self._group[key] = wins
+        return wins
+
+    def spade3_threat(self) -> float:
+        if self.spade3 and self.unseen >> SPADE_3 & 1:
+            return self.any_holds(1, 1)
+        return 0.0
+
+    def stairs_wins(self, size: int, meld_low: int, reversed_order: bool, lock: int = 0) -> float:
+        """P(stairs of ``size`` from ``meld_low`` are not beaten)."""
+        if not self.shares:
+            return 1.0
+        key = (size, meld_low, reversed_order, lock)
+        found = self._stairs.get(key)
+        if found is None:
+            found = self._stairs[key] = self._stairs_wins(size, meld_low, reversed_order, lock)
+        return found
+
+    def _stairs_wins(self, size: int, meld_low: int, reversed_order: bool, lock: int) -> float:
+        reach = sum(share**size for share in self.shares)
+        beaten = 0.0
+        for suit in range(4):
+            if lock and not lock >> suit & 1:
+                continue
+            for low in range(14 - size):
+                if reversed_order:
+                    if low + size - 1 >= meld_low + size - 1:
+                        continue
+                elif low <= meld_low:
+                    continue
+                missing = 0
+                for rank in range(low, low + size):
+                    if not self.unseen >> (rank * 4 + suit) & 1:
+                        missing += 1
+                if missing > self.jokers:
+                    continue
+                beaten += reach
+        return max(0.0, 1.0 - self.willing * min(1.0, beaten))
+
+
+# -- planning a hand ---------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A hand split into melds: its cost (lower is better), whether it holds a
+    meld it may finish on, and whether it goes out by itself once it leads."""
+
+    cost: float
+    melds: int
+    safe: bool
+    sure_out: bool
+
+
+class Planner:
+    """Splits hands into melds (groups by rank, stairs where they help) and
+    prices each meld by how likely it is to win its trick. One per decision."""
+
+    def __init__(self, view: View, table: Table, odds: Odds, weights: Weights) -> None:
+        self.view = view
+        self.table = table
+        self.odds = odds
+        self.weights = weights
+        rules = table.rules
+        self.stairs = rules.stairs
+        self.forbidden = rules.forbidden_finish
+        self.reading = rules.forbidden_reading
+        self.eight_cut = table.on(view, "eight_cut")
+        self.eight_reading = rules.eight_cut_reading
+        self.four_stop = table.on(view, "four_stop")
+        self.ambulance = table.on(view, "ambulance")
+        self.rokurokubi = table.on(view, "rokurokubi")
+        self.sandstorm = table.on(view, "sandstorm")
+        self.emperor = table.on(view, "emperor")
+        self.eleven = bool(rules.eleven_back)
+        self._plans: dict[tuple[int, bool], Plan] = {}
+        self._groups: dict[tuple[int, int, bool], tuple[float, bool, bool]] = {}
+        self._stairs: dict[tuple[int, int, bool], tuple[float, bool, bool]] = {}
+
+    # each meld: (cost, safe to finish on, sure to win its trick)
+
+    def group_price(self, rank: int, suits: int, reversed_order: bool) -> tuple[float, bool, bool]:
+        key = (rank, suits, reversed_order)
+        found = self._groups.get(key)
+        if found is None:
+            size = suits.bit_count()
+            wins = self.group_lead_wins(rank, size, reversed_order)
+            safe = self.group_safe(rank, suits, reversed_order)
+            cost = self.weights.per_meld + 1.0 - wins
+            found = self._groups[key] = (cost, safe, wins >= 0.999)
+        return found
+
+    def group_lead_wins(self, rank: int, size: int, reversed_order: bool) -> float:
+        if rank == RANK_8 and self.eight_cut:
+            if size == 1 and self.four_stop:
+                return 1.0 - self.odds.any_holds(self.odds.unseen_by_rank[RANK_4], 2)
+            return 1.0
+        if size == 2 and (
+            (rank == RANK_9 and self.ambulance) or (rank == RANK_6 and self.rokurokubi)
+        ):
+            return 1.0
+        if (size == 3 and rank == RANK_3 and self.sandstorm) or (size == 4 and self.emperor):
+            return 1.0
+        return self.odds.group_wins(size, strength(rank, reversed_order), reversed_order)
+
+    def group_safe(self, rank: int, suits: int, reversed_order: bool) -> bool:
+        """Whether a group of real cards (``suits`` of ``rank``) may be a
+        finishing play (RULES.md §2, forbidden finish, in each reading)."""
+        if not self.forbidden:
+            return True
+        top = RANK_3 if reversed_order else RANK_2
+        if self.reading == "federation":
+            if rank == top or (rank == RANK_8 and self.eight_cut):
+                return False
+            return not (rank == RANK_3 and suits == 1 << SUIT_S)
+        if self.reading == "classic":
+            return rank not in (top, RANK_8)
+        if suits.bit_count() != 1:
+            return True
+        return not (rank in (RANK_8, top) or (rank == RANK_J and self.eleven))
+
+    def joker_price(self) -> tuple[float, bool, bool]:
+        wins = self.odds.group_wins(1, TOP_RANK, False)
+        weights = self.weights
+        cost = weights.per_meld + 1.0 - wins - weights.joker
+        return (cost, not self.forbidden, wins >= 0.999)
+
+    def stairs_price(
+        self, suit: int, low: int, high: int, reversed_order: bool
+    ) -> tuple[float, bool, bool]:
+        key = (low, high, reversed_order)
+        found = self._stairs.get(key)
+        if found is None:
+            found = self._stairs[key] = self._stairs_price(low, high, reversed_order)
+        return found
+
+    def _stairs_price(self, low: int, high: int, reversed_order: bool) -> tuple[float, bool, bool]:
+        size = high - low + 1
+        wins = self.odds.stairs_wins(size, low, reversed_order)
+        if self.eight_cut and self.eight_reading == "classic" and low <= RANK_8 <= high:
+            wins = 1.0
+        safe = True
+        if self.forbidden and self.reading in ("federation", "classic"):
+            top = RANK_3 if reversed_order else RANK_2
+            if low <= top <= high:
+                safe = False
+            if self.reading == "classic" and low <= RANK_8 <= high:
+                safe = False
+        cost = self.weights.per_meld + 1.0 - wins
+        return (cost, safe, wins >= 0.999)
+
+    def plan(self, hand: int, reversed_order: bool) -> Plan:
+        key = (hand, reversed_order)
+        found = self._plans.get(key)
+        if found is None:
+            found = self._plans[key] = self._plan(hand, reversed_order)
+        return found
+
+    def _plan(self, hand: int, reversed_order: bool) -> Plan:
+        if not hand:
+            return Plan(0.0, 0, True, True)
+        real = hand & REAL_CARDS
+        jokers = joker_count(hand)
+        base: list[tuple[float, bool, bool]] = [self.joker_price()] * jokers
+        runs = self._stairs_candidates(real) if self.stairs else []
+        best: Plan | None = None
+        for chosen in islice(self._disjoint(runs), MAX_SPLITS):
+            rest = real
+            melds = list(base)
+            for suit, low, high in chosen:
+                for rank in range(low, high + 1):
+                    rest &= ~(1 << (rank * 4 + suit))
+                melds.append(self.stairs_price(suit, low, high, reversed_order))
+            for rank in range(13):
+                suits = (rest >> (rank * 4)) & 15
+                if suits:
+                    melds.append(self.group_price(rank, suits, reversed_order))
+            plan = self._score(melds)
+            if best is None or plan.cost < best.cost:
+                best = plan
+        assert best is not None
+        return best
+
+    def _score(self, melds: list[tuple[float, bool, bool]]) -> Plan:
+        cost = 0.0
+        safe = False
+        sure = 0
+        unsure_safe = True
+        for meld_cost, meld_safe, meld_sure in melds:
+            cost += meld_cost
+            safe = safe or meld_safe
+            if meld_sure:
+                sure += 1
+            elif not meld_safe:
+                unsure_safe = False
+        count = len(melds)
+        sure_out = safe and (count - sure == 0 or (count - sure == 1 and unsure_safe))
+        if not safe:
+            cost += self.weights.no_safe_finish
+        return Plan(cost, count, safe, sure_out)
+
+    @staticmethod
+    def _stairs_candidates(real: int) -> list[tuple[int, int, int]]:
+        """Every stairs of 3+ real cards of one suit (sub-runs of the runs held)."""
+        found: list[tuple[int, int, int]] = []
+        for suit in range(4):
+            rank = 0
+            while rank < 13:
+                if real >> (rank * 4 + suit) & 1:
+                    end = rank
+                    while end + 1 < 13 and real >> ((end + 1) * 4 + suit) & 1:
+                        end += 1
+                    if end - rank >= 2:
+                        for low in range(rank, end - 1):
+                            for high in range(low + 2, end + 1):
+                                found.append((suit, low, high))
+                    rank = end + 1
+                else:
+                    rank += 1
+        return found
+
+    @staticmethod
+    def _disjoint(runs: list[tuple[int, int, int]]) -> Iterable[list[tuple[int, int, int]]]:
+        """Sets of pairwise disjoint stairs among ``runs``: none first, then
+        those led by the longest stairs (the caller stops after a few dozen)."""
+        runs = sorted(runs, key=lambda run: run[1] - run[2])
+        chosen: list[tuple[int, int, int]] = []
+
+        def walk(start: int) -> Iterable[list[tuple[int, int, int]]]:
+            yield list(chosen)
+            for index in range(start, len(runs)):
+                suit, low, high = runs[index]
+                if any(s == suit and low <= top and bottom <= high for s, bottom, top in chosen):
+                    continue
+                chosen.append(runs[index])
+                yield from walk(index + 1)
+                chosen.pop()
+
+        return walk(0)
+
+
+# -- small helpers for bots --------------------------------------------------
+
+
+def weakest_cards(hand: int, count: int, reversed_order: bool) -> int:
+    """The ``count`` weakest cards of ``hand`` (jokers last) as a mask."""
+    cards = sorted(cards_of(hand), key=lambda card: card_strength(card, reversed_order))
+    return mask_of(cards[:count])

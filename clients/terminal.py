@@ -1,0 +1,128 @@
+"""``daifugo play``: a person plays one seat from the terminal against bots."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from typing import Any
+
+from service.grpc.actions import action_to_message
+from service.rules.commands import Pass, SeatCommand
+from service.rules.views import View
+
+from .demo import service_target, table_of_bots
+from .runner import play_seat
+from .sdk import DaifugoClient, Refused, SeatSession
+
+
+def describe_action(command: SeatCommand) -> str:
+    message = action_to_message(command)
+    kind = message.WhichOneof("kind")
+    if isinstance(command, Pass):
+        return "pass"
+    detail: Any = getattr(message, kind or "")
+    cards = list(getattr(detail, "cards", [])) or list(getattr(detail, "ranks", []))
+    text = f"{kind} {' '.join(cards)}"
+    if kind == "play" and detail.jokers_as:
+        text += f" (joker as {' '.join(detail.jokers_as)})"
+    return text
+
+
+def describe_view(view: View) -> str:
+    others = ", ".join(
+        f"seat {seat}: {size} cards"
+        for seat, size in enumerate(view.hand_sizes)
+        if seat != view.seat
+    )
+    lines = [
+        f"game {view.game_number}/{view.games_per_set}, turn: seat {view.turn}"
+        f" ({view.waiting_for}){', REVOLUTION' if view.revolution else ''}",
+        f"field: {' '.join(view.field) if view.field else '(empty)'}"
+        f"{'  locked ' + ''.join(view.suit_lock) if view.suit_lock else ''}",
+        f"others: {others}",
+        f"your hand: {' '.join(view.hand or ())}",
+    ]
+    return "\n".join(lines)
+
+
+async def _ask(prompt: str) -> str:
+    return (await asyncio.to_thread(input, prompt)).strip()
+
+
+async def _human_turns(session: SeatSession) -> None:
+    seen = -1
+    while True:
+        view = await session.view()
+        if view.phase == "match_over":
+            print(f"match over; places by game: {list(view.results)}")
+            return
+        if view.turn != session.seat or view.phase != "in_game":
+            async for event in session.events(seen + 1):
+                seen = event["seq"]
+                if event["type"] in (
+                    "CardsPlayed",
+                    "Passed",
+                    "FieldFlushed",
+                    "PlayerFinished",
+                    "RevolutionChanged",
+                    "GameEnded",
+                    "TurnMoved",
+                ):
+                    print(f"  {event['type']}: {_short(event)}")
+                if event["type"] in (
+                    "TurnMoved",
+                    "FieldFlushed",
+                    "StepRequired",
+                    "GameDealt",
+                    "ExchangeStarted",
+                    "FourStopOffered",
+                    "SeedRevealed",
+                ):
+                    break
+            continue
+        print("\n" + describe_view(view))
+        actions = await session.legal_actions()
+        for number, action in enumerate(actions):
+            print(f"  {number:>3}: {describe_action(action)}")
+        answer = await _ask("your move (number, or p to pass): ")
+        chosen = _pick(answer, actions)
+        if chosen is None:
+            print("  not one of the listed moves")
+            continue
+        try:
+            await session.act(chosen)
+        except Refused as refused:
+            print(f"  refused: {refused.code} ({refused.message})")
+
+
+def _pick(answer: str, actions: list[SeatCommand]) -> SeatCommand | None:
+    if answer.lower() == "p":
+        return next((a for a in actions if isinstance(a, Pass)), None)
+    if answer.isdigit() and int(answer) < len(actions):
+        return actions[int(answer)]
+    return None
+
+
+def _short(event: dict[str, Any]) -> str:
+    shown = {
+        k: v for k, v in event.items() if k not in ("seq", "at", "type") and v not in (None, [])
+    }
+    return ", ".join(f"{k}={v}" for k, v in shown.items())
+
+
+async def play_in_terminal(grpc_target: str | None, preset: str, players: int, games: int) -> int:
+    if not sys.stdin.isatty():
+        print("daifugo play needs a terminal", file=sys.stderr)
+        return 2
+    async with service_target(grpc_target) as target, DaifugoClient(target) as client:
+        created = await client.create_match(preset, players, games_per_set=games)
+        seats = [client.seat(created.match_id, token) for token in created.seat_tokens]
+        await client.host(created.match_id, created.host_token).start()
+        bots = table_of_bots(preset, players, seed=1)[1:]
+        await seats[0].view()
+        print(f"match {created.match_id}: you are seat 0 ({preset}, {players} players)")
+        await asyncio.gather(
+            _human_turns(seats[0]),
+            *(play_seat(seat, bot) for seat, bot in zip(seats[1:], bots, strict=True)),
+        )
+    return 0

@@ -1,0 +1,63 @@
+"""Between the match's events and the event store's records: rules events in
+card notation (``rules.records``), the match's own events field by field."""
+
+from __future__ import annotations
+
+from dataclasses import fields
+from typing import Any
+
+from eventstore import NewEvent, StoredEvent
+
+from ..rules import events as rules_events
+from ..rules.records import RecordError, from_record, to_record
+from .match_events import (
+    APP_EVENT_TYPES,
+    AppEvent,
+    MatchCreated,
+    MatchStarted,
+    SeatJoined,
+    SeedRevealed,
+    TurnTimedOut,
+)
+
+MatchEvent = rules_events.Event | AppEvent
+SCHEMA = 1
+
+
+class UnknownEvent(ValueError):
+    """A stored event this service cannot read."""
+
+
+def encode(event: MatchEvent) -> NewEvent:
+    name = type(event).__name__
+    if isinstance(event, MatchCreated | SeatJoined | MatchStarted | TurnTimedOut | SeedRevealed):
+        data = {
+            f.name: list(value) if isinstance(value := getattr(event, f.name), tuple) else value
+            for f in fields(event)
+        }
+        return NewEvent(name, data, SCHEMA)
+    return NewEvent(name, to_record(event), SCHEMA)
+
+
+def decode(stored: StoredEvent) -> MatchEvent:
+    return decode_record(stored.type, stored.data, stored.stream, stored.seq)
+
+
+def decode_record(
+    type_name: str, data: dict[str, Any], stream: str = "", seq: int = -1
+) -> MatchEvent:
+    try:
+        if type_name in rules_events.EVENT_TYPES:
+            return from_record(type_name, data)
+        cls = APP_EVENT_TYPES.get(type_name)
+        if cls is None:
+            raise RecordError(f"unknown event type {type_name!r}")
+        values = {
+            f.name: tuple(data[f.name]) if isinstance(data.get(f.name), list) else data[f.name]
+            for f in fields(cls)
+            if f.name in data
+        }
+        event: MatchEvent = cls(**values)
+        return event
+    except (RecordError, TypeError, KeyError) as error:
+        raise UnknownEvent(f"{stream} seq {seq}: {error}") from None

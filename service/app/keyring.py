@@ -1,0 +1,73 @@
+"""Seat tokens, host tokens and dealing seeds, derived from one server key.
+
+Nothing secret is stored per match: each token and seed is an HMAC of the
+match id under the server key (a random 32-byte secret created once and kept
+in Redis), so a retried create returns the same tokens, and a lost reply
+loses nothing. Tokens never enter events, logs or views.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import secrets
+from dataclasses import dataclass
+from typing import Literal
+
+from redis.asyncio import Redis
+from redis.asyncio.cluster import RedisCluster
+
+SERVER_KEY = "daifugo:server-key"
+
+
+@dataclass(frozen=True, slots=True)
+class Role:
+    kind: Literal["host", "seat"]
+    seat: int | None = None
+
+
+HOST = Role("host")
+
+
+class Keyring:
+    def __init__(self, server_key: bytes) -> None:
+        if len(server_key) < 32:
+            raise ValueError("the server key needs at least 32 bytes")
+        self._key = server_key
+
+    def _derive(self, *parts: str) -> bytes:
+        return hmac.new(self._key, "\x1f".join(parts).encode(), hashlib.sha256).digest()
+
+    def token(self, match_id: str, role: Role) -> str:
+        name = "host" if role.kind == "host" else f"seat:{role.seat}"
+        return base64.urlsafe_b64encode(self._derive("token", match_id, name)).decode().rstrip("=")
+
+    def seed(self, match_id: str) -> bytes:
+        """The match's secret dealing seed (committed at start, revealed at the end)."""
+        return self._derive("seed", match_id)
+
+    def match_id(self, request_id: str) -> str:
+        """A new match's id: random, or derived from the create's request id so a
+        retried create lands on the same match."""
+        if not request_id:
+            return secrets.token_hex(8)
+        return self._derive("match", request_id).hex()[:16]
+
+    def identify(self, match_id: str, token: str, players: int) -> Role | None:
+        """Whose token this is (compared in constant time), or None."""
+        found = None
+        for role in (HOST, *(Role("seat", seat) for seat in range(players))):
+            if hmac.compare_digest(self.token(match_id, role), token):
+                found = role
+        return found
+
+
+async def load_server_key(redis: Redis | RedisCluster) -> bytes:
+    """The server key, created on first use; every replica reads the same one."""
+    await redis.set(SERVER_KEY, secrets.token_hex(32), nx=True)
+    value = await redis.get(SERVER_KEY)
+    if value is None:
+        raise RuntimeError("the server key could not be stored")
+    text = value.decode() if isinstance(value, bytes) else str(value)
+    return bytes.fromhex(text)

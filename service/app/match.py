@@ -1,0 +1,130 @@
+"""A match as the service knows it: its set-up, its seats, its dealing
+commitment and the rules' state, all folded from its stored events."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+
+from eventstore import StoredEvent
+
+from ..rules import MatchState, RuleSet, fold, initial_state
+from ..rules import events as rules_events
+from ..rules.rulesets import rule_set
+from ..rules.state import BEFORE_DEAL, MATCH_OVER
+from .codec import decode
+from .match_events import (
+    MatchCreated,
+    MatchStarted,
+    SeatJoined,
+    SeedRevealed,
+    TurnTimedOut,
+)
+
+
+def stream_of(match_id: str) -> str:
+    """The event stream of a match (its Redis keys share the ``{m:<id>}`` slot)."""
+    return f"m:{match_id}"
+
+
+@dataclass(frozen=True, slots=True)
+class Match:
+    match_id: str
+    rules: RuleSet
+    players: int
+    open_seats: bool
+    turn_ms: int
+    spectator_delay_ms: int
+    names: tuple[str, ...]
+    client_seeds: tuple[str, ...]
+    commitment: str
+    seed: str
+    game: MatchState
+    version: int
+    last_event_ms: int
+
+    @property
+    def started(self) -> bool:
+        return bool(self.commitment)
+
+    @property
+    def over(self) -> bool:
+        return self.game.phase == MATCH_OVER
+
+    @property
+    def seats_free(self) -> tuple[int, ...]:
+        return tuple(seat for seat, name in enumerate(self.names) if not name)
+
+    @property
+    def state_label(self) -> str:
+        if self.over:
+            return "finished"
+        return "live" if self.started else "waiting"
+
+
+def created(event: MatchCreated, at: int) -> Match:
+    rules = rule_set(event.preset).with_options(
+        {name: value for name, value in event.options.items() if name != "preset"}
+    )
+    return Match(
+        match_id=event.match_id,
+        rules=rules,
+        players=event.players,
+        open_seats=event.open_seats,
+        turn_ms=event.turn_ms,
+        spectator_delay_ms=event.spectator_delay_ms,
+        names=("",) * event.players if event.open_seats else ("host",) * event.players,
+        client_seeds=(),
+        commitment="",
+        seed="",
+        game=initial_state(rules, event.players),
+        version=0,
+        last_event_ms=at,
+    )
+
+
+def fold_match(match: Match | None, stored: Iterable[StoredEvent]) -> Match:
+    """``match`` (None: not yet created) after the stored events, in order."""
+    pending: list[rules_events.Event] = []
+    last: StoredEvent | None = None
+    for item in stored:
+        last = item
+        event = decode(item)
+        if isinstance(event, MatchCreated):
+            match = created(event, item.at)
+            continue
+        if match is None:
+            raise ValueError(f"{item.stream} does not start with MatchCreated")
+        if type(event).__name__ in rules_events.EVENT_TYPES:
+            pending.append(event)  # type: ignore[arg-type]
+            continue
+        if pending:
+            match = replace(match, game=fold(match.game, pending))
+            pending = []
+        match = _apply_match_event(match, event)
+    if match is None:
+        raise ValueError("no events")
+    if pending:
+        match = replace(match, game=fold(match.game, pending))
+    if last is not None:
+        match = replace(match, version=last.seq, last_event_ms=last.at)
+    return match
+
+
+def _apply_match_event(match: Match, event: object) -> Match:
+    if isinstance(event, SeatJoined):
+        names = list(match.names)
+        names[event.seat] = event.name
+        seeds = match.client_seeds + ((event.client_seed,) if event.client_seed else ())
+        return replace(match, names=tuple(names), client_seeds=seeds)
+    if isinstance(event, MatchStarted):
+        return replace(match, commitment=event.seed_commitment, client_seeds=event.client_seeds)
+    if isinstance(event, SeedRevealed):
+        return replace(match, seed=event.seed)
+    if isinstance(event, TurnTimedOut):
+        return match
+    raise ValueError(f"not a match event: {event!r}")
+
+
+def is_before_play(match: Match) -> bool:
+    return match.game.phase == BEFORE_DEAL

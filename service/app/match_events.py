@@ -1,0 +1,55 @@
+"""Events of a match that are not the rules': how it was set up, seated,
+committed to its dealing seed, timed, and how the seed was revealed."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class MatchCreated:
+    match_id: str
+    preset: str
+    options: dict[str, Any]  # the whole rule set, every option (RuleSet.options())
+    players: int
+    open_seats: bool
+    turn_ms: int  # 0: no turn timer (times are whole ms: floats hash differently by language)
+    spectator_delay_ms: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class SeatJoined:
+    seat: int
+    name: str
+    client_seed: str = ""  # hex; mixed into every deal
+
+
+@dataclass(frozen=True, slots=True)
+class MatchStarted:
+    """The service commits to its secret seed before the first deal."""
+
+    seed_commitment: str  # sha256 hex of the seed
+    shuffle_version: str
+    client_seeds: tuple[str, ...] = ()  # hex, in the order they are mixed in
+
+
+@dataclass(frozen=True, slots=True)
+class TurnTimedOut:
+    """The seat's time ran out; the service acts for it in the same append."""
+
+    seat: int
+    waiting_for: str
+
+
+@dataclass(frozen=True, slots=True)
+class SeedRevealed:
+    seed: str  # hex
+
+
+AppEvent = MatchCreated | SeatJoined | MatchStarted | TurnTimedOut | SeedRevealed
+
+APP_EVENT_TYPES: dict[str, type] = {
+    cls.__name__: cls
+    for cls in (MatchCreated, SeatJoined, MatchStarted, TurnTimedOut, SeedRevealed)
+}

@@ -1,0 +1,323 @@
+"""The game service's application layer: every outward surface (gRPC, REST,
+timers) goes through it. A command is load → fold → decide → append with the
+expected version; on a conflict it reloads and decides again. Nothing but the
+event stream is the truth; the match cache is only a cache."""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from eventstore import ConcurrencyConflict, NewEvent, RedisEventStore, StoredEvent
+
+from ..rules import Deal, Refusal, RuleSetError, decide, fold, rule_set
+from ..rules.commands import SeatCommand
+from ..rules.dealing import deck_for
+from ..rules.legal import legal_actions, timeout_action
+from ..rules.state import GAME_OVER, IN_GAME, MATCH_OVER
+from ..rules.views import SPECTATOR, View, Viewer, build_view, visible_record
+from .codec import MatchEvent, decode, encode
+from .keyring import HOST, Keyring, Role
+from .match import Match, fold_match, stream_of
+from .match_events import MatchCreated, MatchStarted, SeatJoined, SeedRevealed, TurnTimedOut
+from .shuffle import SHUFFLE_VERSION, commitment, shuffled
+
+CONFLICT_RETRIES = 20
+CACHE_SIZE = 4096
+
+
+class ServiceError(Exception):
+    """A request the service will not carry out. ``code`` is a rules reason
+    code (FORMAT.md) or one of: not_found, unauthenticated, permission_denied,
+    already_started, not_started, seats_full, busy."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+
+
+@dataclass(frozen=True, slots=True)
+class CreatedMatch:
+    match_id: str
+    host_token: str
+    seat_tokens: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What an action did: the match's version after it and its events as the
+    caller may see them (``seq`` added)."""
+
+    version: int
+    events: tuple[dict[str, Any], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class MatchOptions:
+    preset: str
+    players: int
+    options: dict[str, Any]
+    games_per_set: int = 0
+    turn_seconds: float = 0.0
+    open_seats: bool = False
+    client_seeds: tuple[bytes, ...] = ()
+    spectator_delay: float = 0.0
+
+
+class GameService:
+    def __init__(self, store: RedisEventStore, keyring: Keyring) -> None:
+        self.store = store
+        self.keyring = keyring
+        self._cache: OrderedDict[str, Match] = OrderedDict()
+
+    # -- loading -------------------------------------------------------------
+
+    async def load(self, match_id: str) -> Match:
+        """The match as its events say now (the cache only saves re-reading)."""
+        cached = self._cache.get(match_id)
+        start = cached.version + 1 if cached else 0
+        newer = await self.store.read(stream_of(match_id), start)
+        if cached is None and not newer:
+            raise ServiceError("not_found", f"no match {match_id!r}")
+        match = fold_match(cached, newer) if newer else cached
+        assert match is not None
+        self._remember(match)
+        return match
+
+    def _remember(self, match: Match) -> None:
+        self._cache[match.match_id] = match
+        self._cache.move_to_end(match.match_id)
+        while len(self._cache) > CACHE_SIZE:
+            self._cache.popitem(last=False)
+
+    def authorize(self, match: Match, token: str | None) -> Role:
+        if not token:
+            raise ServiceError("unauthenticated", "a seat or host token is required")
+        role = self.keyring.identify(match.match_id, token, match.players)
+        if role is None:
+            raise ServiceError("permission_denied", "that token is not one of this match's")
+        return role
+
+    # -- setting up ------------------------------------------------------------
+
+    async def create(self, options: MatchOptions, request_id: str = "") -> CreatedMatch:
+        if not 2 <= options.players <= 5:
+            raise ServiceError("bad_request", "a match has 2 to 5 seats")
+        overrides = dict(options.options)
+        if options.games_per_set:
+            overrides["games_per_set"] = options.games_per_set
+        try:
+            rules = rule_set(options.preset, overrides)
+        except RuleSetError as error:
+            raise ServiceError("bad_request", str(error)) from None
+        if options.turn_seconds < 0 or options.spectator_delay < 0:
+            raise ServiceError("bad_request", "times cannot be negative")
+        match_id = self.keyring.match_id(request_id)
+        events: list[MatchEvent] = [
+            MatchCreated(
+                match_id,
+                rules.preset,
+                rules.options(),
+                options.players,
+                options.open_seats,
+                round(options.turn_seconds * 1000),
+                round(options.spectator_delay * 1000),
+            )
+        ]
+        if not options.open_seats:
+            seeds = [seed.hex() for seed in options.client_seeds]
+            events += [
+                SeatJoined(seat, f"seat {seat}", seeds[seat] if seat < len(seeds) else "")
+                for seat in range(options.players)
+            ]
+        await self._append(match_id, events, -1, request_id or f"create:{match_id}")
+        seat_tokens = (
+            ()
+            if options.open_seats
+            else tuple(
+                self.keyring.token(match_id, Role("seat", seat)) for seat in range(options.players)
+            )
+        )
+        return CreatedMatch(match_id, self.keyring.token(match_id, HOST), seat_tokens)
+
+    async def join(
+        self, match_id: str, name: str, client_seed: bytes = b"", request_id: str = ""
+    ) -> tuple[int, str]:
+        """Take the next free seat; returns (seat, token)."""
+        for _ in range(CONFLICT_RETRIES):
+            match = await self.load(match_id)
+            if not match.open_seats or not match.seats_free:
+                raise ServiceError("seats_full", "no free seat in this match")
+            if match.started:
+                raise ServiceError("already_started", "the match has started")
+            seat = match.seats_free[0]
+            event = SeatJoined(seat, name.strip()[:40] or f"seat {seat}", client_seed.hex())
+            try:
+                result = await self._append(match_id, [event], match.version, request_id)
+            except ConcurrencyConflict:
+                continue
+            if result.duplicate:
+                first = (await self.store.read(stream_of(match_id), result.first_seq, 1))[0]
+                seat = int(first.data["seat"])
+            return seat, self.keyring.token(match_id, Role("seat", seat))
+        raise ServiceError("busy", "too many concurrent joins; try again")
+
+    async def start(self, match_id: str, token: str | None, request_id: str = "") -> Outcome:
+        """Commit to the dealing seed and deal the first game (host only)."""
+
+        def plan(match: Match) -> list[MatchEvent]:
+            if match.started:
+                raise ServiceError("already_started", "the match has started")
+            if match.seats_free:
+                raise ServiceError("not_started", "seats are still free")
+            seed = self.keyring.seed(match.match_id)
+            started = MatchStarted(commitment(seed), SHUFFLE_VERSION, match.client_seeds)
+            game = match.game
+            deal = decide(game, Deal(self._deck(match, seed, 1)))
+            assert not isinstance(deal, Refusal), deal
+            return [started, *deal]
+
+        return await self._command(match_id, token, plan, request_id, host_only=True)
+
+    def _deck(self, match: Match, seed: bytes, game_number: int) -> tuple[int, ...]:
+        contributions = [bytes.fromhex(seed_hex) for seed_hex in match.client_seeds]
+        return shuffled(deck_for(match.rules), seed, game_number, contributions)
+
+    # -- playing ---------------------------------------------------------------
+
+    async def act(
+        self,
+        match_id: str,
+        token: str | None,
+        make: Callable[[int], SeatCommand],
+        request_id: str = "",
+    ) -> Outcome:
+        """Carry out the command ``make(seat)`` for the token's seat."""
+
+        def plan(match: Match, role: Role) -> list[MatchEvent]:
+            if role.seat is None:
+                raise ServiceError("permission_denied", "the host token does not play a seat")
+            if not match.started:
+                raise ServiceError("not_started", "the match has not started")
+            return self._decide(match, make(role.seat))
+
+        return await self._command(match_id, token, plan, request_id)
+
+    async def time_out(self, match_id: str, version: int) -> Outcome | None:
+        """Act for the seat whose turn timed out, if the match is still at
+        ``version`` (another replica may have done it already)."""
+        match = await self.load(match_id)
+        if match.version != version or match.game.phase != IN_GAME:
+            return None
+        command = timeout_action(match.game)
+        if command is None:
+            return None
+        waiting = match.game.waiting_for or ""
+        events = [TurnTimedOut(command.seat, waiting), *self._decide(match, command)]
+        try:
+            result = await self._append(match_id, events, version, f"timeout:{version}")
+        except ConcurrencyConflict:
+            return None
+        return await self._outcome(match_id, result.first_seq, result.last_seq, SPECTATOR)
+
+    def _decide(self, match: Match, command: SeatCommand) -> list[MatchEvent]:
+        decision = decide(match.game, command)
+        if isinstance(decision, Refusal):
+            raise ServiceError(decision.code, decision.message)
+        events: list[MatchEvent] = list(decision)
+        after = fold(match.game, decision)
+        seed = self.keyring.seed(match.match_id)
+        if after.phase == GAME_OVER:
+            deal = decide(after, Deal(self._deck(match, seed, after.game_number + 1)))
+            assert not isinstance(deal, Refusal), deal
+            events += deal
+        elif after.phase == MATCH_OVER:
+            events.append(SeedRevealed(seed.hex()))
+        return events
+
+    async def _command(
+        self,
+        match_id: str,
+        token: str | None,
+        plan: Callable[..., list[MatchEvent]],
+        request_id: str,
+        host_only: bool = False,
+    ) -> Outcome:
+        for _ in range(CONFLICT_RETRIES):
+            match = await self.load(match_id)
+            role = self.authorize(match, token)
+            if host_only and role.kind != "host":
+                raise ServiceError("permission_denied", "only the host token may do that")
+            if request_id and await self._already_done(match_id, request_id):
+                break
+            events = plan(match) if host_only else plan(match, role)
+            try:
+                result = await self._append(match_id, events, match.version, request_id)
+            except ConcurrencyConflict:
+                continue
+            viewer = Viewer.of_seat(role.seat) if role.seat is not None else SPECTATOR
+            return await self._outcome(match_id, result.first_seq, result.last_seq, viewer)
+        else:
+            raise ServiceError("busy", "the match changed too often; try again")
+        # a retried request: the first outcome, appended nothing
+        first, last = await self._first_outcome(match_id, request_id)
+        viewer = Viewer.of_seat(role.seat) if role.seat is not None else SPECTATOR
+        return await self._outcome(match_id, first, last, viewer)
+
+    async def _already_done(self, match_id: str, request_id: str) -> bool:
+        return await self.store.request_result(stream_of(match_id), request_id) is not None
+
+    async def _first_outcome(self, match_id: str, request_id: str) -> tuple[int, int]:
+        result = await self.store.request_result(stream_of(match_id), request_id)
+        assert result is not None
+        return result.first_seq, result.last_seq
+
+    async def _append(
+        self, match_id: str, events: Sequence[MatchEvent], expected: int, request_id: str
+    ) -> Any:
+        records: list[NewEvent] = [encode(event) for event in events]
+        return await self.store.append(stream_of(match_id), records, expected, request_id or None)
+
+    async def _outcome(self, match_id: str, first: int, last: int, viewer: Viewer) -> Outcome:
+        match = await self.load(match_id)
+        stored = await self.store.read(stream_of(match_id), first, last - first + 1)
+        return Outcome(last, tuple(visible(item, viewer, match.over) for item in stored))
+
+    # -- seeing ----------------------------------------------------------------
+
+    async def view(self, match_id: str, token: str | None) -> tuple[View, Match]:
+        match = await self.load(match_id)
+        role = self.authorize(match, token)
+        viewer = Viewer.of_seat(role.seat) if role.seat is not None else SPECTATOR
+        return build_view(match.game, viewer), match
+
+    async def legal(self, match_id: str, token: str | None) -> tuple[list[SeatCommand], Match]:
+        match = await self.load(match_id)
+        role = self.authorize(match, token)
+        if role.seat is None or match.game.turn != role.seat:
+            return [], match
+        return legal_actions(match.game), match
+
+    async def events(
+        self, match_id: str, viewer: Viewer, from_seq: int = 0
+    ) -> AsyncIterator[dict[str, Any]]:
+        """Every event from ``from_seq`` on as ``viewer`` may see it, then live ones."""
+        revealed = (await self.load(match_id)).over
+        async with self.store.subscribe(stream_of(match_id), max(0, from_seq)) as events:
+            async for stored in events:
+                revealed = revealed or stored.type == "MatchEnded"
+                yield visible(stored, viewer, revealed)
+
+
+def visible(stored: StoredEvent, viewer: Viewer, revealed: bool) -> dict[str, Any]:
+    """A stored event as ``viewer`` may see it (everything once ``revealed``: the
+    match has ended), with its seq and time."""
+    event = decode(stored)
+    if isinstance(event, MatchCreated | SeatJoined | MatchStarted | TurnTimedOut | SeedRevealed):
+        record = {"type": stored.type, **encode(event).data}
+    else:
+        record = visible_record(event, viewer, revealed)
+    return {"seq": stored.seq, "at": stored.at, **record}

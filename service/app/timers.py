@@ -1,0 +1,103 @@
+"""Turn timers: when a seat's time runs out, the service acts for it.
+
+Every replica runs one. It follows the global feed, so it knows every timed
+match wherever its last action landed, and acts with the version it saw as
+the expected version: when several replicas time out the same turn, one
+append lands and the others find the match moved on. A client that
+disconnects never stalls a match.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+
+from eventstore import EventStoreError, InMemoryCheckpoints, StoredEvent
+
+from .match import stream_of
+from .service import GameService, ServiceError
+
+log = logging.getLogger("daifugo.timers")
+_ENDED = {"MatchEnded", "SeedRevealed"}
+
+
+class TurnTimers:
+    def __init__(self, service: GameService, tick: float = 0.1) -> None:
+        self.service = service
+        self.tick = tick
+        self.turn_ms: dict[str, int] = {}
+        self.deadlines: dict[str, tuple[int, int]] = {}  # match id -> (deadline ms, version)
+        self._stopping = asyncio.Event()
+
+    def stop(self) -> None:
+        """Ask ``run`` to return at its next tick. (A flag, not only cancellation:
+        a cancellation that lands inside a Redis client call may not come out.)"""
+        self._stopping.set()
+
+    async def run(self) -> None:
+        checkpoints = InMemoryCheckpoints(await self._live_positions())
+        watcher = asyncio.create_task(self._watch(checkpoints))
+        try:
+            while not self._stopping.is_set():
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._stopping.wait(), self.tick)
+                if not self._stopping.is_set():
+                    await self._fire(int(time.time() * 1000))
+        finally:
+            watcher.cancel()
+            await asyncio.wait([watcher], timeout=2.0)
+
+    async def _live_positions(self) -> dict[str, int]:
+        """Start where every stream is now, with a deadline for each timed live match."""
+        store = self.service.store
+        positions: dict[str, int] = {}
+        offset, page = 0, 500
+        while streams := await store.streams(offset, page):
+            offset += len(streams)
+            for stream in streams:
+                positions[stream] = await store.version(stream)
+                if stream.startswith("m:") and positions[stream] >= 0:
+                    await self._track(stream.removeprefix("m:"))
+        return positions
+
+    async def _track(self, match_id: str) -> None:
+        match = await self.service.load(match_id)
+        self.turn_ms[match_id] = match.turn_ms
+        if match.turn_ms and match.started and not match.over:
+            self.deadlines[match_id] = (match.last_event_ms + match.turn_ms, match.version)
+
+    async def _watch(self, checkpoints: InMemoryCheckpoints) -> None:
+        while True:
+            try:
+                async for event in self.service.store.subscribe_all(checkpoints):
+                    checkpoints.commit(event.stream, event.seq)
+                    await self._note(event)
+            except EventStoreError as error:
+                log.warning("turn timers lost the feed (%s); resuming", error)
+                await asyncio.sleep(1.0)
+
+    async def _note(self, event: StoredEvent) -> None:
+        if not event.stream.startswith("m:"):
+            return
+        match_id = event.stream.removeprefix("m:")
+        if event.type == "MatchCreated":
+            self.turn_ms[match_id] = int(event.data.get("turn_ms", 0))
+        elif match_id not in self.turn_ms:
+            await self._track(match_id)
+        turn_ms = self.turn_ms.get(match_id, 0)
+        if event.type in _ENDED:
+            self.deadlines.pop(match_id, None)
+        elif turn_ms:
+            self.deadlines[match_id] = (event.at + turn_ms, event.seq)
+
+    async def _fire(self, now_ms: int) -> None:
+        due = [(m, v) for m, (deadline, v) in self.deadlines.items() if deadline <= now_ms]
+        for match_id, version in due:
+            if self.deadlines.get(match_id, (0, -1))[1] == version:
+                del self.deadlines[match_id]
+            try:
+                await self.service.time_out(match_id, version)
+            except (ServiceError, EventStoreError) as error:
+                log.warning("timing out %s at %d failed: %s", stream_of(match_id), version, error)

@@ -1,0 +1,295 @@
+import datetime
+
+from google.protobuf import duration_pb2 as _duration_pb2
+from google.protobuf import struct_pb2 as _struct_pb2
+from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class Preset(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    PRESET_UNSPECIFIED: _ClassVar[Preset]
+    PRESET_FEDERATION: _ClassVar[Preset]
+    PRESET_TORASOBI: _ClassVar[Preset]
+    PRESET_CLASSIC: _ClassVar[Preset]
+PRESET_UNSPECIFIED: Preset
+PRESET_FEDERATION: Preset
+PRESET_TORASOBI: Preset
+PRESET_CLASSIC: Preset
+
+class CreateMatchRequest(_message.Message):
+    __slots__ = ("preset", "options", "seats", "games_per_set", "turn_time_limit", "client_seeds", "open_seats", "request_id")
+    PRESET_FIELD_NUMBER: _ClassVar[int]
+    OPTIONS_FIELD_NUMBER: _ClassVar[int]
+    SEATS_FIELD_NUMBER: _ClassVar[int]
+    GAMES_PER_SET_FIELD_NUMBER: _ClassVar[int]
+    TURN_TIME_LIMIT_FIELD_NUMBER: _ClassVar[int]
+    CLIENT_SEEDS_FIELD_NUMBER: _ClassVar[int]
+    OPEN_SEATS_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    preset: Preset
+    options: _struct_pb2.Struct
+    seats: int
+    games_per_set: int
+    turn_time_limit: _duration_pb2.Duration
+    client_seeds: _containers.RepeatedScalarFieldContainer[bytes]
+    open_seats: bool
+    request_id: str
+    def __init__(self, preset: _Optional[_Union[Preset, str]] = ..., options: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., seats: _Optional[int] = ..., games_per_set: _Optional[int] = ..., turn_time_limit: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., client_seeds: _Optional[_Iterable[bytes]] = ..., open_seats: _Optional[bool] = ..., request_id: _Optional[str] = ...) -> None: ...
+
+class CreateMatchResponse(_message.Message):
+    __slots__ = ("match_id", "host_token", "seat_tokens")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    HOST_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    SEAT_TOKENS_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    host_token: str
+    seat_tokens: _containers.RepeatedCompositeFieldContainer[SeatToken]
+    def __init__(self, match_id: _Optional[str] = ..., host_token: _Optional[str] = ..., seat_tokens: _Optional[_Iterable[_Union[SeatToken, _Mapping]]] = ...) -> None: ...
+
+class SeatToken(_message.Message):
+    __slots__ = ("seat", "token")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    token: str
+    def __init__(self, seat: _Optional[int] = ..., token: _Optional[str] = ...) -> None: ...
+
+class JoinMatchRequest(_message.Message):
+    __slots__ = ("match_id", "name", "client_seed", "request_id")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    CLIENT_SEED_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    name: str
+    client_seed: bytes
+    request_id: str
+    def __init__(self, match_id: _Optional[str] = ..., name: _Optional[str] = ..., client_seed: _Optional[bytes] = ..., request_id: _Optional[str] = ...) -> None: ...
+
+class JoinMatchResponse(_message.Message):
+    __slots__ = ("seat", "token")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    token: str
+    def __init__(self, seat: _Optional[int] = ..., token: _Optional[str] = ...) -> None: ...
+
+class StartMatchRequest(_message.Message):
+    __slots__ = ("match_id", "request_id")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    request_id: str
+    def __init__(self, match_id: _Optional[str] = ..., request_id: _Optional[str] = ...) -> None: ...
+
+class StartMatchResponse(_message.Message):
+    __slots__ = ("seed_commitment", "version")
+    SEED_COMMITMENT_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    seed_commitment: str
+    version: int
+    def __init__(self, seed_commitment: _Optional[str] = ..., version: _Optional[int] = ...) -> None: ...
+
+class Play(_message.Message):
+    __slots__ = ("cards", "jokers_as")
+    CARDS_FIELD_NUMBER: _ClassVar[int]
+    JOKERS_AS_FIELD_NUMBER: _ClassVar[int]
+    cards: _containers.RepeatedScalarFieldContainer[str]
+    jokers_as: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, cards: _Optional[_Iterable[str]] = ..., jokers_as: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class Pass(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class Give(_message.Message):
+    __slots__ = ("cards",)
+    CARDS_FIELD_NUMBER: _ClassVar[int]
+    cards: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, cards: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class Discard(_message.Message):
+    __slots__ = ("cards",)
+    CARDS_FIELD_NUMBER: _ClassVar[int]
+    cards: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, cards: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class Bomb(_message.Message):
+    __slots__ = ("ranks",)
+    RANKS_FIELD_NUMBER: _ClassVar[int]
+    ranks: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, ranks: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class Action(_message.Message):
+    __slots__ = ("play", "give", "discard", "bomb")
+    PLAY_FIELD_NUMBER: _ClassVar[int]
+    PASS_FIELD_NUMBER: _ClassVar[int]
+    GIVE_FIELD_NUMBER: _ClassVar[int]
+    DISCARD_FIELD_NUMBER: _ClassVar[int]
+    BOMB_FIELD_NUMBER: _ClassVar[int]
+    play: Play
+    give: Give
+    discard: Discard
+    bomb: Bomb
+    def __init__(self, play: _Optional[_Union[Play, _Mapping]] = ..., give: _Optional[_Union[Give, _Mapping]] = ..., discard: _Optional[_Union[Discard, _Mapping]] = ..., bomb: _Optional[_Union[Bomb, _Mapping]] = ..., **kwargs) -> None: ...
+
+class ActRequest(_message.Message):
+    __slots__ = ("match_id", "request_id", "action")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    request_id: str
+    action: Action
+    def __init__(self, match_id: _Optional[str] = ..., request_id: _Optional[str] = ..., action: _Optional[_Union[Action, _Mapping]] = ...) -> None: ...
+
+class ActResponse(_message.Message):
+    __slots__ = ("version", "events")
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    EVENTS_FIELD_NUMBER: _ClassVar[int]
+    version: int
+    events: _containers.RepeatedCompositeFieldContainer[Event]
+    def __init__(self, version: _Optional[int] = ..., events: _Optional[_Iterable[_Union[Event, _Mapping]]] = ...) -> None: ...
+
+class GetViewRequest(_message.Message):
+    __slots__ = ("match_id",)
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    def __init__(self, match_id: _Optional[str] = ...) -> None: ...
+
+class GetViewResponse(_message.Message):
+    __slots__ = ("view", "version")
+    VIEW_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    view: View
+    version: int
+    def __init__(self, view: _Optional[_Union[View, _Mapping]] = ..., version: _Optional[int] = ...) -> None: ...
+
+class ListLegalActionsRequest(_message.Message):
+    __slots__ = ("match_id",)
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    def __init__(self, match_id: _Optional[str] = ...) -> None: ...
+
+class ListLegalActionsResponse(_message.Message):
+    __slots__ = ("actions", "version")
+    ACTIONS_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    actions: _containers.RepeatedCompositeFieldContainer[Action]
+    version: int
+    def __init__(self, actions: _Optional[_Iterable[_Union[Action, _Mapping]]] = ..., version: _Optional[int] = ...) -> None: ...
+
+class StreamEventsRequest(_message.Message):
+    __slots__ = ("match_id", "from_seq")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    FROM_SEQ_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    from_seq: int
+    def __init__(self, match_id: _Optional[str] = ..., from_seq: _Optional[int] = ...) -> None: ...
+
+class StreamEventsResponse(_message.Message):
+    __slots__ = ("event",)
+    EVENT_FIELD_NUMBER: _ClassVar[int]
+    event: Event
+    def __init__(self, event: _Optional[_Union[Event, _Mapping]] = ...) -> None: ...
+
+class Event(_message.Message):
+    __slots__ = ("seq", "type", "data", "at_ms")
+    SEQ_FIELD_NUMBER: _ClassVar[int]
+    TYPE_FIELD_NUMBER: _ClassVar[int]
+    DATA_FIELD_NUMBER: _ClassVar[int]
+    AT_MS_FIELD_NUMBER: _ClassVar[int]
+    seq: int
+    type: str
+    data: _struct_pb2.Struct
+    at_ms: int
+    def __init__(self, seq: _Optional[int] = ..., type: _Optional[str] = ..., data: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., at_ms: _Optional[int] = ...) -> None: ...
+
+class View(_message.Message):
+    __slots__ = ("viewer", "seat", "preset", "players", "phase", "game_number", "games_per_set", "turn", "waiting_for", "step_count", "four_stop_seats", "hand", "hand_sizes", "field", "field_jokers_as", "field_kind", "field_seat", "revolution", "eleven_back", "direction", "suit_lock", "number_lock", "omen", "passed", "active", "places", "forbidden", "fallen", "previous_places", "results", "blind", "unused", "turn_deadline_ms")
+    class PlacesEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: int
+        value: int
+        def __init__(self, key: _Optional[int] = ..., value: _Optional[int] = ...) -> None: ...
+    VIEWER_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    PRESET_FIELD_NUMBER: _ClassVar[int]
+    PLAYERS_FIELD_NUMBER: _ClassVar[int]
+    PHASE_FIELD_NUMBER: _ClassVar[int]
+    GAME_NUMBER_FIELD_NUMBER: _ClassVar[int]
+    GAMES_PER_SET_FIELD_NUMBER: _ClassVar[int]
+    TURN_FIELD_NUMBER: _ClassVar[int]
+    WAITING_FOR_FIELD_NUMBER: _ClassVar[int]
+    STEP_COUNT_FIELD_NUMBER: _ClassVar[int]
+    FOUR_STOP_SEATS_FIELD_NUMBER: _ClassVar[int]
+    HAND_FIELD_NUMBER: _ClassVar[int]
+    HAND_SIZES_FIELD_NUMBER: _ClassVar[int]
+    FIELD_FIELD_NUMBER: _ClassVar[int]
+    FIELD_JOKERS_AS_FIELD_NUMBER: _ClassVar[int]
+    FIELD_KIND_FIELD_NUMBER: _ClassVar[int]
+    FIELD_SEAT_FIELD_NUMBER: _ClassVar[int]
+    REVOLUTION_FIELD_NUMBER: _ClassVar[int]
+    ELEVEN_BACK_FIELD_NUMBER: _ClassVar[int]
+    DIRECTION_FIELD_NUMBER: _ClassVar[int]
+    SUIT_LOCK_FIELD_NUMBER: _ClassVar[int]
+    NUMBER_LOCK_FIELD_NUMBER: _ClassVar[int]
+    OMEN_FIELD_NUMBER: _ClassVar[int]
+    PASSED_FIELD_NUMBER: _ClassVar[int]
+    ACTIVE_FIELD_NUMBER: _ClassVar[int]
+    PLACES_FIELD_NUMBER: _ClassVar[int]
+    FORBIDDEN_FIELD_NUMBER: _ClassVar[int]
+    FALLEN_FIELD_NUMBER: _ClassVar[int]
+    PREVIOUS_PLACES_FIELD_NUMBER: _ClassVar[int]
+    RESULTS_FIELD_NUMBER: _ClassVar[int]
+    BLIND_FIELD_NUMBER: _ClassVar[int]
+    UNUSED_FIELD_NUMBER: _ClassVar[int]
+    TURN_DEADLINE_MS_FIELD_NUMBER: _ClassVar[int]
+    viewer: str
+    seat: int
+    preset: str
+    players: int
+    phase: str
+    game_number: int
+    games_per_set: int
+    turn: int
+    waiting_for: str
+    step_count: int
+    four_stop_seats: _containers.RepeatedScalarFieldContainer[int]
+    hand: _containers.RepeatedScalarFieldContainer[str]
+    hand_sizes: _containers.RepeatedScalarFieldContainer[int]
+    field: _containers.RepeatedScalarFieldContainer[str]
+    field_jokers_as: _containers.RepeatedScalarFieldContainer[str]
+    field_kind: str
+    field_seat: int
+    revolution: bool
+    eleven_back: str
+    direction: int
+    suit_lock: _containers.RepeatedScalarFieldContainer[str]
+    number_lock: bool
+    omen: bool
+    passed: _containers.RepeatedScalarFieldContainer[int]
+    active: _containers.RepeatedScalarFieldContainer[int]
+    places: _containers.ScalarMap[int, int]
+    forbidden: _containers.RepeatedScalarFieldContainer[int]
+    fallen: _containers.RepeatedScalarFieldContainer[int]
+    previous_places: _containers.RepeatedScalarFieldContainer[int]
+    results: _containers.RepeatedCompositeFieldContainer[GameResult]
+    blind: _containers.RepeatedScalarFieldContainer[str]
+    unused: _containers.RepeatedScalarFieldContainer[str]
+    turn_deadline_ms: int
+    def __init__(self, viewer: _Optional[str] = ..., seat: _Optional[int] = ..., preset: _Optional[str] = ..., players: _Optional[int] = ..., phase: _Optional[str] = ..., game_number: _Optional[int] = ..., games_per_set: _Optional[int] = ..., turn: _Optional[int] = ..., waiting_for: _Optional[str] = ..., step_count: _Optional[int] = ..., four_stop_seats: _Optional[_Iterable[int]] = ..., hand: _Optional[_Iterable[str]] = ..., hand_sizes: _Optional[_Iterable[int]] = ..., field: _Optional[_Iterable[str]] = ..., field_jokers_as: _Optional[_Iterable[str]] = ..., field_kind: _Optional[str] = ..., field_seat: _Optional[int] = ..., revolution: _Optional[bool] = ..., eleven_back: _Optional[str] = ..., direction: _Optional[int] = ..., suit_lock: _Optional[_Iterable[str]] = ..., number_lock: _Optional[bool] = ..., omen: _Optional[bool] = ..., passed: _Optional[_Iterable[int]] = ..., active: _Optional[_Iterable[int]] = ..., places: _Optional[_Mapping[int, int]] = ..., forbidden: _Optional[_Iterable[int]] = ..., fallen: _Optional[_Iterable[int]] = ..., previous_places: _Optional[_Iterable[int]] = ..., results: _Optional[_Iterable[_Union[GameResult, _Mapping]]] = ..., blind: _Optional[_Iterable[str]] = ..., unused: _Optional[_Iterable[str]] = ..., turn_deadline_ms: _Optional[int] = ...) -> None: ...
+
+class GameResult(_message.Message):
+    __slots__ = ("places",)
+    PLACES_FIELD_NUMBER: _ClassVar[int]
+    places: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, places: _Optional[_Iterable[int]] = ...) -> None: ...

@@ -1,0 +1,119 @@
+"""Between the API's messages and the service's values: actions, views,
+events, and refusals as gRPC statuses with structured details."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import grpc
+from google.protobuf import struct_pb2
+from google.rpc import error_details_pb2, status_pb2
+
+from ..app.service import ServiceError
+from ..rules.commands import SeatCommand
+from ..rules.refusals import Refused
+from ..rules.views import View
+from .actions import command_from_message
+from .gen.daifugo.v1 import match_service_pb2 as pb
+
+DOMAIN = "daifugo.v1"
+_ARGUMENT_CODES = {"bad_request", "invalid_meld"}
+_STATUS = {
+    "not_found": grpc.StatusCode.NOT_FOUND,
+    "unauthenticated": grpc.StatusCode.UNAUTHENTICATED,
+    "permission_denied": grpc.StatusCode.PERMISSION_DENIED,
+    "busy": grpc.StatusCode.ABORTED,
+    "unavailable": grpc.StatusCode.UNAVAILABLE,
+}
+
+PRESETS = {
+    pb.PRESET_FEDERATION: "federation",
+    pb.PRESET_TORASOBI: "torasobi",
+    pb.PRESET_CLASSIC: "classic",
+}
+
+
+def status_code(code: str) -> grpc.StatusCode:
+    if code in _STATUS:
+        return _STATUS[code]
+    if code in _ARGUMENT_CODES:
+        return grpc.StatusCode.INVALID_ARGUMENT
+    return grpc.StatusCode.FAILED_PRECONDITION
+
+
+def rich_status(error: ServiceError) -> tuple[grpc.StatusCode, status_pb2.Status]:
+    """The gRPC status of a refusal, with an ErrorInfo whose reason is the code."""
+    code = status_code(error.code)
+    info = error_details_pb2.ErrorInfo(
+        reason=error.code.upper(), domain=DOMAIN, metadata={"code": error.code}
+    )
+    status = status_pb2.Status(code=code.value[0], message=error.message)
+    status.details.add().Pack(info)
+    return code, status
+
+
+def command_maker(action: pb.Action) -> Callable[[int], SeatCommand]:
+    """A function from the caller's seat to its command; bad notation raises
+    ServiceError(bad_request) when it is called."""
+
+    def make(seat: int) -> SeatCommand:
+        try:
+            return command_from_message(seat, action)
+        except Refused as refused:
+            raise ServiceError(refused.refusal.code, refused.refusal.message) from None
+
+    return make
+
+
+def struct_of(values: dict[str, Any]) -> struct_pb2.Struct:
+    message = struct_pb2.Struct()
+    message.update(values)
+    return message
+
+
+def event_message(record: dict[str, Any]) -> pb.Event:
+    data = {key: value for key, value in record.items() if key not in ("seq", "at", "type")}
+    return pb.Event(
+        seq=record["seq"], type=record["type"], data=struct_of(data), at_ms=record.get("at", 0)
+    )
+
+
+def view_message(view: View, turn_deadline_ms: int | None = None) -> pb.View:
+    message = pb.View(
+        viewer=view.viewer,
+        preset=view.preset,
+        players=view.players,
+        phase=view.phase,
+        game_number=view.game_number,
+        games_per_set=view.games_per_set,
+        waiting_for=view.waiting_for or "",
+        four_stop_seats=view.four_stop_seats,
+        hand=view.hand or (),
+        hand_sizes=view.hand_sizes,
+        field=view.field or (),
+        field_jokers_as=view.field_jokers_as,
+        field_kind=view.field_kind or "",
+        revolution=view.revolution,
+        eleven_back=view.eleven_back,
+        direction=view.direction,
+        suit_lock=view.suit_lock,
+        number_lock=view.number_lock,
+        omen=view.omen,
+        passed=view.passed,
+        active=view.active,
+        places=view.places,
+        forbidden=view.forbidden,
+        fallen=view.fallen,
+        previous_places=view.previous_places or (),
+        results=[pb.GameResult(places=places) for places in view.results],
+        blind=view.blind or (),
+        unused=view.unused or (),
+    )
+    for name in ("seat", "turn", "step_count", "field_seat"):
+        value = getattr(view, name)
+        if value is not None:
+            setattr(message, name, value)
+    if turn_deadline_ms is not None:
+        message.turn_deadline_ms = turn_deadline_ms
+    return message

@@ -1,0 +1,157 @@
+"""The gRPC MatchService: each call maps its request onto the GameService and
+its outcome (or refusal) back onto messages and statuses."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any, TypeVar
+
+import grpc
+from google.protobuf import json_format
+from grpc_status import rpc_status
+
+from eventstore import StoreUnavailable
+
+from ..app.service import GameService, MatchOptions, ServiceError
+from ..rules.views import SPECTATOR, Viewer
+from .actions import action_to_message
+from .gen.daifugo.v1 import match_service_pb2 as pb
+from .gen.daifugo.v1 import match_service_pb2_grpc as pb_grpc
+from .mapping import (
+    PRESETS,
+    command_maker,
+    event_message,
+    rich_status,
+    view_message,
+)
+
+T = TypeVar("T")
+AUTHORIZATION = "authorization"
+
+
+def bearer_token(context: grpc.aio.ServicerContext[Any, Any]) -> str | None:
+    for key, value in context.invocation_metadata() or ():
+        if key == AUTHORIZATION and isinstance(value, str) and value.startswith("Bearer "):
+            return value.removeprefix("Bearer ").strip()
+    return None
+
+
+async def _answer(context: grpc.aio.ServicerContext[Any, Any], work: Awaitable[T]) -> T:
+    """Run ``work``; turn a ServiceError into its status with details."""
+    try:
+        return await work
+    except ServiceError as error:
+        _, status = rich_status(error)
+        await context.abort_with_status(rpc_status.to_status(status))
+    except StoreUnavailable as error:
+        await context.abort(grpc.StatusCode.UNAVAILABLE, f"the event store is unavailable: {error}")
+    raise AssertionError("abort returns by raising")
+
+
+class MatchServicer(pb_grpc.MatchServiceServicer):
+    def __init__(self, service: GameService, turn_deadline: Callable[[Any], int | None]) -> None:
+        self.service = service
+        self.turn_deadline = turn_deadline
+
+    async def CreateMatch(
+        self, request: pb.CreateMatchRequest, context: Any
+    ) -> pb.CreateMatchResponse:
+        async def work() -> pb.CreateMatchResponse:
+            preset = PRESETS.get(request.preset)
+            if preset is None:
+                raise ServiceError("bad_request", "choose a preset")
+            limit = request.turn_time_limit
+            options = MatchOptions(
+                preset=preset,
+                players=request.seats,
+                options=json_format.MessageToDict(request.options),
+                games_per_set=request.games_per_set,
+                turn_seconds=limit.seconds + limit.nanos / 1e9
+                if request.HasField("turn_time_limit")
+                else 0.0,
+                open_seats=request.open_seats,
+                client_seeds=tuple(request.client_seeds),
+            )
+            created = await self.service.create(options, request.request_id)
+            return pb.CreateMatchResponse(
+                match_id=created.match_id,
+                host_token=created.host_token,
+                seat_tokens=[
+                    pb.SeatToken(seat=seat, token=token)
+                    for seat, token in enumerate(created.seat_tokens)
+                ],
+            )
+
+        return await _answer(context, work())
+
+    async def JoinMatch(self, request: pb.JoinMatchRequest, context: Any) -> pb.JoinMatchResponse:
+        async def work() -> pb.JoinMatchResponse:
+            seat, token = await self.service.join(
+                request.match_id, request.name, request.client_seed, request.request_id
+            )
+            return pb.JoinMatchResponse(seat=seat, token=token)
+
+        return await _answer(context, work())
+
+    async def StartMatch(
+        self, request: pb.StartMatchRequest, context: Any
+    ) -> pb.StartMatchResponse:
+        async def work() -> pb.StartMatchResponse:
+            outcome = await self.service.start(
+                request.match_id, bearer_token(context), request.request_id
+            )
+            match = await self.service.load(request.match_id)
+            return pb.StartMatchResponse(seed_commitment=match.commitment, version=outcome.version)
+
+        return await _answer(context, work())
+
+    async def Act(self, request: pb.ActRequest, context: Any) -> pb.ActResponse:
+        async def work() -> pb.ActResponse:
+            outcome = await self.service.act(
+                request.match_id,
+                bearer_token(context),
+                command_maker(request.action),
+                request.request_id,
+            )
+            return pb.ActResponse(
+                version=outcome.version, events=[event_message(e) for e in outcome.events]
+            )
+
+        return await _answer(context, work())
+
+    async def GetView(self, request: pb.GetViewRequest, context: Any) -> pb.GetViewResponse:
+        async def work() -> pb.GetViewResponse:
+            view, match = await self.service.view(request.match_id, bearer_token(context))
+            return pb.GetViewResponse(
+                view=view_message(view, self.turn_deadline(match)), version=match.version
+            )
+
+        return await _answer(context, work())
+
+    async def ListLegalActions(
+        self, request: pb.ListLegalActionsRequest, context: Any
+    ) -> pb.ListLegalActionsResponse:
+        async def work() -> pb.ListLegalActionsResponse:
+            actions, match = await self.service.legal(request.match_id, bearer_token(context))
+            return pb.ListLegalActionsResponse(
+                actions=[action_to_message(a) for a in actions], version=match.version
+            )
+
+        return await _answer(context, work())
+
+    async def StreamEvents(
+        self, request: pb.StreamEventsRequest, context: Any
+    ) -> AsyncIterator[pb.StreamEventsResponse]:
+        async def viewer() -> Viewer:
+            match = await self.service.load(request.match_id)
+            role = self.service.authorize(match, bearer_token(context))
+            return Viewer.of_seat(role.seat) if role.seat is not None else SPECTATOR
+
+        who = await _answer(context, viewer())
+        try:
+            async for record in self.service.events(request.match_id, who, request.from_seq):
+                yield pb.StreamEventsResponse(event=event_message(record))
+        except StoreUnavailable as error:
+            await context.abort(
+                grpc.StatusCode.UNAVAILABLE, f"the event store is unavailable: {error}"
+            )

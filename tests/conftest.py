@@ -1,0 +1,51 @@
+"""Shared fixtures: a real Redis for every test that needs one.
+
+- ``redis_url`` (session): REDIS_URL if it answers, else 127.0.0.1:6379 if it answers,
+  else a redis-server started for the session (stopped after it).
+- ``local_cluster`` / ``cluster_url`` (session): a 3-master Redis Cluster on free ports in
+  a temporary directory, torn down after the session.
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+from collections.abc import Iterator
+
+import pytest
+
+from eventstore import LocalCluster, RedisServer
+
+from .redis_support import DEFAULT_URL, answers
+
+
+@pytest.fixture(scope="session")
+def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    given = os.environ.get("REDIS_URL")
+    candidate = given or DEFAULT_URL
+    if answers(candidate):
+        yield candidate
+        return
+    if given:
+        warnings.warn(f"REDIS_URL={given} does not answer; starting a Redis", stacklevel=1)
+    server = RedisServer(tmp_path_factory.mktemp("redis"), appendonly=False).start()
+    try:
+        yield server.url
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def local_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalCluster]:
+    # everysec keeps the suite fast; the durability test switches its node to always
+    cluster = LocalCluster(tmp_path_factory.mktemp("cluster"), masters=3, appendfsync="everysec")
+    cluster.start()
+    try:
+        yield cluster
+    finally:
+        cluster.stop()
+
+
+@pytest.fixture(scope="session")
+def cluster_url(local_cluster: LocalCluster) -> str:
+    return local_cluster.url
