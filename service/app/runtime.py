@@ -16,6 +16,7 @@ from eventstore import EmbeddedRedis, RedisEventStore, redis_url_or_embedded
 
 from ..grpc.server import start_grpc_server
 from .keyring import Keyring, load_server_key
+from .projections import ResultsProjection
 from .service import GameService
 from .timers import TurnTimers
 
@@ -29,6 +30,7 @@ class Running:
     service: GameService
     grpc_server: grpc.aio.Server
     grpc_port: int
+    results: ResultsProjection
 
 
 @contextlib.asynccontextmanager
@@ -54,9 +56,13 @@ async def running_service(
         server, port = await start_grpc_server(service, grpc_port, host)
         turn_timers = TurnTimers(service) if timers else None
         timer_task = asyncio.create_task(turn_timers.run()) if turn_timers else None
+        results = ResultsProjection(store)
+        results_task = asyncio.create_task(results.run())
         try:
-            yield Running(url, service, server, port)
+            yield Running(url, service, server, port, results)
         finally:
+            results_task.cancel()
+            await asyncio.wait([results_task], timeout=2.0)
             if turn_timers is not None and timer_task is not None:
                 turn_timers.stop()
                 await asyncio.wait([timer_task], timeout=5.0)

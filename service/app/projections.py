@@ -1,0 +1,151 @@
+"""Projections rebuilt from events: each match's places and points per game,
+and a global ranking of players across matches.
+
+A projection follows the global feed and applies each event with its
+checkpoint in one Redis script (``RedisCheckpoints.apply``), so a restarted or
+doubled projection never skips an event nor counts one twice. ``rebuild``
+throws the projection away and folds every stream again from seq 0.
+
+Points for a game: players - place (大富豪 of four gets 3, 大貧民 0). A player is
+known by the name it joined a seat with.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+from eventstore import EventStoreError, RedisCheckpoints, RedisEventStore, StoredEvent
+from eventstore.feed import Op
+
+log = logging.getLogger("daifugo.projections")
+NAME = "results"
+
+
+@dataclass(frozen=True, slots=True)
+class Standing:
+    name: str
+    points: int
+    games: int
+    firsts: int
+
+
+class ResultsProjection:
+    def __init__(self, store: RedisEventStore) -> None:
+        self.store = store
+        self.checkpoints = RedisCheckpoints(store, NAME)
+        self._names: dict[str, dict[int, str]] = {}
+        self._players: dict[str, int] = {}
+
+    # -- keys ------------------------------------------------------------------
+
+    def _key(self, suffix: str) -> str:
+        return self.checkpoints.key(suffix)
+
+    @property
+    def ranking_key(self) -> str:
+        return self._key("ranking")
+
+    # -- applying ----------------------------------------------------------------
+
+    async def run(self) -> None:
+        """Follow every stream, forever (resumes where its checkpoints say)."""
+        while True:
+            try:
+                async for event in self.store.subscribe_all(self.checkpoints):
+                    await self.apply(event)
+            except EventStoreError as error:
+                log.warning("results projection lost the feed (%s); resuming", error)
+                await asyncio.sleep(1.0)
+
+    async def catch_up(self) -> None:
+        """Apply everything stored now, then return."""
+        async for event in self.store.subscribe_all(self.checkpoints, live=False):
+            await self.apply(event)
+
+    async def apply(self, event: StoredEvent) -> bool:
+        return await self.checkpoints.apply(event, await self._ops(event))
+
+    async def _ops(self, event: StoredEvent) -> list[Op]:
+        if not event.stream.startswith("m:"):
+            return []
+        match_id = event.stream.removeprefix("m:")
+        if event.type == "MatchCreated":
+            self._players[match_id] = int(event.data["players"])
+        elif event.type == "SeatJoined":
+            seat, name = int(event.data["seat"]), str(event.data["name"])
+            self._names.setdefault(match_id, {})[seat] = name
+            return [("HSET", self._key(f"names:{match_id}"), seat, name)]
+        elif event.type == "GameEnded":
+            return await self._game_ops(match_id, [int(place) for place in event.data["places"]])
+        return []
+
+    async def _game_ops(self, match_id: str, places: list[int]) -> list[Op]:
+        names = await self._names_of(match_id)
+        players = len(places)
+        ops: list[Op] = [("RPUSH", self._key(f"games:{match_id}"), json.dumps(places))]
+        for seat, place in enumerate(places):
+            name = names.get(seat, f"seat {seat}")
+            points = players - place
+            ops += [
+                ("HINCRBY", self._key(f"points:{match_id}"), seat, points),
+                ("ZINCRBY", self.ranking_key, points, name),
+                ("HINCRBY", self._key("games"), name, 1),
+            ]
+            if place == 1:
+                ops.append(("HINCRBY", self._key("firsts"), name, 1))
+        return ops
+
+    async def _names_of(self, match_id: str) -> dict[int, str]:
+        if match_id not in self._names:
+            client = await self.store.raw_client()
+            stored = _pairs(await client.hgetall(self._key(f"names:{match_id}")))  # type: ignore[misc]
+            self._names[match_id] = {int(seat): name.decode() for seat, name in stored}
+        return self._names[match_id]
+
+    # -- reading -----------------------------------------------------------------
+
+    async def games(self, match_id: str) -> list[list[int]]:
+        """Each finished game's places, by seat."""
+        client = await self.store.raw_client()
+        raw = await client.lrange(self._key(f"games:{match_id}"), 0, -1)  # type: ignore[misc]
+        return [json.loads(item) for item in raw]
+
+    async def points(self, match_id: str) -> dict[int, int]:
+        client = await self.store.raw_client()
+        raw = _pairs(await client.hgetall(self._key(f"points:{match_id}")))  # type: ignore[misc]
+        return {int(seat): int(points) for seat, points in raw}
+
+    async def ranking(self, offset: int = 0, limit: int = 50) -> list[Standing]:
+        """Players by points, best first."""
+        client = await self.store.raw_client()
+        top = await client.zrevrange(self.ranking_key, offset, offset + limit - 1, withscores=True)
+        standings = []
+        for raw_name, score in top:
+            name = raw_name.decode()
+            games = await client.hget(self._key("games"), name)  # type: ignore[misc]
+            firsts = await client.hget(self._key("firsts"), name)  # type: ignore[misc]
+            standings.append(Standing(name, int(score), int(games or 0), int(firsts or 0)))
+        return standings
+
+    async def rebuild(self) -> None:
+        """Throw the projection away and fold every stream again."""
+        client = await self.store.raw_client()
+        pattern = self._key("*")
+        keys = [key async for key in client.scan_iter(match=pattern)]
+        if keys:
+            await client.delete(*keys)
+        await self.checkpoints.reset()
+        self._names.clear()
+        self._players.clear()
+        await self.catch_up()
+
+
+def _pairs(reply: Any) -> list[tuple[bytes, bytes]]:
+    """HGETALL's reply as pairs: the store's client leaves it a flat list."""
+    if isinstance(reply, dict):
+        return list(reply.items())
+    return list(zip(reply[::2], reply[1::2], strict=True))

@@ -1,0 +1,33 @@
+"""Each match's places and points per game, and the ranking across matches,
+rebuilt from events."""
+
+from __future__ import annotations
+
+from clients.bots import GreedyBot, RandomBot
+from clients.runner import play_match
+from clients.sdk import DaifugoClient
+from service.app.projections import ResultsProjection
+from service.app.runtime import Running
+
+
+async def test_results_and_ranking_follow_the_events(
+    running: Running, client: DaifugoClient
+) -> None:
+    match_id = await play_match(
+        client, "classic", [GreedyBot(), RandomBot(2), GreedyBot()], games_per_set=2
+    )
+    results = ResultsProjection(running.service.store)
+    await results.catch_up()
+    match = await running.service.load(match_id)
+    games = await results.games(match_id)
+    assert games == [list(places) for places in match.game.results]
+    points = await results.points(match_id)
+    assert points == {seat: sum(3 - places[seat] for places in games) for seat in range(3)}
+    ranking = {standing.name: standing for standing in await results.ranking(limit=10_000)}
+    assert {"seat 0", "seat 1", "seat 2"} <= set(ranking)
+    before = await results.ranking(limit=10_000)
+    await results.catch_up()  # nothing new: nothing counted twice
+    assert await results.ranking(limit=10_000) == before
+    await results.rebuild()
+    assert await results.games(match_id) == games
+    assert await results.points(match_id) == points
