@@ -328,4 +328,5 @@ def view_from_message(message: pb.View) -> View:
         blind=tuple(message.blind) if message.blind else None,
         unused=tuple(message.unused) if message.unused else None,
         out_of_play=None,
+        options=_ints(json_format.MessageToDict(message.options)),
     )

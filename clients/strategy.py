@@ -25,7 +25,7 @@ from service.rules.cards import (
     rank_of,
 )
 from service.rules.melds import TOP_RANK, Meld, classify
-from service.rules.rulesets import CANCELLED_BY_OMEN, PRESETS, RuleSet
+from service.rules.rulesets import CANCELLED_BY_OMEN, PRESETS, RuleSet, RuleSetError
 from service.rules.views import View
 
 RANK_3, RANK_4, RANK_6, RANK_7, RANK_8, RANK_9 = 0, 1, 3, 4, 5, 6
@@ -95,9 +95,17 @@ class Table:
 
     @staticmethod
     def for_view(view: View, rules: RuleSet | None) -> Table:
+        """The table's rules: given, else those the view carries, else the preset's."""
         if rules is not None:
             return Table(rules)
-        return Table(PRESETS.get(view.preset, PRESETS["torasobi"]))
+        preset = PRESETS.get(view.preset, PRESETS["torasobi"])
+        if view.options:
+            options = {k: v for k, v in view.options.items() if k != "preset"}
+            try:
+                return Table(preset.with_options(options))
+            except RuleSetError:
+                pass  # a newer service's option this client does not know
+        return Table(preset)
 
     def on(self, view: View, name: str) -> bool:
         """Whether local rule ``name`` applies now (an omen cancels most)."""

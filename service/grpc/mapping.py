@@ -116,4 +116,5 @@ def view_message(view: View, turn_deadline_ms: int | None = None) -> pb.View:
             setattr(message, name, value)
     if turn_deadline_ms is not None:
         message.turn_deadline_ms = turn_deadline_ms
+    message.options.update(view.options)
     return message

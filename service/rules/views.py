@@ -76,6 +76,7 @@ class View:
     blind: tuple[str, ...] | None
     unused: tuple[str, ...] | None
     out_of_play: tuple[str, ...] | None
+    options: dict[str, Any]
 
     def to_dict(self) -> dict[str, Any]:
         return {f.name: _plain(getattr(self, f.name)) for f in fields(self)}
@@ -138,6 +139,7 @@ def build_view(state: MatchState, viewer: Viewer) -> View:
         blind=_codes(state.blind) if revealed else None,
         unused=_codes(state.unused) if revealed else None,
         out_of_play=_codes(state.out) if revealed else None,
+        options=state.rules.options(),
     )
 
 
