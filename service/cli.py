@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import logging
 import os
+import signal
 import sys
 from collections.abc import Sequence
 
@@ -64,12 +64,15 @@ def main(argv: Sequence[str] | None = None) -> int:
 async def _serve(redis_url: str | None, grpc_port: int, host: str) -> int:
     from .app.runtime import running_service
 
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signal_number in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(signal_number, stop.set)  # stop cleanly: Redis flushes its AOF
     async with running_service(redis_url, grpc_port, host) as running:
         print(
             f"daifugo: gRPC on {host}:{running.grpc_port}, Redis at {running.redis_url}", flush=True
         )
-        with contextlib.suppress(asyncio.CancelledError):
-            await running.grpc_server.wait_for_termination()
+        await stop.wait()
     return 0
 
 
