@@ -11,7 +11,7 @@ from eventstore import StoredEvent
 from ..rules import MatchState, RuleSet, fold, initial_state
 from ..rules import events as rules_events
 from ..rules.rulesets import rule_set
-from ..rules.state import BEFORE_DEAL, MATCH_OVER
+from ..rules.state import MATCH_OVER
 from .codec import decode
 from .match_events import (
     MatchCreated,
@@ -54,12 +54,6 @@ class Match:
     @property
     def seats_free(self) -> tuple[int, ...]:
         return tuple(seat for seat, name in enumerate(self.names) if not name)
-
-    @property
-    def state_label(self) -> str:
-        if self.over:
-            return "finished"
-        return "live" if self.started else "waiting"
 
 
 def created(event: MatchCreated, at: int) -> Match:
@@ -124,7 +118,3 @@ def _apply_match_event(match: Match, event: object) -> Match:
     if isinstance(event, TurnTimedOut):
         return match
     raise ValueError(f"not a match event: {event!r}")
-
-
-def is_before_play(match: Match) -> bool:
-    return match.game.phase == BEFORE_DEAL

@@ -251,29 +251,19 @@ class GameService:
             role = self.authorize(match, token)
             if host_only and role.kind != "host":
                 raise ServiceError("permission_denied", "only the host token may do that")
-            if request_id and await self._already_done(match_id, request_id):
-                break
+            viewer = Viewer.of_seat(role.seat) if role.seat is not None else SPECTATOR
+            if request_id:
+                # a retried request: the first outcome, and nothing appended
+                done = await self.store.request_result(stream_of(match_id), request_id)
+                if done is not None:
+                    return await self._outcome(match_id, done.first_seq, done.last_seq, viewer)
             events = plan(match) if host_only else plan(match, role)
             try:
                 result = await self._append(match_id, events, match.version, request_id)
             except ConcurrencyConflict:
                 continue
-            viewer = Viewer.of_seat(role.seat) if role.seat is not None else SPECTATOR
             return await self._outcome(match_id, result.first_seq, result.last_seq, viewer)
-        else:
-            raise ServiceError("busy", "the match changed too often; try again")
-        # a retried request: the first outcome, appended nothing
-        first, last = await self._first_outcome(match_id, request_id)
-        viewer = Viewer.of_seat(role.seat) if role.seat is not None else SPECTATOR
-        return await self._outcome(match_id, first, last, viewer)
-
-    async def _already_done(self, match_id: str, request_id: str) -> bool:
-        return await self.store.request_result(stream_of(match_id), request_id) is not None
-
-    async def _first_outcome(self, match_id: str, request_id: str) -> tuple[int, int]:
-        result = await self.store.request_result(stream_of(match_id), request_id)
-        assert result is not None
-        return result.first_seq, result.last_seq
+        raise ServiceError("busy", "the match changed too often; try again")
 
     async def _append(
         self, match_id: str, events: Sequence[MatchEvent], expected: int, request_id: str

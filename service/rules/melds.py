@@ -56,9 +56,6 @@ class Meld:
         """How many real cards of ``rank`` the meld holds (jokers never count)."""
         return rank_suits(self.mask, rank).bit_count()
 
-    def same_shape(self, other: Meld) -> bool:
-        return self.kind == other.kind and self.size == other.size
-
 
 def ranks_in(mask: int) -> list[tuple[int, int]]:
     """``(rank, suit set)`` for every rank with a real card in ``mask``."""
