@@ -33,6 +33,7 @@ from service.rules.cards import (
 )
 from service.rules.commands import Bomb, Discard, Give, Pass, Play, SeatCommand
 from service.rules.melds import TOP_RANK, Kind, Meld
+from service.rules.readings import cuts_eight, finishes_forbidden, group_of
 from service.rules.rulesets import RuleSet
 from service.rules.views import View
 
@@ -217,10 +218,6 @@ class Effects:
     tens: int = 0
 
 
-def _group_of(meld: Meld, size: int, rank: int) -> bool:
-    return meld.kind == Kind.GROUP and meld.size == size and meld.real_count(rank) == size
-
-
 def _is_emperor_shape(meld: Meld) -> bool:
     """An emperor, or four of a rank in all four suits (RULES.md §3 #20)."""
     return meld.kind == Kind.EMPEROR or (
@@ -229,39 +226,14 @@ def _is_emperor_shape(meld: Meld) -> bool:
 
 
 def is_eight_cut(view: View, table: Table, meld: Meld) -> bool:
-    if not table.on(view, "eight_cut"):
-        return False
-    eights = meld.real_count(RANK_8)
-    if not eights:
-        return False
-    reading = table.rules.eight_cut_reading
-    if reading == "federation":
-        return meld.kind in (Kind.SINGLE, Kind.GROUP) and eights + meld.jokers == meld.size
-    if reading == "torasobi":
-        return meld.kind != Kind.STAIRS
-    return True
+    return cuts_eight(table.rules, table.in_force(view), meld)
 
 
 def is_forbidden_finish(view: View, table: Table, meld: Meld, spade3_return: bool) -> bool:
     """RULES.md §2 forbidden finish, judged before the play, in each reading."""
-    rules = table.rules
-    if not rules.forbidden_finish:
-        return False
-    top = RANK_3 if view.revolution else RANK_2
-    if rules.forbidden_reading == "federation":
-        return bool(
-            meld.real_count(top)
-            or meld.jokers
-            or is_eight_cut(view, table, meld)
-            or meld.mask == 1 << SPADE_3
-        )
-    if rules.forbidden_reading == "classic":
-        return bool(meld.real_count(top) or meld.real_count(RANK_8) or meld.jokers or spade3_return)
-    if meld.size != 1:
-        return False
-    if meld.jokers:
-        return True
-    return meld.low in (RANK_8, top) or (meld.low == RANK_J and bool(rules.eleven_back))
+    return finishes_forbidden(
+        table.rules, table.in_force(view), view.revolution, meld, spade3_return
+    )
 
 
 def effects_of(view: View, table: Table, meld: Meld, hand: int, field_meld: Meld | None) -> Effects:
@@ -275,15 +247,15 @@ def effects_of(view: View, table: Table, meld: Meld, hand: int, field_meld: Meld
         and on(view, "spade3_return")
     )
     eight_cut = is_eight_cut(view, table, meld)
-    great = not view.omen and on(view, "great_revolution") and _group_of(meld, 4, RANK_2)
+    great = not view.omen and on(view, "great_revolution") and group_of(meld, 4, RANK_2)
     revolts = (
         not view.omen
         and meld.size >= 3
         and (
-            (on(view, "omen") and _group_of(meld, 3, RANK_6))
+            (on(view, "omen") and group_of(meld, 3, RANK_6))
             or great
             or (on(view, "emperor") and _is_emperor_shape(meld))
-            or (on(view, "coup") and _group_of(meld, 3, RANK_9))
+            or (on(view, "coup") and group_of(meld, 3, RANK_9))
             or (
                 rules.revolution
                 and (
@@ -296,9 +268,9 @@ def effects_of(view: View, table: Table, meld: Meld, hand: int, field_meld: Meld
     flushes = (
         eight_cut
         or spade3_return
-        or (_group_of(meld, 2, RANK_9) and on(view, "ambulance"))
-        or (_group_of(meld, 2, RANK_6) and on(view, "rokurokubi"))
-        or (_group_of(meld, 3, RANK_3) and on(view, "sandstorm"))
+        or (group_of(meld, 2, RANK_9) and on(view, "ambulance"))
+        or (group_of(meld, 2, RANK_6) and on(view, "rokurokubi"))
+        or (group_of(meld, 3, RANK_3) and on(view, "sandstorm"))
         or (on(view, "emperor") and _is_emperor_shape(meld))
     )
     four_stop = (
@@ -322,7 +294,7 @@ def effects_of(view: View, table: Table, meld: Meld, hand: int, field_meld: Meld
         four_stop=four_stop,
         eleven_strength=eleven,
         great_revolution=great,
-        lucky_seven=on(view, "lucky_seven") and _group_of(meld, 3, RANK_7),
+        lucky_seven=on(view, "lucky_seven") and group_of(meld, 3, RANK_7),
         sevens=meld.real_count(RANK_7) if on(view, "seven_pass") else 0,
         tens=meld.real_count(RANK_T) if on(view, "ten_discard") else 0,
     )

@@ -113,6 +113,11 @@ class Table:
             return False
         return not (view.omen and name in CANCELLED_BY_OMEN)
 
+    def in_force(self, view: View) -> frozenset[str]:
+        """The local rules that apply now, as the engine's readings take them."""
+        switched_on = self.rules.switched_on()
+        return switched_on - CANCELLED_BY_OMEN if view.omen else switched_on
+
     @property
     def holds_passes(self) -> bool:
         return not self.rules.passed_may_play_again

@@ -3,12 +3,12 @@ field, cuts, revolts, flushes, or finishes forbidden (RULES.md §1–§3)."""
 
 from __future__ import annotations
 
-from .cards import JOKER_BITS, RANK_2, RANK_3, RANK_8, RANK_J, SUIT_S, make_card, rank_mask
+from .cards import JOKER_BITS, RANK_2, RANK_3, RANK_8, RANK_J, rank_mask
 from .melds import TOP_RANK, Kind, Meld
+from .readings import SPADE_3, cuts_eight, finishes_forbidden, group_of
 from .refusals import Refused
 from .state import MatchState
 
-SPADE_3 = make_card(RANK_3, SUIT_S)
 RANK_4, RANK_5, RANK_6, RANK_7, RANK_9, RANK_T, RANK_Q = 1, 2, 3, 4, 6, 7, 9
 
 
@@ -17,23 +17,8 @@ def rule_on(state: MatchState, name: str) -> bool:
     return name in state.in_force
 
 
-def _group_of(meld: Meld, size: int, rank: int) -> bool:
-    """A group of exactly ``size`` real cards of ``rank`` (jokers never count)."""
-    return meld.kind == Kind.GROUP and meld.size == size and meld.real_count(rank) == size
-
-
 def is_eight_cut(state: MatchState, meld: Meld) -> bool:
-    if not rule_on(state, "eight_cut"):
-        return False
-    eights = meld.real_count(RANK_8)
-    if not eights:
-        return False
-    reading = state.rules.eight_cut_reading
-    if reading == "federation":
-        return meld.kind in (Kind.SINGLE, Kind.GROUP) and eights + meld.jokers == meld.size
-    if reading == "torasobi":
-        return meld.kind != Kind.STAIRS
-    return True
+    return cuts_eight(state.rules, state.in_force, meld)
 
 
 def is_spade3_return(state: MatchState, meld: Meld) -> bool:
@@ -55,19 +40,19 @@ def is_emperor(state: MatchState, meld: Meld) -> bool:
 
 
 def is_sandstorm(state: MatchState, meld: Meld) -> bool:
-    return _group_of(meld, 3, RANK_3) and rule_on(state, "sandstorm")
+    return group_of(meld, 3, RANK_3) and rule_on(state, "sandstorm")
 
 
 def is_great_revolution(state: MatchState, meld: Meld) -> bool:
-    return rule_on(state, "great_revolution") and _group_of(meld, 4, RANK_2)
+    return rule_on(state, "great_revolution") and group_of(meld, 4, RANK_2)
 
 
 def is_omen(state: MatchState, meld: Meld) -> bool:
-    return rule_on(state, "omen") and _group_of(meld, 3, RANK_6)
+    return rule_on(state, "omen") and group_of(meld, 3, RANK_6)
 
 
 def is_lucky_seven(state: MatchState, meld: Meld) -> bool:
-    return rule_on(state, "lucky_seven") and _group_of(meld, 3, RANK_7)
+    return rule_on(state, "lucky_seven") and group_of(meld, 3, RANK_7)
 
 
 def revolution_cause(state: MatchState, meld: Meld) -> str | None:
@@ -81,7 +66,7 @@ def revolution_cause(state: MatchState, meld: Meld) -> str | None:
         return "great_revolution"
     if is_emperor(state, meld):
         return "emperor"
-    if rule_on(state, "coup") and _group_of(meld, 3, RANK_9):
+    if rule_on(state, "coup") and group_of(meld, 3, RANK_9):
         return "coup"
     if rules.revolution:
         if meld.kind == Kind.GROUP and meld.size >= 4:
@@ -99,9 +84,9 @@ def flush_reason(state: MatchState, meld: Meld) -> str | None:
     if size == 1:
         return "spade3_return" if is_spade3_return(state, meld) else None
     if size == 2:
-        if _group_of(meld, 2, RANK_9) and rule_on(state, "ambulance"):
+        if group_of(meld, 2, RANK_9) and rule_on(state, "ambulance"):
             return "ambulance"
-        if _group_of(meld, 2, RANK_6) and rule_on(state, "rokurokubi"):
+        if group_of(meld, 2, RANK_6) and rule_on(state, "rokurokubi"):
             return "rokurokubi"
     if size == 3 and is_sandstorm(state, meld):
         return "sandstorm"
@@ -120,36 +105,15 @@ def four_stop_applies(state: MatchState, meld: Meld) -> bool:
 
 
 def is_four_stop_answer(meld: Meld) -> bool:
-    return _group_of(meld, 2, RANK_4)
+    return group_of(meld, 2, RANK_4)
 
 
 def is_forbidden_finish(state: MatchState, meld: Meld) -> bool:
     """Whether ``meld``, as a player's last cards, is a forbidden finish; judged
     under the state before the play (RULES.md §2)."""
-    rules = state.rules
-    if not rules.forbidden_finish:
-        return False
-    top = RANK_3 if state.revolution else RANK_2
-    if rules.forbidden_reading == "federation":
-        return bool(
-            meld.real_count(top)
-            or meld.jokers
-            or is_eight_cut(state, meld)
-            or meld.mask == 1 << SPADE_3
-        )
-    if rules.forbidden_reading == "classic":
-        return bool(
-            meld.real_count(top)
-            or meld.real_count(RANK_8)
-            or meld.jokers
-            or is_spade3_return(state, meld)
-        )
-    if meld.size != 1:
-        return False
-    if meld.jokers:
-        return True
-    rank = meld.low
-    return rank in (RANK_8, top) or (rank == RANK_J and bool(rules.eleven_back))
+    return finishes_forbidden(
+        state.rules, state.in_force, state.revolution, meld, is_spade3_return(state, meld)
+    )
 
 
 def holds_only_forbidden(state: MatchState, hand: int) -> bool:
