@@ -8,18 +8,26 @@
 2. Concurrent: actions/s with M bot matches at once (every seat a bot client task),
    against the floor's calls/s with M concurrent callers.
 
-Redis: REDIS_URL, else 127.0.0.1:6379 if it answers, else an embedded one.
+The game service and the floor each run in a process of their own, as `daifugo
+serve` would; the callers (bots) run in this one.
+
+Redis: REDIS_URL, else 127.0.0.1:6379.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import cProfile
 import os
 import statistics
+import subprocess
+import sys
 import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 
 import grpc
 
@@ -34,8 +42,8 @@ from service.rules.views import View
 FLOOR_METHOD = "/bench.Floor/Append"
 
 
-async def start_floor(redis_url: str) -> tuple[grpc.aio.Server, int, RedisEventStore]:
-    """A bare grpc.aio server whose one handler appends one event."""
+async def serve_floor(redis_url: str) -> None:
+    """A bare grpc.aio server whose one handler appends one event; prints its port."""
     store = RedisEventStore.from_url(redis_url, prefix=f"floor-{uuid.uuid4().hex[:6]}")
     versions: dict[str, int] = {}
 
@@ -56,7 +64,63 @@ async def start_floor(redis_url: str) -> tuple[grpc.aio.Server, int, RedisEventS
     server.add_generic_rpc_handlers((handler,))
     port = server.add_insecure_port("127.0.0.1:0")
     await server.start()
-    return server, port, store
+    try:
+        await serve_until_stdin_closes(port)
+    finally:
+        await server.stop(grace=None)
+        await store.close()
+
+
+async def serve_game(redis_url: str) -> None:
+    async with running_service(redis_url, grpc_port=0, timers=False) as running:
+        profile_to = os.environ.get("BENCH_PROFILE")  # where the service's time goes
+        profiler = cProfile.Profile() if profile_to else None
+        if profiler is not None:
+            profiler.enable()
+        await serve_until_stdin_closes(running.grpc_port)
+        if profiler is not None and profile_to:
+            profiler.disable()
+            profiler.dump_stats(profile_to)
+
+
+async def serve_until_stdin_closes(port: int) -> None:
+    print(port, flush=True)
+    await asyncio.to_thread(sys.stdin.read)
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time a process has used (Linux; 0 elsewhere): a figure that
+    holds when other work shares the machine, unlike rates."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+@dataclass
+class Server:
+    port: int
+    pid: int
+
+
+@contextlib.contextmanager
+def server_process(kind: str, redis_url: str) -> Iterator[Server]:
+    """Run ``--serve kind`` in a child process."""
+    child = subprocess.Popen(
+        [sys.executable, "-m", "bench.grpc_api", "--serve", kind],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        env={**os.environ, "REDIS_URL": redis_url},
+        text=True,
+    )
+    assert child.stdin is not None and child.stdout is not None
+    try:
+        yield Server(int(child.stdout.readline()), child.pid)
+    finally:
+        child.stdin.close()
+        child.wait(timeout=30)
 
 
 def percentile(samples: Sequence[float], q: float) -> float:
@@ -76,7 +140,8 @@ async def floor_latency(port: int, calls: int) -> list[float]:
         return timings
 
 
-async def floor_throughput(port: int, callers: int, seconds: float) -> float:
+async def floor_throughput(port: int, callers: int, seconds: float) -> tuple[float, int]:
+    """Calls/s and calls made."""
     async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
         call: grpc.aio.UnaryUnaryMultiCallable[bytes, bytes] = channel.unary_unary(FLOOR_METHOD)
         done = 0
@@ -91,7 +156,7 @@ async def floor_throughput(port: int, callers: int, seconds: float) -> float:
 
         started = time.perf_counter()
         await asyncio.gather(*(caller() for _ in range(callers)))
-        return done / (time.perf_counter() - started)
+        return done / (time.perf_counter() - started), done
 
 
 async def act_latency(client: DaifugoClient, plays: int) -> list[float]:
@@ -109,15 +174,18 @@ async def act_latency(client: DaifugoClient, plays: int) -> list[float]:
             if view.phase != "in_game" or view.turn is None:
                 break
             seat = seats[view.turn]
-            actions = await seat.legal_actions()
-            command = bot(await seat.view(), actions)
+            turn = await seat.turn()
+            command = bot(turn.view, turn.actions)
             started = time.perf_counter()
             await seat.act(command)
             timings.append(time.perf_counter() - started)
     return timings
 
 
-async def match_throughput(client: DaifugoClient, matches: int, seconds: float) -> float:
+async def match_throughput(
+    client: DaifugoClient, matches: int, seconds: float
+) -> tuple[float, int]:
+    """Actions/s and actions taken."""
     acts = 0
     deadline = time.perf_counter() + seconds
 
@@ -138,39 +206,44 @@ async def match_throughput(client: DaifugoClient, matches: int, seconds: float) 
 
     started = time.perf_counter()
     await asyncio.gather(*(one_table() for _ in range(matches)))
-    return acts / (time.perf_counter() - started)
+    return acts / (time.perf_counter() - started), acts
 
 
-async def run(plays: int, matches: int, seconds: float) -> None:
-    redis_url = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379")
-    async with running_service(redis_url, grpc_port=0, timers=False) as running:
-        floor, floor_port, floor_store = await start_floor(redis_url)
-        try:
-            async with DaifugoClient(f"127.0.0.1:{running.grpc_port}") as client:
-                await floor_latency(floor_port, 200)  # warm-up
-                base = await floor_latency(floor_port, plays)
-                acts = await act_latency(client, plays)
-                ms = 1000
-                print(f"sequential, {plays} calls each")
-                print(
-                    f"  Act (play or pass)  p50 {percentile(acts, 0.5) * ms:6.2f} ms"
-                    f"  p99 {percentile(acts, 0.99) * ms:6.2f} ms"
-                )
-                print(
-                    f"  floor (Lua append)  p50 {percentile(base, 0.5) * ms:6.2f} ms"
-                    f"  p99 {percentile(base, 0.99) * ms:6.2f} ms"
-                )
-                ratio = statistics.median(acts) / statistics.median(base)
-                print(f"  ratio p50 {ratio:.2f} x (target <= 2x)")
-                floor_rate = await floor_throughput(floor_port, matches, seconds)
-                act_rate = await match_throughput(client, matches, seconds)
-                print(f"concurrent, {matches} at once, {seconds:.0f} s each")
-                print(f"  bot matches   {act_rate:8.0f} actions/s")
-                print(f"  floor callers {floor_rate:8.0f} calls/s")
-                print(f"  ratio {act_rate / floor_rate:.2f} (target >= 0.5)")
-        finally:
-            await floor.stop(grace=None)
-            await floor_store.close()
+async def run(redis_url: str, plays: int, matches: int, seconds: float) -> None:
+    ms = 1000
+    with server_process("game", redis_url) as game, server_process("floor", redis_url) as floor:
+        async with DaifugoClient(f"127.0.0.1:{game.port}") as client:
+            await floor_latency(floor.port, 200)  # warm-up
+            await act_latency(client, 200)
+            base = await floor_latency(floor.port, plays)
+            acts = await act_latency(client, plays)
+            print(f"sequential, {plays} calls each")
+            print(
+                f"  Act (play or pass)  p50 {percentile(acts, 0.5) * ms:6.2f} ms"
+                f"  p99 {percentile(acts, 0.99) * ms:6.2f} ms"
+            )
+            print(
+                f"  floor (Lua append)  p50 {percentile(base, 0.5) * ms:6.2f} ms"
+                f"  p99 {percentile(base, 0.99) * ms:6.2f} ms"
+            )
+            ratio = statistics.median(acts) / statistics.median(base)
+            print(f"  ratio p50 {ratio:.2f} x (target <= 2x)")
+            floor_cpu = cpu_seconds(floor.pid)
+            floor_rate, floor_calls = await floor_throughput(floor.port, matches, seconds)
+            floor_cpu = cpu_seconds(floor.pid) - floor_cpu
+            game_cpu = cpu_seconds(game.pid)
+            act_rate, act_calls = await match_throughput(client, matches, seconds)
+            game_cpu = cpu_seconds(game.pid) - game_cpu
+            print(f"concurrent, {matches} at once, {seconds:.0f} s each")
+            print(
+                f"  bot matches   {act_rate:8.0f} actions/s"
+                f"  service CPU {game_cpu / max(1, act_calls) * ms:.2f} ms per action"
+            )
+            print(
+                f"  floor callers {floor_rate:8.0f} calls/s"
+                f"  server CPU {floor_cpu / max(1, floor_calls) * ms:.2f} ms per call"
+            )
+            print(f"  ratio {act_rate / floor_rate:.2f} (target >= 0.5)")
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -178,8 +251,15 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--plays", type=int, default=2000)
     parser.add_argument("--matches", type=int, default=32)
     parser.add_argument("--seconds", type=float, default=10.0)
+    parser.add_argument("--serve", choices=("game", "floor"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    asyncio.run(run(args.plays, args.matches, args.seconds))
+    redis_url = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379")
+    if args.serve == "game":
+        asyncio.run(serve_game(redis_url))
+    elif args.serve == "floor":
+        asyncio.run(serve_floor(redis_url))
+    else:
+        asyncio.run(run(redis_url, args.plays, args.matches, args.seconds))
 
 
 if __name__ == "__main__":

@@ -9,7 +9,7 @@ from typing import Any, Protocol
 from service.rules.commands import SeatCommand
 from service.rules.views import View
 
-from .sdk import DaifugoClient, Refused, SeatSession
+from .sdk import DaifugoClient, Refused, SeatSession, Turn
 
 
 class Chooser(Protocol):
@@ -32,26 +32,23 @@ def may_be_my_turn(event: dict[str, Any], seat: int | None) -> bool:
 async def play_seat(session: SeatSession, choose: Chooser) -> None:
     """Act whenever it is this seat's turn, until the match ends: one event
     stream for the whole match, a look at the view when the turn may be ours."""
-    await _act_if_my_turn(session, choose, await session.view())
+    await _act_while_my_turn(session, choose, await session.turn())
     async for event in session.events():
         if event["type"] == "SeedRevealed":  # the last event of every match
             return
         if may_be_my_turn(event, session.seat):
-            await _act_if_my_turn(session, choose, await session.view())
+            await _act_while_my_turn(session, choose, await session.turn())
 
 
-async def _act_if_my_turn(session: SeatSession, choose: Chooser, view: View) -> None:
-    while view.turn == session.seat and view.phase == "in_game":
-        actions = await session.legal_actions()
-        if not actions:
-            return
+async def _act_while_my_turn(session: SeatSession, choose: Chooser, turn: Turn) -> None:
+    while turn.actions:
         try:
-            await session.act(choose(view, actions))
+            turn = (await session.act(choose(turn.view, turn.actions))).turn
         except Refused as refused:
             # the match moved on meanwhile (a turn timer acted first): look again
             if refused.code not in ("not_your_turn", "wrong_action", "game_over"):
                 raise
-        view = await session.view()
+            turn = await session.turn()
 
 
 async def play_match(

@@ -4,9 +4,9 @@
         created = await client.create_match("torasobi", seats=4)
         seat = client.seat(created.match_id, created.seat_tokens[0])
         await client.host(created.match_id, created.host_token).start()
-        view = await seat.view()                  # your hand, the field, whose turn
-        actions = await seat.legal_actions()      # every legal action, as commands
-        await seat.act(actions[0])                # or seat.play("4D 5D JK"), seat.pass_()
+        turn = await seat.turn()                  # your view (hand, field, whose turn)
+        if turn.actions:                          # and your legal actions, as commands
+            await seat.act(turn.actions[0])       # or seat.play("4D 5D JK"), seat.pass_()
         async for event in seat.events():         # resumes by itself after a disconnect
             ...
 
@@ -18,6 +18,7 @@ retried with the same id, so it takes effect once. Refusals raise
 from __future__ import annotations
 
 import asyncio
+import functools
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
@@ -25,7 +26,7 @@ from types import TracebackType
 from typing import Any, TypeVar
 
 import grpc
-from google.protobuf import duration_pb2, json_format
+from google.protobuf import duration_pb2, json_format, struct_pb2
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 
@@ -74,9 +75,20 @@ class CreatedMatch:
 
 
 @dataclass(frozen=True, slots=True)
+class Turn:
+    """A seat's view and its legal actions (empty unless it is to act)."""
+
+    view: View
+    actions: list[SeatCommand]
+
+
+@dataclass(frozen=True, slots=True)
 class ActResult:
+    """What an action did, and the seat's turn after it."""
+
     version: int
     events: tuple[dict[str, Any], ...]
+    turn: Turn
 
 
 class DaifugoClient:
@@ -188,12 +200,14 @@ class SeatSession:
         self.client, self.match_id, self.token, self.seat = client, match_id, token, seat
 
     async def view(self) -> View:
+        return (await self.turn()).view
+
+    async def turn(self) -> Turn:
+        """Your view and, when you are to act, your legal actions: one call."""
         response = await self.client.call(
             self.client.stub.GetView, pb.GetViewRequest(match_id=self.match_id), self.token
         )
-        view = view_from_message(response.view)
-        self.seat = view.seat
-        return view
+        return self._turn(response.view, response.legal_actions)
 
     async def legal_actions(self) -> list[SeatCommand]:
         request = pb.ListLegalActionsRequest(match_id=self.match_id)
@@ -203,6 +217,12 @@ class SeatSession:
         assert self.seat is not None
         return [command_from_message(self.seat, action) for action in response.actions]
 
+    def _turn(self, view_message: pb.View, actions: Sequence[pb.Action]) -> Turn:
+        view = view_from_message(view_message)
+        self.seat = view.seat
+        assert self.seat is not None
+        return Turn(view, [command_from_message(self.seat, action) for action in actions])
+
     async def act(self, command: SeatCommand, request_id: str | None = None) -> ActResult:
         request = pb.ActRequest(
             match_id=self.match_id,
@@ -210,7 +230,11 @@ class SeatSession:
             action=action_to_message(command),
         )
         response = await self.client.call(self.client.stub.Act, request, self.token)
-        return ActResult(response.version, tuple(_event_dict(e) for e in response.events))
+        return ActResult(
+            response.version,
+            tuple(_event_dict(e) for e in response.events),
+            self._turn(response.view, response.legal_actions),
+        )
 
     async def play(
         self, cards: str | Sequence[str], jokers_as: str | Sequence[str] = ()
@@ -328,5 +352,12 @@ def view_from_message(message: pb.View) -> View:
         blind=tuple(message.blind) if message.blind else None,
         unused=tuple(message.unused) if message.unused else None,
         out_of_play=None,
-        options=_ints(json_format.MessageToDict(message.options)),
+        options=dict(_options(message.options.SerializeToString())),
     )
+
+
+@functools.lru_cache(maxsize=64)
+def _options(serialised: bytes) -> dict[str, Any]:
+    """A match's rule options (they never change: decoded once)."""
+    options = struct_pb2.Struct.FromString(serialised)
+    return dict(_ints(json_format.MessageToDict(options)))  # copied by each caller

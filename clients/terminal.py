@@ -52,7 +52,8 @@ async def _ask(prompt: str) -> str:
 async def _human_turns(session: SeatSession) -> None:
     seen = -1
     while True:
-        view = await session.view()
+        turn = await session.turn()
+        view = turn.view
         if view.phase == "match_over":
             print(f"match over; places by game: {list(view.results)}")
             return
@@ -81,7 +82,7 @@ async def _human_turns(session: SeatSession) -> None:
                     break
             continue
         print("\n" + describe_view(view))
-        actions = await session.legal_actions()
+        actions = turn.actions
         for number, action in enumerate(actions):
             print(f"  {number:>3}: {describe_action(action)}")
         answer = await _ask("your move (number, or p to pass): ")

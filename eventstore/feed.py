@@ -78,6 +78,7 @@ class RedisCheckpoints:
         self.store = store
         self.name = name
         self.positions_key = store.keys.checkpoints(name)
+        self._deferred: dict[str, int] = {}  # stream: first seq passed without a write
 
     def key(self, suffix: str) -> str:
         """A key for the projection's own state, in the checkpoints' slot."""
@@ -112,8 +113,22 @@ class RedisCheckpoints:
         Every op's key must come from :meth:`key`. An op Redis refuses (a wrong type, say)
         raises after the ops before it ran: Lua scripts do not roll back.
         """
+        return await self._apply(event, ops, event.seq)
+
+    async def apply_or_defer(self, event: StoredEvent, ops: Sequence[Op]) -> bool:
+        """Like :meth:`apply`, but an event with no ops costs no round trip: the checkpoint
+        passes it with the next event that has ops. Events must come in seq order per
+        stream, as a subscription gives them; after a restart the deferred ones come again
+        (and again need nothing). Returns False when the event was already applied."""
+        if not ops:
+            self._deferred.setdefault(event.stream, event.seq)
+            return True
+        first = self._deferred.pop(event.stream, event.seq)
+        return await self._apply(event, ops, first)
+
+    async def _apply(self, event: StoredEvent, ops: Sequence[Op], first: int) -> bool:
         keys = [self.positions_key]
-        args: list[str | bytes | int | float] = [event.stream, event.seq]
+        args: list[str | bytes | int | float] = [event.stream, event.seq, first]
         tag = f"{{cp:{self.name}}}"
         for op in ops:
             if len(op) < 2 or not isinstance(op[1], str) or tag not in op[1]:

@@ -45,12 +45,14 @@ class AppendResult:
     """Where an append landed; the stream's version after it is ``last_seq``.
 
     ``duplicate`` is true when the request_id had been appended before: nothing was written
-    and the seqs are those of that first append.
+    and the seqs are those of that first append. ``events`` are the events as stored by
+    this append (empty for a duplicate), so a writer need not read back what it wrote.
     """
 
     first_seq: int
     last_seq: int
     duplicate: bool = False
+    events: tuple[StoredEvent, ...] = field(default=(), compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)

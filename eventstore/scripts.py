@@ -106,17 +106,20 @@ return 0
 """
 )
 
-# Apply a projection's writes and move its checkpoint in one step, only if seq is the next.
-# Reply: {1, seq} applied | {0, position} already applied | {2, position} seq is past next.
+# Apply a projection's writes and move its checkpoint in one step, only if nothing between
+# the checkpoint and this event is missing: the events from ARGV[3] up to ARGV[2] - 1 are ones
+# the caller saw and that needed no writes (ARGV[3] = ARGV[2] when there are none).
+# Reply: {1, seq} applied | {0, position} already applied | {2, position} an earlier event
+# was not applied.
 APPLY = Script(
     """
 -- KEYS[1] positions, KEYS[1 + k] the key of op k; ARGV[1] stream id, ARGV[2] seq,
--- then for each op: number of extra args, command, extra args...
+-- ARGV[3] first seq covered, then for each op: number of extra args, command, extra args...
 local cur = tonumber(redis.call('HGET', KEYS[1], ARGV[1]) or '-1')
 local seq = tonumber(ARGV[2])
 if seq <= cur then return {0, cur} end
-if seq > cur + 1 then return {2, cur} end
-local i, k = 3, 1
+if tonumber(ARGV[3]) > cur + 1 then return {2, cur} end
+local i, k = 4, 1
 while i <= #ARGV do
   local nargs = tonumber(ARGV[i])
   local cmd = {ARGV[i + 1], KEYS[1 + k]}

@@ -199,9 +199,9 @@ class RedisEventStore:
                 stream,
                 self.feed_maxlen,
             ]
-            last_hash = ""
+            stored: list[StoredEvent] = []
             if head is not None:  # else no events: only learn the head (never writes)
-                last_hash = _encode(args, stream, events, expected_version, request_id, at, head)
+                _encode(args, stored, stream, events, expected_version, request_id, at, head)
             try:
                 reply = await self._append_script.run(client, script_keys, args)
             except ResponseError as exc:
@@ -210,8 +210,8 @@ class RedisEventStore:
                 raise
             code = reply[0]
             if code == 0:
-                result = AppendResult(reply[1], reply[2], False)
-                self._remember(stream, reply[2], last_hash)
+                result = AppendResult(reply[1], reply[2], False, tuple(stored))
+                self._remember(stream, reply[2], stored[-1].hash)
                 if cluster:
                     await self._hint(client, stream, reply[2])
                 return result
@@ -542,14 +542,16 @@ def _check_new_event(event: NewEvent) -> None:
 
 def _encode(
     args: list[str | bytes | int],
+    stored: list[StoredEvent],
     stream: str,
     events: Sequence[NewEvent],
     expected_version: int,
     request_id: str,
     at: int,
     head: str,
-) -> str:
-    """Append (hash, body) per event, chained from ``head``, to ``args``; the last hash."""
+) -> None:
+    """Append (hash, body) per event, chained from ``head``, to ``args``, and the event
+    as it will be stored to ``stored``."""
     prev = head
     seq = expected_version
     sha256 = hashlib.sha256
@@ -573,5 +575,5 @@ def _encode(
             raise InvalidEvent(f"{type_}: data is not storable: {exc}") from exc
         args.append(digest)
         args.append(body)
+        stored.append(StoredEvent(stream, seq, type_, schema, data, request_id, at, prev, digest))
         prev = digest
-    return prev

@@ -60,6 +60,9 @@ class ResultsProjection:
             except EventStoreError as error:
                 log.warning("results projection lost the feed (%s); resuming", error)
                 await asyncio.sleep(1.0)
+            except Exception:  # a projection that dies silently is worse than one that retries
+                log.exception("results projection failed; resuming")
+                await asyncio.sleep(1.0)
 
     async def catch_up(self) -> None:
         """Apply everything stored now, then return."""
@@ -67,7 +70,7 @@ class ResultsProjection:
             await self.apply(event)
 
     async def apply(self, event: StoredEvent) -> bool:
-        return await self.checkpoints.apply(event, await self._ops(event))
+        return await self.checkpoints.apply_or_defer(event, await self._ops(event))
 
     async def _ops(self, event: StoredEvent) -> list[Op]:
         if not event.stream.startswith("m:"):

@@ -10,9 +10,10 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from eventstore import ConcurrencyConflict, NewEvent, RedisEventStore, StoredEvent
+from eventstore import AppendResult, ConcurrencyConflict, NewEvent, RedisEventStore, StoredEvent
+from eventstore.fanout import Fanout
 
-from ..rules import Deal, Refusal, RuleSetError, decide, fold, rule_set
+from ..rules import Deal, Refusal, RuleSet, RuleSetError, decide, fold, rule_set
 from ..rules.commands import SeatCommand
 from ..rules.dealing import deck_for
 from ..rules.legal import legal_actions, timeout_action
@@ -48,11 +49,28 @@ class CreatedMatch:
 
 @dataclass(frozen=True, slots=True)
 class Outcome:
-    """What an action did: the match's version after it and its events as the
-    caller may see them (``seq`` added)."""
+    """What an action did: the match's version after it, its events as the
+    caller may see them (``seq`` added), and the match after it, for the caller."""
 
     version: int
     events: tuple[dict[str, Any], ...]
+    match: Match
+    viewer: Viewer
+
+
+@dataclass(frozen=True, slots=True)
+class Seen:
+    """What a viewer sees of a match, with its legal actions when it is to act."""
+
+    view: View
+    actions: tuple[SeatCommand, ...]
+    match: Match
+
+
+def seen_by(match: Match, viewer: Viewer) -> Seen:
+    to_act = viewer.seat is not None and match.game.turn == viewer.seat
+    actions = tuple(legal_actions(match.game)) if to_act else ()
+    return Seen(build_view(match.game, viewer), actions, match)
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +89,7 @@ class GameService:
     def __init__(self, store: RedisEventStore, keyring: Keyring) -> None:
         self.store = store
         self.keyring = keyring
+        self.fanout = Fanout(store)  # one subscription per match for all its listeners here
         self._cache: OrderedDict[str, Match] = OrderedDict()
 
     # -- loading -------------------------------------------------------------
@@ -183,8 +202,7 @@ class GameService:
         return await self._command(match_id, token, plan, request_id, host_only=True)
 
     def _deck(self, match: Match, seed: bytes, game_number: int) -> tuple[int, ...]:
-        contributions = [bytes.fromhex(seed_hex) for seed_hex in match.client_seeds]
-        return shuffled(deck_for(match.rules), seed, game_number, contributions)
+        return game_deck(match.rules, seed, game_number, match.client_seeds)
 
     # -- playing ---------------------------------------------------------------
 
@@ -221,7 +239,9 @@ class GameService:
             result = await self._append(match_id, events, version, f"timeout:{version}")
         except ConcurrencyConflict:
             return None
-        return await self._outcome(match_id, result.first_seq, result.last_seq, SPECTATOR)
+        if result.duplicate:
+            return None
+        return self._appended(match, result.events, SPECTATOR)
 
     def _decide(self, match: Match, command: SeatCommand) -> list[MatchEvent]:
         decision = decide(match.game, command)
@@ -246,60 +266,95 @@ class GameService:
         request_id: str,
         host_only: bool = False,
     ) -> Outcome:
+        # Decide on the cached match and let the append's expected version catch a
+        # stale cache: one Redis round trip in the common case.
+        match = self._cache.get(match_id) or await self.load(match_id)
         for _ in range(CONFLICT_RETRIES):
-            match = await self.load(match_id)
             role = self.authorize(match, token)
             if host_only and role.kind != "host":
                 raise ServiceError("permission_denied", "only the host token may do that")
-            viewer = Viewer.of_seat(role.seat) if role.seat is not None else SPECTATOR
-            if request_id:
-                # a retried request: the first outcome, and nothing appended
-                done = await self.store.request_result(stream_of(match_id), request_id)
-                if done is not None:
-                    return await self._outcome(match_id, done.first_seq, done.last_seq, viewer)
-            events = plan(match) if host_only else plan(match, role)
+            viewer = viewer_of(role)
+            try:
+                events = plan(match) if host_only else plan(match, role)
+            except ServiceError:
+                # refuse only on what the stream says now, and not a retry of a
+                # request that was carried out
+                latest = await self.load(match_id)
+                if latest.version != match.version:
+                    match = latest
+                    continue
+                if request_id:
+                    done = await self.store.request_result(stream_of(match_id), request_id)
+                    if done is not None:
+                        return await self._outcome(match_id, done.first_seq, done.last_seq, viewer)
+                raise
             try:
                 result = await self._append(match_id, events, match.version, request_id)
             except ConcurrencyConflict:
+                match = await self.load(match_id)
                 continue
-            return await self._outcome(match_id, result.first_seq, result.last_seq, viewer)
+            if result.duplicate:
+                return await self._outcome(match_id, result.first_seq, result.last_seq, viewer)
+            return self._appended(match, result.events, viewer)
         raise ServiceError("busy", "the match changed too often; try again")
+
+    def _appended(self, match: Match, stored: Sequence[StoredEvent], viewer: Viewer) -> Outcome:
+        """Fold what was just appended into the cache; the outcome as ``viewer`` sees it."""
+        match = fold_match(match, stored)
+        self._remember(match)
+        events = tuple(visible(item, viewer, match.over) for item in stored)
+        return Outcome(match.version, events, match, viewer)
 
     async def _append(
         self, match_id: str, events: Sequence[MatchEvent], expected: int, request_id: str
-    ) -> Any:
+    ) -> AppendResult:
         records: list[NewEvent] = [encode(event) for event in events]
         return await self.store.append(stream_of(match_id), records, expected, request_id or None)
 
     async def _outcome(self, match_id: str, first: int, last: int, viewer: Viewer) -> Outcome:
+        """The outcome of an earlier append, read back."""
         match = await self.load(match_id)
         stored = await self.store.read(stream_of(match_id), first, last - first + 1)
-        return Outcome(last, tuple(visible(item, viewer, match.over) for item in stored))
+        events = tuple(visible(item, viewer, match.over) for item in stored)
+        return Outcome(last, events, match, viewer)
 
     # -- seeing ----------------------------------------------------------------
 
+    async def seen(self, match_id: str, token: str | None) -> Seen:
+        """The token's view of the match now, with its legal actions."""
+        match = await self.load(match_id)
+        return seen_by(match, viewer_of(self.authorize(match, token)))
+
     async def view(self, match_id: str, token: str | None) -> tuple[View, Match]:
         match = await self.load(match_id)
-        role = self.authorize(match, token)
-        viewer = Viewer.of_seat(role.seat) if role.seat is not None else SPECTATOR
-        return build_view(match.game, viewer), match
+        return build_view(match.game, viewer_of(self.authorize(match, token))), match
 
     async def legal(self, match_id: str, token: str | None) -> tuple[list[SeatCommand], Match]:
-        match = await self.load(match_id)
-        role = self.authorize(match, token)
-        if role.seat is None or match.game.turn != role.seat:
-            return [], match
-        return legal_actions(match.game), match
+        seen = await self.seen(match_id, token)
+        return list(seen.actions), seen.match
 
     async def events(
         self, match_id: str, viewer: Viewer, from_seq: int = 0
     ) -> AsyncIterator[dict[str, Any]]:
         """Every event from ``from_seq`` on as ``viewer`` may see it, then live ones."""
         revealed = (await self.load(match_id)).over
-        async with self.store.subscribe(stream_of(match_id), max(0, from_seq)) as events:
+        async with self.fanout.listen(stream_of(match_id), max(0, from_seq)) as events:
             async for stored in events:
                 revealed = revealed or stored.type == "MatchEnded"
                 yield visible(stored, viewer, revealed)
+
+
+def game_deck(
+    rules: RuleSet, seed: bytes, game_number: int, client_seeds: Sequence[str]
+) -> tuple[int, ...]:
+    """The deck order game ``game_number`` is dealt from: the service deals it, the
+    auditor recomputes it once the seed is revealed (``client_seeds`` in hex)."""
+    contributions = [bytes.fromhex(seed_hex) for seed_hex in client_seeds]
+    return shuffled(deck_for(rules), seed, game_number, contributions)
+
+
+def viewer_of(role: Role) -> Viewer:
+    return Viewer.of_seat(role.seat) if role.seat is not None else SPECTATOR
 
 
 def visible(stored: StoredEvent, viewer: Viewer, revealed: bool) -> dict[str, Any]:

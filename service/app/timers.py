@@ -50,16 +50,26 @@ class TurnTimers:
             await asyncio.wait([watcher], timeout=2.0)
 
     async def _live_positions(self) -> dict[str, int]:
-        """Start where every stream is now, with a deadline for each timed live match."""
+        """Start where every stream is now, with a deadline for each timed live match.
+        Only matches that are neither over nor untimed are folded: a store holds many
+        finished ones, and a look at their first and last events tells."""
         store = self.service.store
         positions: dict[str, int] = {}
         offset, page = 0, 500
-        while streams := await store.streams(offset, page):
+        while (streams := await store.streams(offset, page)) and not self._stopping.is_set():
             offset += len(streams)
             for stream in streams:
-                positions[stream] = await store.version(stream)
-                if stream.startswith("m:") and positions[stream] >= 0:
+                version = positions[stream] = await store.version(stream)
+                if not stream.startswith("m:") or version < 0:
+                    continue
+                last = await store.read(stream, version, 1)
+                if last and last[0].type in _ENDED:
+                    continue
+                created = await store.read(stream, 0, 1)
+                if created and int(created[0].data.get("turn_ms", 0)):
                     await self._track(stream.removeprefix("m:"))
+                else:
+                    self.turn_ms[stream.removeprefix("m:")] = 0
         return positions
 
     async def _track(self, match_id: str) -> None:

@@ -3,6 +3,8 @@ server and for the client SDK."""
 
 from __future__ import annotations
 
+import functools
+
 from ..rules.cards import format_cards, format_mask, format_rank
 from ..rules.commands import Bomb, Discard, Give, Pass, Play, SeatCommand
 from ..rules.notation import seat_command
@@ -10,6 +12,13 @@ from .gen.daifugo.v1 import match_service_pb2 as pb
 
 
 def action_to_message(command: SeatCommand) -> pb.Action:
+    """The message of a command (a shared one: copy it before changing it)."""
+    return _action_message(command)
+
+
+@functools.lru_cache(maxsize=8192)
+def _action_message(command: SeatCommand) -> pb.Action:
+    # a legal-action list repeats the same commands all match long
     if isinstance(command, Play):
         return pb.Action(
             play=pb.Play(

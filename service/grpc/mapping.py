@@ -3,6 +3,7 @@ events, and refusals as gRPC statuses with structured details."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -116,5 +117,12 @@ def view_message(view: View, turn_deadline_ms: int | None = None) -> pb.View:
             setattr(message, name, value)
     if turn_deadline_ms is not None:
         message.turn_deadline_ms = turn_deadline_ms
-    message.options.update(view.options)
+    message.options.MergeFromString(_options_bytes(tuple(view.options.items())))
     return message
+
+
+@functools.lru_cache(maxsize=256)
+def _options_bytes(options: tuple[tuple[str, Any], ...]) -> bytes:
+    """A rule set's options as a serialised Struct: a match's never change, and
+    building the Struct anew costs more than the rest of the view."""
+    return struct_of(dict(options)).SerializeToString()

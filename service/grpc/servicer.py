@@ -10,9 +10,9 @@ import grpc
 from google.protobuf import json_format
 from grpc_status import rpc_status
 
-from eventstore import StoreUnavailable
+from eventstore import EventStoreError, StoreUnavailable
 
-from ..app.service import GameService, MatchOptions, ServiceError
+from ..app.service import GameService, MatchOptions, ServiceError, seen_by
 from ..rules.views import SPECTATOR, Viewer
 from .actions import action_to_message
 from .gen.daifugo.v1 import match_service_pb2 as pb
@@ -113,17 +113,23 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
                 command_maker(request.action),
                 request.request_id,
             )
+            seen = seen_by(outcome.match, outcome.viewer)
             return pb.ActResponse(
-                version=outcome.version, events=[event_message(e) for e in outcome.events]
+                version=outcome.version,
+                events=[event_message(e) for e in outcome.events],
+                view=view_message(seen.view, self.turn_deadline(seen.match)),
+                legal_actions=[action_to_message(a) for a in seen.actions],
             )
 
         return await _answer(context, work())
 
     async def GetView(self, request: pb.GetViewRequest, context: Any) -> pb.GetViewResponse:
         async def work() -> pb.GetViewResponse:
-            view, match = await self.service.view(request.match_id, bearer_token(context))
+            seen = await self.service.seen(request.match_id, bearer_token(context))
             return pb.GetViewResponse(
-                view=view_message(view, self.turn_deadline(match)), version=match.version
+                view=view_message(seen.view, self.turn_deadline(seen.match)),
+                version=seen.match.version,
+                legal_actions=[action_to_message(a) for a in seen.actions],
             )
 
         return await _answer(context, work())
@@ -132,9 +138,9 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
         self, request: pb.ListLegalActionsRequest, context: Any
     ) -> pb.ListLegalActionsResponse:
         async def work() -> pb.ListLegalActionsResponse:
-            actions, match = await self.service.legal(request.match_id, bearer_token(context))
+            seen = await self.service.seen(request.match_id, bearer_token(context))
             return pb.ListLegalActionsResponse(
-                actions=[action_to_message(a) for a in actions], version=match.version
+                actions=[action_to_message(a) for a in seen.actions], version=seen.match.version
             )
 
         return await _answer(context, work())
@@ -151,7 +157,5 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
         try:
             async for record in self.service.events(request.match_id, who, request.from_seq):
                 yield pb.StreamEventsResponse(event=event_message(record))
-        except StoreUnavailable as error:
-            await context.abort(
-                grpc.StatusCode.UNAVAILABLE, f"the event store is unavailable: {error}"
-            )
+        except EventStoreError as error:  # unavailable, or this listener fell behind
+            await context.abort(grpc.StatusCode.UNAVAILABLE, f"resume from your last seq: {error}")

@@ -9,6 +9,7 @@ to everyone. The auditor's view (everything) opens only then.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, fields
 from typing import Any, Literal
 
@@ -16,6 +17,7 @@ from . import events as ev
 from .cards import cards_of, format_cards, format_mask, suit_letters
 from .melds import Kind
 from .records import to_record
+from .rulesets import RuleSet
 from .state import FALLEN, FORBIDDEN, MATCH_OVER, MatchState
 
 
@@ -90,6 +92,12 @@ def _plain(value: Any) -> Any:
     return value
 
 
+@functools.lru_cache(maxsize=64)
+def _options_of(rules: RuleSet) -> dict[str, Any]:
+    # a match's rules never change; listing 41 fields for every view did
+    return rules.options()
+
+
 def _codes(mask: int) -> tuple[str, ...]:
     return tuple(format_mask(mask))
 
@@ -139,7 +147,7 @@ def build_view(state: MatchState, viewer: Viewer) -> View:
         blind=_codes(state.blind) if revealed else None,
         unused=_codes(state.unused) if revealed else None,
         out_of_play=_codes(state.out) if revealed else None,
-        options=state.rules.options(),
+        options=dict(_options_of(state.rules)),
     )
 
 

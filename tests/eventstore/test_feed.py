@@ -201,3 +201,30 @@ async def test_in_memory_checkpoints() -> None:
     assert cp.commit("x", 3)
     assert not cp.commit("x", 2)
     assert await cp.positions() == {"x": 3}
+
+
+async def test_apply_or_defer_writes_only_events_with_ops_and_keeps_exactly_once(
+    store: RedisEventStore,
+) -> None:
+    await append_n(store, "d", 6)
+    events = await store.read("d")
+    ops_of = {2: 1, 5: 1}  # only seqs 2 and 5 change the projection
+    first = RedisCheckpoints(store, "defer")
+    key = first.key("n")
+    for event in events[:4]:
+        await first.apply_or_defer(event, [("INCR", key)] if event.seq in ops_of else [])
+    assert await first.position("d") == 2  # seq 3 needed nothing: not written yet
+    # a second replica (or a restart) going over every event again applies only seq 5
+    second = RedisCheckpoints(store, "defer")
+    applied = [
+        await second.apply_or_defer(event, [("INCR", key)] if event.seq in ops_of else [])
+        for event in events
+    ]
+    assert applied == [True, True, False, True, True, True]
+    assert await second.position("d") == 5
+    client = await store.raw_client()
+    assert int(await client.execute_command("GET", key)) == 2
+    # an event with ops after a gap the caller never saw is refused
+    third = RedisCheckpoints(store, "defer-gap")
+    with pytest.raises(CheckpointGap):
+        await third.apply_or_defer(events[1], [("INCR", third.key("n"))])

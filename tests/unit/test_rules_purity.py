@@ -8,7 +8,15 @@ import sys
 from pathlib import Path
 
 RULES = Path(__file__).resolve().parents[2] / "service" / "rules"
-ALLOWED_STDLIB = {"__future__", "collections", "dataclasses", "enum", "itertools", "typing"}
+ALLOWED_STDLIB = {
+    "__future__",
+    "collections",
+    "dataclasses",
+    "enum",
+    "functools",
+    "itertools",
+    "typing",
+}
 
 
 def _imports(path: Path) -> list[tuple[str, int]]:

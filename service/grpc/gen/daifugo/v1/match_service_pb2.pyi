@@ -150,12 +150,16 @@ class ActRequest(_message.Message):
     def __init__(self, match_id: _Optional[str] = ..., request_id: _Optional[str] = ..., action: _Optional[_Union[Action, _Mapping]] = ...) -> None: ...
 
 class ActResponse(_message.Message):
-    __slots__ = ("version", "events")
+    __slots__ = ("version", "events", "view", "legal_actions")
     VERSION_FIELD_NUMBER: _ClassVar[int]
     EVENTS_FIELD_NUMBER: _ClassVar[int]
+    VIEW_FIELD_NUMBER: _ClassVar[int]
+    LEGAL_ACTIONS_FIELD_NUMBER: _ClassVar[int]
     version: int
     events: _containers.RepeatedCompositeFieldContainer[Event]
-    def __init__(self, version: _Optional[int] = ..., events: _Optional[_Iterable[_Union[Event, _Mapping]]] = ...) -> None: ...
+    view: View
+    legal_actions: _containers.RepeatedCompositeFieldContainer[Action]
+    def __init__(self, version: _Optional[int] = ..., events: _Optional[_Iterable[_Union[Event, _Mapping]]] = ..., view: _Optional[_Union[View, _Mapping]] = ..., legal_actions: _Optional[_Iterable[_Union[Action, _Mapping]]] = ...) -> None: ...
 
 class GetViewRequest(_message.Message):
     __slots__ = ("match_id",)
@@ -164,12 +168,14 @@ class GetViewRequest(_message.Message):
     def __init__(self, match_id: _Optional[str] = ...) -> None: ...
 
 class GetViewResponse(_message.Message):
-    __slots__ = ("view", "version")
+    __slots__ = ("view", "version", "legal_actions")
     VIEW_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
+    LEGAL_ACTIONS_FIELD_NUMBER: _ClassVar[int]
     view: View
     version: int
-    def __init__(self, view: _Optional[_Union[View, _Mapping]] = ..., version: _Optional[int] = ...) -> None: ...
+    legal_actions: _containers.RepeatedCompositeFieldContainer[Action]
+    def __init__(self, view: _Optional[_Union[View, _Mapping]] = ..., version: _Optional[int] = ..., legal_actions: _Optional[_Iterable[_Union[Action, _Mapping]]] = ...) -> None: ...
 
 class ListLegalActionsRequest(_message.Message):
     __slots__ = ("match_id",)
