@@ -11,7 +11,8 @@
 The game service and the floor each run in a process of their own, as `daifugo
 serve` would; the callers (bots) run in this one.
 
-Redis: REDIS_URL, else 127.0.0.1:6379.
+Redis: REDIS_URL, else a private redis-server started for the run (so projections
+have no history to catch up on, and figures compare between runs).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 import uuid
 from collections.abc import Iterator, Sequence
@@ -34,7 +36,7 @@ import grpc
 from clients.bots import GreedyBot
 from clients.runner import Chooser, play_seat
 from clients.sdk import DaifugoClient
-from eventstore import NewEvent, RedisEventStore
+from eventstore import NewEvent, RedisEventStore, RedisServer
 from service.app.runtime import running_service
 from service.rules.commands import SeatCommand
 from service.rules.views import View
@@ -253,13 +255,19 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--serve", choices=("game", "floor"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    redis_url = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379")
-    if args.serve == "game":
+    redis_url = os.environ.get("REDIS_URL")
+    if args.serve == "game" and redis_url:
         asyncio.run(serve_game(redis_url))
-    elif args.serve == "floor":
+    elif args.serve == "floor" and redis_url:
         asyncio.run(serve_floor(redis_url))
-    else:
+    elif redis_url:
         asyncio.run(run(redis_url, args.plays, args.matches, args.seconds))
+    else:
+        server = RedisServer(tempfile.mkdtemp(prefix="bench-redis-"), appendonly=False).start()
+        try:
+            asyncio.run(run(server.url, args.plays, args.matches, args.seconds))
+        finally:
+            server.stop()
 
 
 if __name__ == "__main__":

@@ -9,7 +9,9 @@ from typing import Any, Protocol
 from service.rules.commands import SeatCommand
 from service.rules.views import View
 
-from .sdk import DaifugoClient, Refused, SeatSession, Turn
+from .sdk import DaifugoClient, Refused, SeatSession
+
+TURN_WAIT = 3600.0  # seconds a seat waits for its turn (others may think long)
 
 
 class Chooser(Protocol):
@@ -30,18 +32,13 @@ def may_be_my_turn(event: dict[str, Any], seat: int | None) -> bool:
 
 
 async def play_seat(session: SeatSession, choose: Chooser) -> None:
-    """Act whenever it is this seat's turn, until the match ends: one event
-    stream for the whole match, a look at the view when the turn may be ours."""
-    await _act_while_my_turn(session, choose, await session.turn())
-    async for event in session.events():
-        if event["type"] == "SeedRevealed":  # the last event of every match
-            return
-        if may_be_my_turn(event, session.seat):
-            await _act_while_my_turn(session, choose, await session.turn())
-
-
-async def _act_while_my_turn(session: SeatSession, choose: Chooser, turn: Turn) -> None:
-    while turn.actions:
+    """Act whenever it is this seat's turn, until the match ends: one call to
+    wait for each turn, one to take it."""
+    turn = await session.turn()
+    while turn.view.phase != "match_over":
+        if not turn.actions:
+            turn = await session.next_turn(turn.version, timeout=TURN_WAIT)
+            continue
         try:
             turn = (await session.act(choose(turn.view, turn.actions))).turn
         except Refused as refused:

@@ -76,10 +76,21 @@ class CreatedMatch:
 
 @dataclass(frozen=True, slots=True)
 class Turn:
-    """A seat's view and its legal actions (empty unless it is to act)."""
+    """A seat's view and its legal actions (empty unless it is to act), as of the
+    match's ``version`` (the seq of its last event)."""
 
     view: View
     actions: list[SeatCommand]
+    version: int
+
+
+@dataclass(frozen=True, slots=True)
+class Update:
+    """Events that came together on a seat's stream, and the seat's turn when
+    they leave it to act."""
+
+    events: list[dict[str, Any]]
+    turn: Turn | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,12 +125,18 @@ class DaifugoClient:
     async def close(self) -> None:
         await self.channel.close()
 
-    async def call(self, rpc: Callable[..., Awaitable[T]], request: Any, token: str = "") -> T:
+    async def call(
+        self,
+        rpc: Callable[..., Awaitable[T]],
+        request: Any,
+        token: str = "",
+        timeout: float | None = None,
+    ) -> T:
         """One call, retried with the same request on a lost connection."""
         metadata = (("authorization", f"Bearer {token}"),) if token else ()
         for attempt in range(self.retries + 1):
             try:
-                return await rpc(request, metadata=metadata, timeout=self.timeout)
+                return await rpc(request, metadata=metadata, timeout=timeout or self.timeout)
             except grpc.aio.AioRpcError as error:
                 if error.code() not in _RETRIED or attempt == self.retries:
                     raise _refusal(error) from None
@@ -207,7 +224,16 @@ class SeatSession:
         response = await self.client.call(
             self.client.stub.GetView, pb.GetViewRequest(match_id=self.match_id), self.token
         )
-        return self._turn(response.view, response.legal_actions)
+        return self._turn(response.view, response.legal_actions, response.version)
+
+    async def next_turn(self, after_version: int = -1, timeout: float | None = None) -> Turn:
+        """Wait until you are to act after ``after_version`` (or the match is over:
+        then no actions); ``timeout`` seconds at most (default: the client's)."""
+        request = pb.AwaitTurnRequest(match_id=self.match_id, after_version=after_version)
+        response = await self.client.call(
+            self.client.stub.AwaitTurn, request, self.token, timeout=timeout
+        )
+        return self._turn(response.view, response.legal_actions, response.version)
 
     async def legal_actions(self) -> list[SeatCommand]:
         request = pb.ListLegalActionsRequest(match_id=self.match_id)
@@ -217,11 +243,12 @@ class SeatSession:
         assert self.seat is not None
         return [command_from_message(self.seat, action) for action in response.actions]
 
-    def _turn(self, view_message: pb.View, actions: Sequence[pb.Action]) -> Turn:
+    def _turn(self, view_message: pb.View, actions: Sequence[pb.Action], version: int) -> Turn:
         view = view_from_message(view_message)
         self.seat = view.seat
         assert self.seat is not None
-        return Turn(view, [command_from_message(self.seat, action) for action in actions])
+        commands = [command_from_message(self.seat, action) for action in actions]
+        return Turn(view, commands, version)
 
     async def act(self, command: SeatCommand, request_id: str | None = None) -> ActResult:
         request = pb.ActRequest(
@@ -233,7 +260,7 @@ class SeatSession:
         return ActResult(
             response.version,
             tuple(_event_dict(e) for e in response.events),
-            self._turn(response.view, response.legal_actions),
+            self._turn(response.view, response.legal_actions, response.version),
         )
 
     async def play(
@@ -268,10 +295,28 @@ class SeatSession:
         async for event in _events(self.client, self.match_id, self.token, from_seq):
             yield event
 
+    async def updates(self, from_seq: int = 0) -> AsyncIterator[Update]:
+        """As ``events``, in the batches they come in, each with your turn when it
+        leaves you to act: a bot needs nothing else to play."""
+        async for response in _responses(self.client, self.match_id, self.token, from_seq):
+            events = [_event_dict(message) for message in response.events]
+            turn = None
+            if response.HasField("view"):
+                turn = self._turn(response.view, response.legal_actions, events[-1]["seq"])
+            yield Update(events, turn)
+
 
 async def _events(
     client: DaifugoClient, match_id: str, token: str, from_seq: int
 ) -> AsyncIterator[dict[str, Any]]:
+    async for response in _responses(client, match_id, token, from_seq):
+        for message in response.events:
+            yield _event_dict(message)
+
+
+async def _responses(
+    client: DaifugoClient, match_id: str, token: str, from_seq: int
+) -> AsyncIterator[pb.StreamEventsResponse]:
     metadata = (("authorization", f"Bearer {token}"),)
     next_seq = from_seq
     failures = 0
@@ -282,9 +327,9 @@ async def _events(
             )
             async for response in stream:
                 failures = 0
-                event = _event_dict(response.event)
-                next_seq = event["seq"] + 1
-                yield event
+                if response.events:
+                    next_seq = response.events[-1].seq + 1
+                yield response
             return
         except grpc.aio.AioRpcError as error:
             failures += 1

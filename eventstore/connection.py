@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import inspect
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from typing import Any
@@ -93,6 +94,13 @@ def with_host(url: str, host: str, port: int) -> str:
     return urlunsplit(parts._replace(netloc=userinfo + hostport))
 
 
+# redis-py 7 looks its own version up in the package metadata for every new connection
+# (and sends CLIENT SETINFO): costly for the blocking connections subscriptions open.
+_NO_DRIVER_INFO: dict[str, Any] = (
+    {"driver_info": None} if "driver_info" in inspect.signature(Redis.__init__).parameters else {}
+)
+
+
 class Connector:
     """Makes, on first use, and owns the shared client of one store.
 
@@ -127,6 +135,7 @@ class Connector:
             "socket_connect_timeout": self.connect_timeout,
             "socket_timeout": self.command_timeout,
             "retry": Retry(NoBackoff(), self.retries),
+            **_NO_DRIVER_INFO,
         }
 
     async def client(self) -> Client:

@@ -18,12 +18,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import uuid
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 
 from .errors import EventStoreError
 from .model import StoredEvent
 from .store import RedisEventStore
+from .subscription import BlockingReader
 
 log = logging.getLogger("eventstore.fanout")
 
@@ -36,36 +38,56 @@ class ListenerTooSlow(EventStoreError):
 
 @dataclass
 class _Shared:
-    started: asyncio.Future[None]  # the subscription knows where it starts
+    started: asyncio.Future[None]  # the follower knows where it starts
     listeners: set[asyncio.Queue[StoredEvent | BaseException]] = field(default_factory=set)
-    task: asyncio.Task[None] | None = None
+    reader: BlockingReader | None = None
+    closed: bool = False
 
 
 class Fanout:
-    def __init__(self, store: RedisEventStore, *, page: int = 500) -> None:
+    def __init__(
+        self,
+        store: RedisEventStore,
+        *,
+        page: int = 500,
+        block_ms: int = 1000,
+        linger: float = 2.0,
+    ) -> None:
         self.store = store
         self.page = page
+        self.block_ms = block_ms
+        self.linger = linger  # a follower with no listeners waits this long for new ones
         self._streams: dict[str, _Shared] = {}
+        self._tasks: set[asyncio.Task[None]] = set()
 
     @contextlib.asynccontextmanager
     async def listen(
         self, stream: str, from_seq: int = 0
-    ) -> AsyncIterator[AsyncIterator[StoredEvent]]:
-        """``async with fanout.listen(stream, seq) as events: async for event in events``."""
+    ) -> AsyncIterator[AsyncIterator[list[StoredEvent]]]:
+        """``async with fanout.listen(stream, seq) as batches: async for batch in batches``:
+        each batch the events that came together (never empty)."""
         queue: asyncio.Queue[StoredEvent | BaseException] = asyncio.Queue()
         shared = self._streams.get(stream)
         if shared is None:
             shared = self._streams[stream] = _Shared(asyncio.get_running_loop().create_future())
-            shared.task = asyncio.create_task(self._follow(stream, shared))
+            task = asyncio.create_task(self._follow(stream, shared))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
         shared.listeners.add(queue)
         try:
             yield self._events(stream, max(0, from_seq), shared, queue)
         finally:
             shared.listeners.discard(queue)
-            if not shared.listeners and self._streams.get(stream) is shared:
-                del self._streams[stream]
-                if shared.task is not None:
-                    shared.task.cancel()
+
+    async def close(self) -> None:
+        """Stop every follower (their blocked reads end with their connections)."""
+        for shared in list(self._streams.values()):
+            shared.closed = True
+            if shared.reader is not None:
+                await shared.reader.drop()
+        self._streams.clear()
+        if self._tasks:
+            await asyncio.wait(list(self._tasks), timeout=self.block_ms / 1000 + 1)
 
     async def _events(
         self,
@@ -73,37 +95,76 @@ class Fanout:
         next_seq: int,
         shared: _Shared,
         queue: asyncio.Queue[StoredEvent | BaseException],
-    ) -> AsyncIterator[StoredEvent]:
-        # read only once the subscription has fixed its start: what it misses, this reads
+    ) -> AsyncIterator[list[StoredEvent]]:
+        # read only once the follower has fixed its start: what it misses, this reads
         await asyncio.shield(shared.started)
         async for page in self.store.read_pages(stream, next_seq, self.page):
-            for event in page:
-                yield event
+            yield page
             next_seq = page[-1].seq + 1
         while True:
-            item = await queue.get()
-            if isinstance(item, BaseException):
-                raise item
-            if item.seq >= next_seq:
-                next_seq = item.seq + 1
-                yield item
+            items = [await queue.get()]
+            while not queue.empty() and len(items) < self.page:
+                items.append(queue.get_nowait())
+            batch: list[StoredEvent] = []
+            for item in items:
+                if isinstance(item, BaseException):
+                    if batch:
+                        yield batch
+                    raise item
+                if item.seq >= next_seq:
+                    next_seq = item.seq + 1
+                    batch.append(item)
+            if batch:
+                yield batch
 
     async def _follow(self, stream: str, shared: _Shared) -> None:
+        """Read the stream for its listeners; return once none has come for ``linger``
+        seconds. (It ends by itself, never by cancellation: a cancellation landing inside
+        a blocked Redis read may not come out.)"""
+        loop = asyncio.get_running_loop()
+        name = f"es-fan-{uuid.uuid4().hex[:12]}"
+        reader = shared.reader = BlockingReader(
+            self.store, self.store.keys.events(stream), self.block_ms, name
+        )
+        idle_since: float | None = None
         try:
-            start = await self.store.version(stream) + 1
+            next_seq = await self.store.version(stream) + 1
             shared.started.set_result(None)
-            async with self.store.subscribe(stream, start) as events:
-                async for event in events:
-                    for queue in list(shared.listeners):
-                        if queue.qsize() >= QUEUE_LIMIT:
-                            shared.listeners.discard(queue)
-                            queue.put_nowait(ListenerTooSlow(f"{stream}: listener too slow"))
-                        else:
-                            queue.put_nowait(event)
-        except EventStoreError as error:
+            while not shared.closed:
+                if shared.listeners:
+                    idle_since = None
+                elif idle_since is None:
+                    idle_since = loop.time()
+                elif loop.time() - idle_since >= self.linger:
+                    # no await between this check and leaving: no listener can slip in
+                    if self._streams.get(stream) is shared:
+                        del self._streams[stream]
+                    return
+                entries = await reader.xread(f"{next_seq}-0", self.page)
+                if not entries:
+                    continue
+                events = self.store.decode(stream, entries, next_seq)
+                next_seq = events[-1].seq + 1
+                for event in events:
+                    self._deliver(stream, shared, event)
+        except Exception as error:
+            if shared.closed:
+                return  # a read cut short by close() may fail any way it likes
+            failure = error if isinstance(error, EventStoreError) else EventStoreError(str(error))
             if not shared.started.done():
-                shared.started.set_exception(error)
-            for queue in shared.listeners:
-                queue.put_nowait(error)
+                shared.started.set_exception(failure)
             if self._streams.get(stream) is shared:
                 del self._streams[stream]
+            for queue in shared.listeners:
+                queue.put_nowait(failure)
+        finally:
+            await reader.drop()
+
+    @staticmethod
+    def _deliver(stream: str, shared: _Shared, event: StoredEvent) -> None:
+        for queue in list(shared.listeners):
+            if queue.qsize() >= QUEUE_LIMIT:
+                shared.listeners.discard(queue)
+                queue.put_nowait(ListenerTooSlow(f"{stream}: listener too slow"))
+            else:
+                queue.put_nowait(event)

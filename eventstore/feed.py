@@ -15,6 +15,7 @@ How nothing is applied twice: see RedisCheckpoints.apply and eventstore/README.m
 
 from __future__ import annotations
 
+import asyncio
 import time
 import uuid
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping, Sequence
@@ -120,10 +121,13 @@ class RedisCheckpoints:
         passes it with the next event that has ops. Events must come in seq order per
         stream, as a subscription gives them; after a restart the deferred ones come again
         (and again need nothing). Returns False when the event was already applied."""
+        first = self._deferred.get(event.stream, event.seq)
+        if first > event.seq:  # delivered again from earlier (a restart): start over
+            first = event.seq
         if not ops:
-            self._deferred.setdefault(event.stream, event.seq)
+            self._deferred[event.stream] = first
             return True
-        first = self._deferred.pop(event.stream, event.seq)
+        self._deferred.pop(event.stream, None)
         return await self._apply(event, ops, first)
 
     async def _apply(self, event: StoredEvent, ops: Sequence[Op], first: int) -> bool:
@@ -146,6 +150,7 @@ class RedisCheckpoints:
 
     async def reset(self) -> None:
         """Forget every position (the projection's own keys are the caller's to delete)."""
+        self._deferred.clear()
         with unavailable_as(f"reset {self.name!r}", self.store.url):
             await self.store.connector.execute("DEL", self.positions_key)
 
@@ -168,10 +173,12 @@ class GlobalSubscription:
         block_ms: int = 5000,
         sweep_every: float = 60.0,
         reconnect_for: float = 30.0,
+        pace: float = 0.0,
     ) -> None:
         self.store = store
         self.checkpoints = checkpoints
         self.live = live
+        self.pace = pace
         self.batch = batch
         self.sweep_every = sweep_every
         self.positions: dict[str, int] = {}
@@ -238,6 +245,8 @@ class GlobalSubscription:
                     if last_seq > self.positions.get(stream, -1):
                         async for event in self._catch_up(stream):
                             yield event
+                if self.pace:
+                    await asyncio.sleep(self.pace)
             except StoreUnavailable as exc:
                 if self._closed:
                     return

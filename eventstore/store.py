@@ -478,12 +478,14 @@ class RedisEventStore:
         block_ms: int = 5000,
         sweep_every: float = 60.0,
         reconnect_for: float = 30.0,
+        pace: float = 0.0,
     ) -> GlobalSubscription:
         """Every event of every stream past ``checkpoints``, each stream in order.
 
         Catches up by sweeping the index, then follows the global feed live (``live=False``
-        stops after the catch-up). See eventstore/README.md for how a projection applies
-        each event exactly once.
+        stops after the catch-up). ``pace`` seconds between reads of the feed trade
+        latency for fewer reads: a stream appended to several times meanwhile is read
+        once. See eventstore/README.md for how a projection applies each event exactly once.
         """
         from .feed import GlobalSubscription
 
@@ -495,6 +497,7 @@ class RedisEventStore:
             block_ms=block_ms,
             sweep_every=sweep_every,
             reconnect_for=reconnect_for,
+            pace=pace,
         )
         self._subscriptions.add(sub)
         return sub

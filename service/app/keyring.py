@@ -19,6 +19,7 @@ from redis.asyncio import Redis
 from redis.asyncio.cluster import RedisCluster
 
 SERVER_KEY = "daifugo:server-key"
+RECENT_MATCHES = 4096  # matches whose tokens are kept derived
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +36,7 @@ class Keyring:
         if len(server_key) < 32:
             raise ValueError("the server key needs at least 32 bytes")
         self._key = server_key
+        self._recent: dict[tuple[str, int], tuple[tuple[Role, str], ...]] = {}
 
     def _derive(self, *parts: str) -> bytes:
         return hmac.new(self._key, "\x1f".join(parts).encode(), hashlib.sha256).digest()
@@ -57,10 +59,22 @@ class Keyring:
     def identify(self, match_id: str, token: str, players: int) -> Role | None:
         """Whose token this is (compared in constant time), or None."""
         found = None
-        for role in (HOST, *(Role("seat", seat) for seat in range(players))):
-            if hmac.compare_digest(self.token(match_id, role), token):
+        for role, expected in self._tokens(match_id, players):
+            if hmac.compare_digest(expected, token):
                 found = role
         return found
+
+    def _tokens(self, match_id: str, players: int) -> tuple[tuple[Role, str], ...]:
+        # every call of a match asks: derive its tokens once (an HMAC per role)
+        key = (match_id, players)
+        tokens = self._recent.get(key)
+        if tokens is None:
+            roles = (HOST, *(Role("seat", seat) for seat in range(players)))
+            tokens = tuple((role, self.token(match_id, role)) for role in roles)
+            if len(self._recent) >= RECENT_MATCHES:
+                del self._recent[next(iter(self._recent))]
+            self._recent[key] = tokens
+        return tokens
 
 
 async def load_server_key(redis: Redis | RedisCluster) -> bytes:

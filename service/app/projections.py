@@ -23,6 +23,7 @@ from eventstore.feed import Op
 
 log = logging.getLogger("daifugo.projections")
 NAME = "results"
+PACE = 0.25  # seconds between reads of the feed: a match's appends meanwhile are read at once
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,7 +56,7 @@ class ResultsProjection:
         """Follow every stream, forever (resumes where its checkpoints say)."""
         while True:
             try:
-                async for event in self.store.subscribe_all(self.checkpoints):
+                async for event in self.store.subscribe_all(self.checkpoints, pace=PACE):
                     await self.apply(event)
             except EventStoreError as error:
                 log.warning("results projection lost the feed (%s); resuming", error)

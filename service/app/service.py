@@ -67,6 +67,15 @@ class Seen:
     match: Match
 
 
+@dataclass(frozen=True, slots=True)
+class Batch:
+    """Events that came together, as a viewer sees them, and the viewer's turn
+    when they leave it to act (so a client need not ask)."""
+
+    events: list[dict[str, Any]]
+    turn: Seen | None
+
+
 def seen_by(match: Match, viewer: Viewer) -> Seen:
     to_act = viewer.seat is not None and match.game.turn == viewer.seat
     actions = tuple(legal_actions(match.game)) if to_act else ()
@@ -325,6 +334,26 @@ class GameService:
         match = await self.load(match_id)
         return seen_by(match, viewer_of(self.authorize(match, token)))
 
+    async def next_turn(self, match_id: str, token: str | None, after: int = -1) -> Seen:
+        """Wait until the token's seat is to act at a version after ``after``, or the
+        match is over; then what ``seen`` would answer."""
+        match = await self.load(match_id)
+        viewer = viewer_of(self.authorize(match, token))
+        if viewer.seat is None:
+            raise ServiceError("permission_denied", "only a seat token has turns")
+        if match.version > after and (match.over or match.game.turn == viewer.seat):
+            return seen_by(match, viewer)
+        async with self.fanout.listen(stream_of(match_id), match.version + 1) as batches:
+            async for batch in batches:
+                seq = batch[-1].seq
+                match = self._cache.get(match_id) or match
+                if match.version < seq:
+                    match = await self.load(match_id)
+                if match.version == seq > after:
+                    if match.over or match.game.turn == viewer.seat:
+                        return seen_by(match, viewer)
+        raise ServiceError("unavailable", "the match's events stopped")
+
     async def view(self, match_id: str, token: str | None) -> tuple[View, Match]:
         match = await self.load(match_id)
         return build_view(match.game, viewer_of(self.authorize(match, token))), match
@@ -337,11 +366,35 @@ class GameService:
         self, match_id: str, viewer: Viewer, from_seq: int = 0
     ) -> AsyncIterator[dict[str, Any]]:
         """Every event from ``from_seq`` on as ``viewer`` may see it, then live ones."""
+        async for batch in self.event_batches(match_id, viewer, from_seq):
+            for event in batch.events:
+                yield event
+
+    async def event_batches(
+        self, match_id: str, viewer: Viewer, from_seq: int = 0
+    ) -> AsyncIterator[Batch]:
+        """As ``events``, in the batches they come in (an action's events together),
+        each with the seat's turn when it leaves the seat to act."""
         revealed = (await self.load(match_id)).over
-        async with self.fanout.listen(stream_of(match_id), max(0, from_seq)) as events:
-            async for stored in events:
-                revealed = revealed or stored.type == "MatchEnded"
-                yield visible(stored, viewer, revealed)
+        async with self.fanout.listen(stream_of(match_id), max(0, from_seq)) as batches:
+            async for batch in batches:
+                seen = []
+                for stored in batch:
+                    revealed = revealed or stored.type == "MatchEnded"
+                    seen.append(visible(stored, viewer, revealed))
+                yield Batch(seen, await self._turn_after(match_id, batch[-1].seq, viewer))
+
+    async def _turn_after(self, match_id: str, seq: int, viewer: Viewer) -> Seen | None:
+        """The seat's view and legal actions if it is to act right after ``seq``."""
+        if viewer.seat is None:
+            return None
+        match = self._cache.get(match_id)
+        if match is None or match.version < seq:
+            match = await self.load(match_id)
+        if match.version != seq or match.game.turn != viewer.seat:
+            return None  # not the seat's turn, or more events follow: their batch will tell
+        seen = seen_by(match, viewer)
+        return seen if seen.actions else None
 
 
 def game_deck(
@@ -360,9 +413,22 @@ def viewer_of(role: Role) -> Viewer:
 def visible(stored: StoredEvent, viewer: Viewer, revealed: bool) -> dict[str, Any]:
     """A stored event as ``viewer`` may see it (everything once ``revealed``: the
     match has ended), with its seq and time."""
-    event = decode(stored)
+    event = _decoded(stored)
     if isinstance(event, MatchCreated | SeatJoined | MatchStarted | TurnTimedOut | SeedRevealed):
         record = {"type": stored.type, **encode(event).data}
     else:
         record = visible_record(event, viewer, revealed)
     return {"seq": stored.seq, "at": stored.at, **record}
+
+
+_recently_decoded: OrderedDict[str, MatchEvent] = OrderedDict()
+
+
+def _decoded(stored: StoredEvent) -> MatchEvent:
+    # every listener of a match is shown the same stored events: decode each once
+    event = _recently_decoded.get(stored.hash)
+    if event is None:
+        event = _recently_decoded[stored.hash] = decode(stored)
+        if len(_recently_decoded) > CACHE_SIZE:
+            _recently_decoded.popitem(last=False)
+    return event

@@ -134,6 +134,21 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
 
         return await _answer(context, work())
 
+    async def AwaitTurn(
+        self, request: pb.AwaitTurnRequest, context: Any
+    ) -> pb.AwaitTurnResponse:
+        async def work() -> pb.AwaitTurnResponse:
+            seen = await self.service.next_turn(
+                request.match_id, bearer_token(context), request.after_version
+            )
+            return pb.AwaitTurnResponse(
+                view=view_message(seen.view, self.turn_deadline(seen.match)),
+                version=seen.match.version,
+                legal_actions=[action_to_message(a) for a in seen.actions],
+            )
+
+        return await _answer(context, work())
+
     async def ListLegalActions(
         self, request: pb.ListLegalActionsRequest, context: Any
     ) -> pb.ListLegalActionsResponse:
@@ -155,7 +170,15 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
 
         who = await _answer(context, viewer())
         try:
-            async for record in self.service.events(request.match_id, who, request.from_seq):
-                yield pb.StreamEventsResponse(event=event_message(record))
+            batches = self.service.event_batches(request.match_id, who, request.from_seq)
+            async for batch in batches:
+                response = pb.StreamEventsResponse(
+                    events=[event_message(record) for record in batch.events]
+                )
+                if batch.turn is not None:
+                    turn = batch.turn
+                    response.view.CopyFrom(view_message(turn.view, self.turn_deadline(turn.match)))
+                    response.legal_actions.extend(action_to_message(a) for a in turn.actions)
+                yield response
         except EventStoreError as error:  # unavailable, or this listener fell behind
             await context.abort(grpc.StatusCode.UNAVAILABLE, f"resume from your last seq: {error}")

@@ -6,6 +6,7 @@ import asyncio
 import json
 import random
 import uuid
+from collections.abc import AsyncIterator
 from typing import Any
 
 import grpc
@@ -265,3 +266,58 @@ async def test_tokens_never_appear_in_events(running: Running, client: DaifugoCl
     text = json.dumps([e.data for e in stored])
     for token in (created.host_token, *created.seat_tokens):
         assert token not in text
+
+
+async def test_await_turn_answers_when_the_seat_is_to_act_and_honours_deadlines(
+    running: Running, client: DaifugoClient
+) -> None:
+    table = await arrange(running, client, "federation", ["3D 9C", "4D 5D"], 0)
+    first, second = table.seats
+    now = await second.turn()
+    assert now.actions == [] and now.view.turn == 0
+    with pytest.raises(Refused) as waited:  # seat 0 does not act: the deadline passes
+        await second.next_turn(now.version, timeout=0.3)
+    assert waited.value.status == grpc.StatusCode.DEADLINE_EXCEEDED
+    waiting = asyncio.create_task(second.next_turn(now.version))
+    played = await first.play("3D")
+    turn = await waiting
+    assert turn.version == played.version and turn.view.turn == 1 and turn.actions
+    assert turn.view.hand == ("4D", "5D")  # its own view only
+    # the seat's stream says the same with the events
+    async for update in second.updates(played.version):
+        assert update.events[-1]["seq"] == played.version
+        assert update.turn is not None and update.turn.actions == turn.actions
+        break
+
+
+async def test_open_seats_are_joined_then_the_host_starts(
+    running: Running, client: DaifugoClient
+) -> None:
+    created = await client.create_match("classic", 3, open_seats=True, games_per_set=1)
+    assert created.seat_tokens == ()
+    host = client.host(created.match_id, created.host_token)
+    with pytest.raises(Refused) as early:
+        await host.start()
+    assert early.value.code == "not_started"
+    joined = [await client.join(created.match_id, f"player {n}") for n in range(3)]
+    assert [seat.seat for seat in joined] == [0, 1, 2]
+    assert len({seat.token for seat in joined}) == 3
+    with pytest.raises(Refused) as full:
+        await client.join(created.match_id, "late")
+    assert full.value.code == "seats_full"
+    await host.start()
+    views = [await seat.view() for seat in joined]
+    assert [view.seat for view in views] == [0, 1, 2]
+    names = [e["name"] for e in [e async for e in _first(host.events(), 4)][1:]]
+    assert names == ["player 0", "player 1", "player 2"]
+
+
+async def _first(
+    events: AsyncIterator[dict[str, Any]], count: int
+) -> AsyncIterator[dict[str, Any]]:
+    seen = 0
+    async for event in events:
+        yield event
+        seen += 1
+        if seen == count:
+            return

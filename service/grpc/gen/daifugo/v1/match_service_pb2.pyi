@@ -177,6 +177,24 @@ class GetViewResponse(_message.Message):
     legal_actions: _containers.RepeatedCompositeFieldContainer[Action]
     def __init__(self, view: _Optional[_Union[View, _Mapping]] = ..., version: _Optional[int] = ..., legal_actions: _Optional[_Iterable[_Union[Action, _Mapping]]] = ...) -> None: ...
 
+class AwaitTurnRequest(_message.Message):
+    __slots__ = ("match_id", "after_version")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    AFTER_VERSION_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    after_version: int
+    def __init__(self, match_id: _Optional[str] = ..., after_version: _Optional[int] = ...) -> None: ...
+
+class AwaitTurnResponse(_message.Message):
+    __slots__ = ("view", "version", "legal_actions")
+    VIEW_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    LEGAL_ACTIONS_FIELD_NUMBER: _ClassVar[int]
+    view: View
+    version: int
+    legal_actions: _containers.RepeatedCompositeFieldContainer[Action]
+    def __init__(self, view: _Optional[_Union[View, _Mapping]] = ..., version: _Optional[int] = ..., legal_actions: _Optional[_Iterable[_Union[Action, _Mapping]]] = ...) -> None: ...
+
 class ListLegalActionsRequest(_message.Message):
     __slots__ = ("match_id",)
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
@@ -200,10 +218,14 @@ class StreamEventsRequest(_message.Message):
     def __init__(self, match_id: _Optional[str] = ..., from_seq: _Optional[int] = ...) -> None: ...
 
 class StreamEventsResponse(_message.Message):
-    __slots__ = ("event",)
-    EVENT_FIELD_NUMBER: _ClassVar[int]
-    event: Event
-    def __init__(self, event: _Optional[_Union[Event, _Mapping]] = ...) -> None: ...
+    __slots__ = ("events", "view", "legal_actions")
+    EVENTS_FIELD_NUMBER: _ClassVar[int]
+    VIEW_FIELD_NUMBER: _ClassVar[int]
+    LEGAL_ACTIONS_FIELD_NUMBER: _ClassVar[int]
+    events: _containers.RepeatedCompositeFieldContainer[Event]
+    view: View
+    legal_actions: _containers.RepeatedCompositeFieldContainer[Action]
+    def __init__(self, events: _Optional[_Iterable[_Union[Event, _Mapping]]] = ..., view: _Optional[_Union[View, _Mapping]] = ..., legal_actions: _Optional[_Iterable[_Union[Action, _Mapping]]] = ...) -> None: ...
 
 class Event(_message.Message):
     __slots__ = ("seq", "type", "data", "at_ms")

@@ -66,6 +66,11 @@ class MatchServiceStub:
                 request_serializer=daifugo_dot_v1_dot_match__service__pb2.GetViewRequest.SerializeToString,
                 response_deserializer=daifugo_dot_v1_dot_match__service__pb2.GetViewResponse.FromString,
                 _registered_method=True)
+        self.AwaitTurn = channel.unary_unary(
+                '/daifugo.v1.MatchService/AwaitTurn',
+                request_serializer=daifugo_dot_v1_dot_match__service__pb2.AwaitTurnRequest.SerializeToString,
+                response_deserializer=daifugo_dot_v1_dot_match__service__pb2.AwaitTurnResponse.FromString,
+                _registered_method=True)
         self.ListLegalActions = channel.unary_unary(
                 '/daifugo.v1.MatchService/ListLegalActions',
                 request_serializer=daifugo_dot_v1_dot_match__service__pb2.ListLegalActionsRequest.SerializeToString,
@@ -124,6 +129,15 @@ class MatchServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def AwaitTurn(self, request, context):
+        """Wait until the caller's seat is to act after `after_version` (or the
+        match is over), then answer as GetView: a bot's one call per turn. Set a
+        deadline; the call ends with DEADLINE_EXCEEDED when it passes first.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def ListLegalActions(self, request, context):
         """Every action the caller's seat may take now (empty when not its turn).
         """
@@ -166,6 +180,11 @@ def add_MatchServiceServicer_to_server(servicer, server):
                     servicer.GetView,
                     request_deserializer=daifugo_dot_v1_dot_match__service__pb2.GetViewRequest.FromString,
                     response_serializer=daifugo_dot_v1_dot_match__service__pb2.GetViewResponse.SerializeToString,
+            ),
+            'AwaitTurn': grpc.unary_unary_rpc_method_handler(
+                    servicer.AwaitTurn,
+                    request_deserializer=daifugo_dot_v1_dot_match__service__pb2.AwaitTurnRequest.FromString,
+                    response_serializer=daifugo_dot_v1_dot_match__service__pb2.AwaitTurnResponse.SerializeToString,
             ),
             'ListLegalActions': grpc.unary_unary_rpc_method_handler(
                     servicer.ListLegalActions,
@@ -320,6 +339,33 @@ class MatchService:
             '/daifugo.v1.MatchService/GetView',
             daifugo_dot_v1_dot_match__service__pb2.GetViewRequest.SerializeToString,
             daifugo_dot_v1_dot_match__service__pb2.GetViewResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def AwaitTurn(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/daifugo.v1.MatchService/AwaitTurn',
+            daifugo_dot_v1_dot_match__service__pb2.AwaitTurnRequest.SerializeToString,
+            daifugo_dot_v1_dot_match__service__pb2.AwaitTurnResponse.FromString,
             options,
             channel_credentials,
             insecure,
