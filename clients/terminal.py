@@ -12,7 +12,7 @@ from service.rules.views import View
 
 from .demo import service_target, table_of_bots
 from .runner import play_seat
-from .sdk import DaifugoClient, Refused, SeatSession
+from .sdk import DaifugoClient, Refused, SeatSession, Turn
 
 
 def describe_action(command: SeatCommand) -> str:
@@ -49,51 +49,43 @@ async def _ask(prompt: str) -> str:
     return (await asyncio.to_thread(input, prompt)).strip()
 
 
+_SHOWN = {"CardsPlayed", "Passed", "FieldFlushed", "PlayerFinished", "RevolutionChanged"}
+_SHOWN |= {"GameEnded", "SuitLocked", "NumberLocked", "ElevenBackStarted", "DirectionReversed"}
+
+
 async def _human_turns(session: SeatSession) -> None:
-    seen = -1
-    while True:
-        turn = await session.turn()
-        view = turn.view
-        if view.phase == "match_over":
+    """Show what happens as it happens; ask for a move whenever the seat is to act."""
+    first = await session.turn()
+    done = await _take_turns(session, first) if first.actions else first.version
+    async for update in session.updates(first.version + 1):
+        for event in update.events:
+            if event["type"] in _SHOWN:
+                print(f"  {event['type']}: {_short(event)}")
+        if update.events[-1]["type"] == "SeedRevealed":
+            view = (await session.turn()).view
             print(f"match over; places by game: {list(view.results)}")
             return
-        if view.turn != session.seat or view.phase != "in_game":
-            async for event in session.events(seen + 1):
-                seen = event["seq"]
-                if event["type"] in (
-                    "CardsPlayed",
-                    "Passed",
-                    "FieldFlushed",
-                    "PlayerFinished",
-                    "RevolutionChanged",
-                    "GameEnded",
-                    "TurnMoved",
-                ):
-                    print(f"  {event['type']}: {_short(event)}")
-                if event["type"] in (
-                    "TurnMoved",
-                    "FieldFlushed",
-                    "StepRequired",
-                    "GameDealt",
-                    "ExchangeStarted",
-                    "FourStopOffered",
-                    "SeedRevealed",
-                ):
-                    break
-            continue
-        print("\n" + describe_view(view))
-        actions = turn.actions
-        for number, action in enumerate(actions):
+        if update.turn is not None and update.turn.version > done:
+            done = await _take_turns(session, update.turn)
+
+
+async def _take_turns(session: SeatSession, turn: Turn) -> int:
+    """Ask until a move is taken (and again while the seat stays to act); the
+    version after the last move."""
+    while turn.actions:
+        print("\n" + describe_view(turn.view))
+        for number, action in enumerate(turn.actions):
             print(f"  {number:>3}: {describe_action(action)}")
-        answer = await _ask("your move (number, or p to pass): ")
-        chosen = _pick(answer, actions)
+        chosen = _pick(await _ask("your move (number, or p to pass): "), turn.actions)
         if chosen is None:
             print("  not one of the listed moves")
             continue
         try:
-            await session.act(chosen)
+            turn = (await session.act(chosen)).turn
         except Refused as refused:
             print(f"  refused: {refused.code} ({refused.message})")
+            turn = await session.turn()
+    return turn.version
 
 
 def _pick(answer: str, actions: list[SeatCommand]) -> SeatCommand | None:

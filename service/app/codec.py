@@ -59,5 +59,5 @@ def decode_record(
         }
         event: MatchEvent = cls(**values)
         return event
-    except (RecordError, TypeError, KeyError) as error:
+    except (RecordError, TypeError, KeyError, AttributeError) as error:
         raise UnknownEvent(f"{stream} seq {seq}: {error}") from None
