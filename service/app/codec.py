@@ -3,6 +3,7 @@ card notation (``rules.records``), the match's own events field by field."""
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from dataclasses import fields
 from typing import Any
 
@@ -40,7 +41,24 @@ def encode(event: MatchEvent) -> NewEvent:
 
 
 def decode(stored: StoredEvent) -> MatchEvent:
-    return decode_record(stored.type, stored.data, stored.stream, stored.seq)
+    """The event a stored one holds (each decoded once while recent: every
+    listener of a match, and every fold, is handed the same stored events)."""
+    event = _recent.get(stored.hash)
+    if event is None:
+        event = decode_record(stored.type, stored.data, stored.stream, stored.seq)
+        remember_decoded(stored, event)
+    return event
+
+
+def remember_decoded(stored: StoredEvent, event: MatchEvent) -> None:
+    """Note what ``stored`` decodes to (its writer knows without decoding)."""
+    _recent[stored.hash] = event
+    if len(_recent) > RECENT_EVENTS:
+        _recent.popitem(last=False)
+
+
+RECENT_EVENTS = 16384
+_recent: OrderedDict[str, MatchEvent] = OrderedDict()
 
 
 def decode_record(

@@ -19,7 +19,7 @@ from ..rules.dealing import deck_for
 from ..rules.legal import legal_actions, timeout_action
 from ..rules.state import GAME_OVER, IN_GAME, MATCH_OVER
 from ..rules.views import SPECTATOR, View, Viewer, build_view, visible_record
-from .codec import MatchEvent, decode, encode
+from .codec import MatchEvent, decode, encode, remember_decoded
 from .keyring import HOST, Keyring, Role
 from .match import Match, fold_match, stream_of
 from .match_events import MatchCreated, MatchStarted, SeatJoined, SeedRevealed, TurnTimedOut
@@ -304,6 +304,8 @@ class GameService:
                 continue
             if result.duplicate:
                 return await self._outcome(match_id, result.first_seq, result.last_seq, viewer)
+            for stored, event in zip(result.events, events, strict=True):
+                remember_decoded(stored, event)
             return self._appended(match, result.events, viewer)
         raise ServiceError("busy", "the match changed too often; try again")
 
@@ -413,22 +415,10 @@ def viewer_of(role: Role) -> Viewer:
 def visible(stored: StoredEvent, viewer: Viewer, revealed: bool) -> dict[str, Any]:
     """A stored event as ``viewer`` may see it (everything once ``revealed``: the
     match has ended), with its seq and time."""
-    event = _decoded(stored)
+    event = decode(stored)
     if isinstance(event, MatchCreated | SeatJoined | MatchStarted | TurnTimedOut | SeedRevealed):
         record = {"type": stored.type, **encode(event).data}
     else:
         record = visible_record(event, viewer, revealed)
     return {"seq": stored.seq, "at": stored.at, **record}
 
-
-_recently_decoded: OrderedDict[str, MatchEvent] = OrderedDict()
-
-
-def _decoded(stored: StoredEvent) -> MatchEvent:
-    # every listener of a match is shown the same stored events: decode each once
-    event = _recently_decoded.get(stored.hash)
-    if event is None:
-        event = _recently_decoded[stored.hash] = decode(stored)
-        if len(_recently_decoded) > CACHE_SIZE:
-            _recently_decoded.popitem(last=False)
-    return event
