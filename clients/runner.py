@@ -18,27 +18,17 @@ class Chooser(Protocol):
     def __call__(self, view: View, actions: list[SeatCommand]) -> SeatCommand: ...
 
 
-def may_be_my_turn(event: dict[str, Any], seat: int | None) -> bool:
-    """Whether after ``event`` the seat to act may be ``seat``: the events that
-    name the next seat are checked, the few that do not are assumed to."""
-    kind = event["type"]
-    if kind == "TurnMoved" or kind == "StepRequired":
-        return bool(event["seat"] == seat)
-    if kind == "FieldFlushed":
-        return bool(event["leader"] == seat)
-    if kind == "FourStopOffered":
-        return bool(event["seats"][0] == seat)
-    return kind in ("GameDealt", "ExchangeStarted", "CardsGiven")
-
-
-async def play_seat(session: SeatSession, choose: Chooser) -> None:
+async def play_seat(session: SeatSession, choose: Chooser, pause: float = 0.0) -> None:
     """Act whenever it is this seat's turn, until the match ends: one call to
-    wait for each turn, one to take it."""
+    wait for each turn, one to take it (``pause`` seconds after each wait, so
+    that a watcher sees the match unfold)."""
     turn = await session.turn()
     while turn.view.phase != "match_over":
         if not turn.actions:
             turn = await session.next_turn(turn.version, timeout=TURN_WAIT)
             continue
+        if pause:
+            await asyncio.sleep(pause)
         try:
             turn = (await session.act(choose(turn.view, turn.actions))).turn
         except Refused as refused:

@@ -19,6 +19,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     serve = commands.add_parser("serve", help="run the game service")
     serve.add_argument("--grpc-port", type=int, default=50051)
+    serve.add_argument("--http-port", type=int, default=8080, help="REST and the web page")
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument(
         "--redis-url",
@@ -42,14 +43,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     scenario = commands.add_parser("scenario", help="run conformance scenario files")
     scenario.add_argument("paths", nargs="+", help="scenario files or folders")
 
+    audit = commands.add_parser("audit", help="check a match: hash chain, dealing, legality")
+    audit.add_argument("target", metavar="MATCH_ID|FILE", help="a match id, or an exported log")
+
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     if args.command == "scenario":
         from .scenarios import run_paths
 
         return 0 if run_paths(args.paths) else 1
+    if args.command == "audit":
+        from .audit.command import run_audit
+
+        return run_audit(args.target)
     if args.command == "serve":
-        return asyncio.run(_serve(args.redis_url, args.grpc_port, args.host))
+        return asyncio.run(_serve(args.redis_url, args.grpc_port, args.http_port, args.host))
     if args.command == "demo":
         from clients.demo import demo_matches
 
@@ -61,16 +69,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     return asyncio.run(play_in_terminal(args.grpc, args.preset, args.players, args.games))
 
 
-async def _serve(redis_url: str | None, grpc_port: int, host: str) -> int:
+async def _serve(redis_url: str | None, grpc_port: int, http_port: int, host: str) -> int:
     from .app.runtime import running_service
 
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signal_number in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signal_number, stop.set)  # stop cleanly: Redis flushes its AOF
-    async with running_service(redis_url, grpc_port, host) as running:
+    async with running_service(redis_url, grpc_port, host, http_port=http_port) as running:
         print(
-            f"daifugo: gRPC on {host}:{running.grpc_port}, Redis at {running.redis_url}", flush=True
+            f"daifugo: gRPC on {host}:{running.grpc_port}, "
+            f"REST on http://{host}:{running.http_port}, Redis at {running.redis_url}",
+            flush=True,
         )
         await stop.wait()
     return 0

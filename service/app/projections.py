@@ -12,18 +12,15 @@ known by the name it joined a seat with.
 
 from __future__ import annotations
 
-import asyncio
 import json
-import logging
 from dataclasses import dataclass
-from typing import Any
 
-from eventstore import EventStoreError, RedisCheckpoints, RedisEventStore, StoredEvent
+from eventstore import RedisEventStore, StoredEvent
 from eventstore.feed import Op
 
-log = logging.getLogger("daifugo.projections")
+from .following import FeedProjection, pairs
+
 NAME = "results"
-PACE = 0.25  # seconds between reads of the feed: a match's appends meanwhile are read at once
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,44 +31,19 @@ class Standing:
     firsts: int
 
 
-class ResultsProjection:
+class ResultsProjection(FeedProjection):
+    name = NAME
+
     def __init__(self, store: RedisEventStore) -> None:
-        self.store = store
-        self.checkpoints = RedisCheckpoints(store, NAME)
+        super().__init__(store)
         self._names: dict[str, dict[int, str]] = {}
         self._players: dict[str, int] = {}
-
-    # -- keys ------------------------------------------------------------------
-
-    def _key(self, suffix: str) -> str:
-        return self.checkpoints.key(suffix)
 
     @property
     def ranking_key(self) -> str:
         return self._key("ranking")
 
     # -- applying ----------------------------------------------------------------
-
-    async def run(self) -> None:
-        """Follow every stream, forever (resumes where its checkpoints say)."""
-        while True:
-            try:
-                async for event in self.store.subscribe_all(self.checkpoints, pace=PACE):
-                    await self.apply(event)
-            except EventStoreError as error:
-                log.warning("results projection lost the feed (%s); resuming", error)
-                await asyncio.sleep(1.0)
-            except Exception:  # a projection that dies silently is worse than one that retries
-                log.exception("results projection failed; resuming")
-                await asyncio.sleep(1.0)
-
-    async def catch_up(self) -> None:
-        """Apply everything stored now, then return."""
-        async for event in self.store.subscribe_all(self.checkpoints, live=False):
-            await self.apply(event)
-
-    async def apply(self, event: StoredEvent) -> bool:
-        return await self.checkpoints.apply_or_defer(event, await self._ops(event))
 
     async def _ops(self, event: StoredEvent) -> list[Op]:
         if not event.stream.startswith("m:"):
@@ -106,7 +78,7 @@ class ResultsProjection:
     async def _names_of(self, match_id: str) -> dict[int, str]:
         if match_id not in self._names:
             client = await self.store.raw_client()
-            stored = _pairs(await client.hgetall(self._key(f"names:{match_id}")))  # type: ignore[misc]
+            stored = pairs(await client.hgetall(self._key(f"names:{match_id}")))  # type: ignore[misc]
             self._names[match_id] = {int(seat): name.decode() for seat, name in stored}
         return self._names[match_id]
 
@@ -120,7 +92,7 @@ class ResultsProjection:
 
     async def points(self, match_id: str) -> dict[int, int]:
         client = await self.store.raw_client()
-        raw = _pairs(await client.hgetall(self._key(f"points:{match_id}")))  # type: ignore[misc]
+        raw = pairs(await client.hgetall(self._key(f"points:{match_id}")))  # type: ignore[misc]
         return {int(seat): int(points) for seat, points in raw}
 
     async def ranking(self, offset: int = 0, limit: int = 50) -> list[Standing]:
@@ -146,10 +118,3 @@ class ResultsProjection:
         self._names.clear()
         self._players.clear()
         await self.catch_up()
-
-
-def _pairs(reply: Any) -> list[tuple[bytes, bytes]]:
-    """HGETALL's reply as pairs: the store's client leaves it a flat list."""
-    if isinstance(reply, dict):
-        return list(reply.items())
-    return list(zip(reply[::2], reply[1::2], strict=True))

@@ -421,4 +421,3 @@ def visible(stored: StoredEvent, viewer: Viewer, revealed: bool) -> dict[str, An
     else:
         record = visible_record(event, viewer, revealed)
     return {"seq": stored.seq, "at": stored.at, **record}
-

@@ -134,9 +134,7 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
 
         return await _answer(context, work())
 
-    async def AwaitTurn(
-        self, request: pb.AwaitTurnRequest, context: Any
-    ) -> pb.AwaitTurnResponse:
+    async def AwaitTurn(self, request: pb.AwaitTurnRequest, context: Any) -> pb.AwaitTurnResponse:
         async def work() -> pb.AwaitTurnResponse:
             seen = await self.service.next_turn(
                 request.match_id, bearer_token(context), request.after_version

@@ -13,15 +13,17 @@ import pytest
 from clients.sdk import DaifugoClient, SeatSession
 from service.app.keyring import HOST, Role
 from service.app.match_events import MatchCreated, MatchStarted, SeatJoined
-from service.app.runtime import Running, running_service
+from service.app.runtime import Running
 from service.app.shuffle import SHUFFLE_VERSION, commitment
 from service.rules import Refusal, SetUp, decide, initial_state, rule_set
 from service.rules.notation import parse_mask
 
+from ..service_support import isolated_service
+
 
 @pytest.fixture
 async def running(redis_url: str) -> AsyncIterator[Running]:
-    async with running_service(redis_url, grpc_port=0) as service:
+    async with isolated_service(redis_url, grpc_port=0) as service:
         yield service
 
 

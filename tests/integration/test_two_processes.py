@@ -34,8 +34,9 @@ def two_services(redis_url: str) -> Iterator[list[str]]:
     try:
         for _ in range(2):
             port = free_port()
+            ports = ["--grpc-port", str(port), "--http-port", "0"]  # REST: any free port
             process = subprocess.Popen(
-                [sys.executable, "-m", "service.cli", "serve", "--grpc-port", str(port)],
+                [sys.executable, "-m", "service.cli", "serve", *ports],
                 env={**os.environ, "REDIS_URL": redis_url},
                 stdout=subprocess.PIPE,
                 stderr=subprocess.STDOUT,

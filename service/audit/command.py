@@ -1,0 +1,69 @@
+"""``daifugo audit MATCH_ID|FILE``: audit an exported log, or a match read from
+Redis. Exit status 0 valid, 1 invalid, 2 when there is nothing to audit."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+from pathlib import Path
+from typing import TextIO
+
+from eventstore import EventStoreError, RedisEventStore, StoredEvent
+
+from ..app.match import stream_of
+from ..app.runtime import STORE_PREFIX
+from .auditor import audit_events
+from .jsonl import AuditInputError, parse_jsonl
+
+DEFAULT_REDIS_URL = "redis://127.0.0.1:6379"
+
+
+class _Unreadable(Exception):
+    """Nothing to audit: the reason goes to stderr."""
+
+
+def run_audit(
+    target: str,
+    redis_url: str | None = None,
+    out: TextIO | None = None,
+    err: TextIO | None = None,
+) -> int:
+    out = out or sys.stdout
+    err = err or sys.stderr
+    try:
+        events = _read(target, redis_url or os.environ.get("REDIS_URL") or DEFAULT_REDIS_URL)
+    except _Unreadable as error:
+        print(f"daifugo audit: {error}", file=err)
+        return 2
+    report = audit_events(events)
+    print(json.dumps(report.to_dict(), indent=2, ensure_ascii=False), file=out)
+    return 0 if report.verdict == "valid" else 1
+
+
+def _read(target: str, redis_url: str) -> list[StoredEvent]:
+    path = Path(target)
+    if path.is_file():
+        try:
+            return parse_jsonl(path.read_bytes())
+        except OSError as error:
+            raise _Unreadable(f"cannot read {target}: {error}") from None
+        except AuditInputError as error:
+            raise _Unreadable(f"{target}: {error}") from None
+    try:
+        events = asyncio.run(_read_match(target, redis_url))
+    except (EventStoreError, ValueError) as error:
+        raise _Unreadable(f"cannot read match {target!r} from {redis_url}: {error}") from None
+    if not events:
+        raise _Unreadable(f"no file {target!r} and no match {target!r} at {redis_url}")
+    return events
+
+
+async def _read_match(match_id: str, redis_url: str) -> list[StoredEvent]:
+    # no upcasters: the auditor checks the events as they were hashed
+    store = RedisEventStore.from_url(redis_url, prefix=STORE_PREFIX)
+    try:
+        return await store.read(stream_of(match_id), 0)
+    finally:
+        await store.close()

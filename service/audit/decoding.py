@@ -1,0 +1,63 @@
+"""Stored events read back as the match's events, without trusting them: an
+event the codec cannot read is kept with the reason, for the checks to report
+by its seq, and a recorded event is compared with an expected one exactly."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from eventstore import StoredEvent, canonical_json
+
+from ..app.codec import MatchEvent, decode, encode
+
+
+@dataclass(frozen=True, slots=True)
+class Decoded:
+    stored: StoredEvent
+    event: MatchEvent | None  # None: unreadable, see ``error``
+    error: str = ""
+
+    @property
+    def seq(self) -> int:
+        return self.stored.seq
+
+
+def decode_all(events: Sequence[StoredEvent]) -> list[Decoded]:
+    out: list[Decoded] = []
+    for stored in events:
+        try:
+            out.append(Decoded(stored, decode(stored)))
+        except Exception as error:  # tampered data can break the codec in any way
+            out.append(Decoded(stored, None, f"unreadable {stored.type!r} event: {error}"))
+    return out
+
+
+def matches(stored: StoredEvent, expected: MatchEvent) -> bool:
+    """Whether ``stored`` records exactly ``expected``: same type, and data equal
+    as canonical JSON (so no extra field, and ``true`` is not ``1``)."""
+    record = encode(expected)
+    if stored.type != record.type:
+        return False
+    try:
+        return canonical_json(stored.data) == canonical_json(record.data)
+    except (TypeError, ValueError, RecursionError):
+        return False
+
+
+def describe(type_name: str, data: Any, limit: int = 300) -> str:
+    """An event in a reason: its type and data as JSON (cut short)."""
+    try:
+        text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    except (TypeError, ValueError, RecursionError):
+        text = repr(data)
+    if len(text) > limit:
+        text = text[: limit - 1] + "…"
+    return f"{type_name} {text}"
+
+
+def describe_event(event: MatchEvent) -> str:
+    record = encode(event)
+    return describe(record.type, record.data)

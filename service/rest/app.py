@@ -1,0 +1,85 @@
+"""The REST app (Litestar): replays, spectators, a seat for the page, audit,
+rankings, the web page, and its OpenAPI schema at /schema (/schema/openapi.json)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from litestar import Litestar, MediaType, get
+from litestar.datastructures import State
+from litestar.di import Provide
+from litestar.exceptions import NotFoundException
+from litestar.logging.config import LoggingConfig
+from litestar.openapi import OpenAPIConfig
+from litestar.response import File
+from litestar.static_files import create_static_files_router
+
+from eventstore import StoreUnavailable
+
+from ..app.catalog import CatalogProjection
+from ..app.projections import ResultsProjection
+from ..app.service import GameService, ServiceError
+from . import actions, live, matches, rankings, record
+from .context import Context
+from .errors import EXCEPTION_HANDLERS
+
+STATIC = Path(__file__).parent / "static"
+CONTEXT = "daifugo"
+
+
+@get("/", include_in_schema=False, media_type=MediaType.HTML)
+async def index() -> File:
+    page = STATIC / "index.html"
+    if not page.is_file():
+        raise NotFoundException("the web page is not installed")
+    return File(page, content_disposition_type="inline", media_type=MediaType.HTML)
+
+
+def create_app(
+    service: GameService, catalog: CatalogProjection, results: ResultsProjection
+) -> Litestar:
+    context = Context(service, catalog, results)
+
+    def provide() -> Context:
+        return context
+
+    return Litestar(
+        state=State({CONTEXT: context}),
+        route_handlers=[
+            *matches.HANDLERS,
+            *live.HANDLERS,
+            *actions.HANDLERS,
+            *record.HANDLERS,
+            *rankings.HANDLERS,
+            index,
+            create_static_files_router(
+                "/static", directories=[STATIC], include_in_schema=False, send_as_attachment=False
+            ),
+        ],
+        dependencies={"ctx": Provide(provide, sync_to_thread=False)},
+        exception_handlers=EXCEPTION_HANDLERS,
+        openapi_config=OpenAPIConfig(
+            title="Daifugō spectators, replays and audit",
+            version="1.0.0",
+            description="Matches are played over gRPC (daifugo.v1); this API lists, watches, "
+            "replays and audits them, and lets the web page play a seat. Card codes as in the "
+            'events: "3S", "10H", "JK". Errors: {"code", "message"}.',
+        ),
+        logging_config=LoggingConfig(
+            # keep the process's logging (`daifugo serve` sets it up): no root
+            # handler of Litestar's; its logger goes to the root's handlers
+            configure_root_logger=False,
+            loggers={"litestar": {"level": "INFO", "handlers": [], "propagate": True}},
+            # log what went wrong on the server, not every refusal
+            log_exceptions="always",
+            disable_stack_trace={*range(400, 500), 503, ServiceError, StoreUnavailable},
+        ),
+        debug=False,
+    )
+
+
+def end_streams(app: Litestar) -> None:
+    """End the app's open event streams (before the server stops: else they are
+    cut off mid-response)."""
+    context: Context = app.state[CONTEXT]
+    context.closing.set()

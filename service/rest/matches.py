@@ -1,0 +1,128 @@
+"""Spectators' and replayers' reads: the match list, a match now, its events
+page by page, and the match at any seq."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import msgspec
+from litestar import get
+from litestar.di import NamedDependency
+from litestar.params import FromPath, QueryParameter
+
+from ..app.catalog import MatchState
+from ..app.service import ServiceError, visible
+from ..rules import PRESETS
+from ..rules.views import SPECTATOR
+from .context import Context
+from .errors import ERROR_RESPONSES, responses
+from .models import EventPage, MatchPage, MatchSummary, MatchView, MatchViewAt
+from .spectating import (
+    match_at,
+    open_view,
+    read,
+    spectate,
+    spectator_match,
+    spectator_view,
+)
+
+MAX_PAGE = 500
+
+
+@get(
+    "/matches",
+    summary="List matches, newest first",
+    description="Filtered by state and preset, a page at a time (``next`` is the cursor of the "
+    "next page). Backed by a projection of the event streams: eventually consistent, a new "
+    "match shows up a moment after it is created.",
+    responses=responses(400, 503),
+)
+async def list_matches(
+    ctx: NamedDependency[Context],
+    match_state: Annotated[MatchState | None, QueryParameter(name="state")] = None,
+    preset: Annotated[str | None, QueryParameter(max_length=40)] = None,
+    limit: Annotated[int, QueryParameter(ge=1, le=200)] = 50,
+    cursor: Annotated[str | None, QueryParameter(max_length=100)] = None,
+) -> MatchPage:
+    if preset is not None and preset not in PRESETS:
+        raise ServiceError("bad_request", f"no preset {preset!r}; presets: {sorted(PRESETS)}")
+    try:
+        listings, after = await ctx.catalog.page(match_state, preset, limit, cursor)
+    except ValueError as error:
+        raise ServiceError("bad_request", f"cursor: {error}") from None
+    matches = [msgspec.convert(item, MatchSummary, from_attributes=True) for item in listings]
+    return MatchPage(matches, after)
+
+
+@get(
+    "/matches/{match_id:str}",
+    summary="A match as a spectator sees it now",
+    description="No hand, blind or unused card until the match is over; then everything. A "
+    "spectator delay shows the match as it was that long ago.",
+    responses=responses(*ERROR_RESPONSES),
+)
+async def get_match(ctx: NamedDependency[Context], match_id: FromPath[str]) -> MatchView:
+    seen = await spectate(ctx.service, match_id)
+    match = await spectator_match(ctx.service, seen)
+    return MatchView(
+        match_id=match.match_id,
+        state=seen.state,
+        version=seen.visible,
+        names=list(match.names),
+        spectator_delay_ms=match.spectator_delay_ms,
+        view=spectator_view(match.game),
+    )
+
+
+@get(
+    "/matches/{match_id:str}/events",
+    summary="A match's events, a page at a time",
+    description="Each event as a spectator may see it (everything once the match is over). "
+    "``next`` is the ``from`` of the next page, null when nothing more is visible now.",
+    responses=responses(*ERROR_RESPONSES),
+)
+async def list_events(
+    ctx: NamedDependency[Context],
+    match_id: FromPath[str],
+    from_seq: Annotated[int, QueryParameter(name="from", ge=0, le=2**62)] = 0,
+    limit: Annotated[int, QueryParameter(ge=1, le=MAX_PAGE)] = 100,
+) -> EventPage:
+    seen = await spectate(ctx.service, match_id)
+    last = min(seen.visible, from_seq + limit - 1)
+    stored = await read(ctx.service, match_id, from_seq, last)
+    revealed = seen.match.over
+    events = [visible(item, SPECTATOR, revealed) for item in stored]
+    more = bool(stored) and stored[-1].seq < seen.visible
+    return EventPage(events, stored[-1].seq + 1 if more else None)
+
+
+@get(
+    "/matches/{match_id:str}/state",
+    summary="The match after event ``seq``: replay to any point",
+    description="The spectator's view of the state folded from events 0..seq. Once the match "
+    "is over every hand, blind and unused card is shown at every seq (the full deal); while "
+    "it is live, none. ``version`` is the last seq visible now.",
+    responses=responses(*ERROR_RESPONSES),
+)
+async def get_state(
+    ctx: NamedDependency[Context],
+    match_id: FromPath[str],
+    seq: Annotated[int, QueryParameter(ge=0, le=2**62)],
+) -> MatchViewAt:
+    seen = await spectate(ctx.service, match_id)
+    if seq > seen.visible:
+        raise ServiceError("not_found", f"no event {seq} to see yet (the last is {seen.visible})")
+    match = await match_at(ctx.service, match_id, seq)
+    view = open_view(match.game) if seen.match.over else spectator_view(match.game)
+    return MatchViewAt(
+        match_id=match.match_id,
+        state=seen.state,
+        version=seen.visible,
+        names=list(seen.match.names),
+        spectator_delay_ms=match.spectator_delay_ms,
+        view=view,
+        seq=seq,
+    )
+
+
+HANDLERS = [list_matches, get_match, list_events, get_state]

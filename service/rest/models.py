@@ -1,0 +1,119 @@
+"""The REST API's bodies, typed so the OpenAPI schema says what each holds.
+
+Views are the rules' ``View`` itself (its JSON is ``View.to_dict()``); events
+are the dicts ``service.app.service.visible`` makes (their fields depend on the
+type), so they stay open objects here.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+import msgspec
+from msgspec import Meta, Struct
+
+from ..app.catalog import MatchState
+from ..rules.views import View
+
+Event = Annotated[
+    dict[str, Any],
+    Meta(
+        description="An event as the viewer may see it: seq, at (ms), type and the event's "
+        "fields (a hidden card list is null beside a *_count)."
+    ),
+]
+Code = Annotated[
+    str, Meta(min_length=1, max_length=8, description='a card code: "3S", "10H", "JK"')
+]
+RankCode = Annotated[str, Meta(min_length=1, max_length=2, description='a rank: "5", "10", "Q"')]
+
+
+class Error(Struct):
+    """Every refusal: a reason code (the rules' FORMAT.md codes, or not_found,
+    unauthenticated, permission_denied, bad_request, match_not_over, busy,
+    unavailable…) and what was wrong."""
+
+    code: str
+    message: str
+
+
+class MatchSummary(Struct):
+    match_id: str
+    preset: str
+    players: int
+    state: MatchState
+    names: list[str]
+    game_number: int
+    games_per_set: int
+    created_at: int  # ms since the epoch
+    updated_at: int
+
+
+class MatchPage(Struct):
+    matches: list[MatchSummary]
+    next: str | None  # the cursor of the next page; None at the end
+
+
+class MatchView(Struct):
+    match_id: str
+    state: MatchState
+    version: int  # the seq of the last event the view includes
+    names: list[str]
+    spectator_delay_ms: int
+    view: View
+
+
+class MatchViewAt(MatchView):
+    seq: int  # the view is the state after this event; ``version`` is the last visible seq
+
+
+class EventPage(Struct):
+    events: list[Event]
+    next: int | None  # the ``from`` of the next page; None: nothing more to see now
+
+
+class Action(Struct):
+    """A seat's action in card notation, as POST /matches/{id}/actions takes it."""
+
+    action: Literal["play", "pass", "give", "discard", "bomb"]
+    cards: Annotated[list[Code], Meta(max_length=54)] = msgspec.field(default_factory=list)
+    jokers_as: Annotated[list[Code], Meta(max_length=2)] = msgspec.field(default_factory=list)
+    ranks: Annotated[list[RankCode], Meta(max_length=13)] = msgspec.field(default_factory=list)
+
+
+class ActionRequest(Action):
+    # a retry with the same id returns the first outcome and changes nothing
+    request_id: Annotated[str, Meta(max_length=128)] = ""
+
+
+class ActionResult(Struct):
+    version: int
+    events: list[Event]
+
+
+class SeatState(Struct):
+    view: View
+    legal: list[Action]  # empty when it is not this seat's turn
+    version: int
+
+
+class Standing(Struct):
+    name: str
+    points: int
+    games: int
+    firsts: int
+
+
+class RankingPage(Struct):
+    rankings: list[Standing]
+    next: int | None  # the ``offset`` of the next page; None at the end
+
+
+class AuditResult(Struct):
+    """The audit report: the verdict and each check's result (name, ok,
+    first_bad_seq, reason, and what the check saw)."""
+
+    verdict: Literal["valid", "invalid"]
+    match_id: str | None
+    events: int
+    checks: list[dict[str, Any]]

@@ -1,0 +1,136 @@
+"""A match's record: the readable kifu (text) or the event log (JSON Lines),
+and its audit. The complete log, with every stored envelope exactly as hashed,
+only once the match is over; before that, what a spectator may see."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import msgspec
+from litestar import MediaType, Response, get, post
+from litestar.di import NamedDependency
+from litestar.openapi.spec import (
+    OpenAPIMediaType,
+    OpenAPIResponse,
+    OpenAPIType,
+    Operation,
+    RequestBody,
+    Schema,
+)
+from litestar.params import FromPath, FromQuery, RawBody
+
+from eventstore import StoredEvent
+
+from ..app.service import ServiceError, visible
+from ..audit import AuditInputError, audit_events, export_jsonl, parse_jsonl
+from ..rules.views import SPECTATOR
+from .context import Context
+from .errors import ERROR_RESPONSES, responses
+from .kifu import record_text
+from .models import AuditResult
+from .spectating import read, spectate, spectator_match
+
+JSONL = "application/x-ndjson"
+
+
+@dataclass
+class _TextOrJsonl(Operation):
+    """GET .../record answers text, or JSON Lines with ?format=jsonl: say both."""
+
+    def __post_init__(self) -> None:
+        ok = (self.responses or {}).get("200")
+        if isinstance(ok, OpenAPIResponse) and ok.content is not None:
+            ok.content[JSONL] = OpenAPIMediaType(schema=Schema(type=OpenAPIType.STRING))
+
+
+@get(
+    "/matches/{match_id:str}/record",
+    operation_class=_TextOrJsonl,
+    summary="The match's record: a readable kifu, or its event log as JSON Lines",
+    description="text/plain: tag-pair headers, then one line per event. ?format=jsonl: once "
+    "the match is over the exact stored envelopes (stream, seq, type, schema, at, request_id, "
+    "data, prev_hash, hash), ready for POST /audit; before, the events a spectator may see.",
+    responses=responses(*ERROR_RESPONSES),
+    media_type=MediaType.TEXT,
+)
+async def get_record(
+    ctx: NamedDependency[Context],
+    match_id: FromPath[str],
+    format: FromQuery[Literal["text", "jsonl"]] = "text",
+) -> Response[str]:
+    seen = await spectate(ctx.service, match_id)
+    stored = await read(ctx.service, match_id, 0, seen.visible)
+    over = seen.match.over
+    if format == "jsonl":
+        if over:
+            body = export_jsonl(stored)
+        else:
+            records = [visible(item, SPECTATOR, False) for item in stored]
+            body = "".join(json.dumps(item, ensure_ascii=False) + "\n" for item in records)
+        disposition = f'attachment; filename="match-{seen.match.match_id}.jsonl"'
+        return Response(body, media_type=JSONL, headers={"Content-Disposition": disposition})
+    match = await spectator_match(ctx.service, seen)
+    records = [visible(item, SPECTATOR, over) for item in stored]
+    created = stored[0].at if stored else 0
+    text = record_text(match, seen.state, created, records)
+    return Response(text, media_type="text/plain; charset=utf-8")
+
+
+@get(
+    "/matches/{match_id:str}/audit",
+    summary="Audit a finished match",
+    description="Recomputes the hash chain, the deals from the revealed seed and every event "
+    "through the rules. 409 match_not_over while the match is live (its seed is still secret).",
+    responses=responses(404, 409, 503),
+)
+async def audit_match(ctx: NamedDependency[Context], match_id: FromPath[str]) -> AuditResult:
+    seen = await spectate(ctx.service, match_id)
+    if not seen.match.over:
+        raise ServiceError("match_not_over", "a match is audited once it is over")
+    stored = await read(ctx.service, match_id, 0, seen.match.version)
+    return await _audit(stored)
+
+
+@dataclass
+class _JsonlBody(Operation):
+    """The request body of POST /audit in the schema: the handler reads raw bytes."""
+
+    def __post_init__(self) -> None:
+        self.request_body = RequestBody(
+            content={
+                media: OpenAPIMediaType(schema=Schema(type=OpenAPIType.STRING))
+                for media in (JSONL, MediaType.TEXT)
+            },
+            description="an exported event log (GET /matches/{id}/record?format=jsonl)",
+            required=True,
+        )
+
+
+@post(
+    "/audit",
+    status_code=200,
+    summary="Audit an exported event log",
+    description="The body is a match's event log as JSON Lines. 400 with the reason when it "
+    "is not one.",
+    responses=responses(400),
+    operation_class=_JsonlBody,
+)
+async def audit_log(body: RawBody) -> AuditResult:
+    try:
+        events = parse_jsonl(body)
+    except AuditInputError as error:
+        raise ServiceError("bad_request", str(error)) from None
+    return await _audit(events)
+
+
+async def _audit(events: Sequence[StoredEvent]) -> AuditResult:
+    # replaying a whole match is CPU work: keep the event loop free for others
+    report = await asyncio.to_thread(audit_events, events)
+    return msgspec.convert(report.to_dict(), AuditResult)
+
+
+HANDLERS = [get_record, audit_match, audit_log]

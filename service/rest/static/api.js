@@ -1,0 +1,83 @@
+// The REST API in one place: every request the page makes, and its errors as
+// {code, message} so the page can show the rules' reason code.
+
+export class ApiError extends Error {
+  constructor(status, code, message) {
+    super(`${code}: ${message}`);
+    this.status = status;
+    this.code = code;
+    this.detail = message;
+  }
+}
+
+function authHeaders(token) {
+  // the token travels only in a header, never in a URL
+  return token ? { Authorization: `Bearer ${token}` } : {};
+}
+
+async function request(path, { token, method = "GET", body, signal } = {}) {
+  const headers = { Accept: "application/json", ...authHeaders(token) };
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  let response;
+  try {
+    response = await fetch(path, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal,
+      cache: "no-store",
+    });
+  } catch (error) {
+    if (error.name === "AbortError") throw error;
+    throw new ApiError(0, "unavailable", "the service does not answer");
+  }
+  const text = await response.text();
+  let data = null;
+  try {
+    data = text ? JSON.parse(text) : null;
+  } catch {
+    data = null;
+  }
+  if (!response.ok) {
+    const code = data?.code ?? `http_${response.status}`;
+    const message = data?.message ?? data?.detail ?? (text || response.statusText);
+    throw new ApiError(response.status, code, String(message));
+  }
+  return data;
+}
+
+function query(params) {
+  const search = new URLSearchParams();
+  for (const [name, value] of Object.entries(params)) {
+    if (value !== undefined && value !== null && value !== "") search.set(name, value);
+  }
+  const text = search.toString();
+  return text ? `?${text}` : "";
+}
+
+const enc = encodeURIComponent;
+
+export const api = {
+  matches: (filter, options) => request(`/matches${query(filter)}`, options),
+  match: (id, options) => request(`/matches/${enc(id)}`, options),
+  events: (id, from, limit, options) =>
+    request(`/matches/${enc(id)}/events${query({ from, limit })}`, options),
+  state: (id, seq, options) => request(`/matches/${enc(id)}/state${query({ seq })}`, options),
+  seat: (id, token, options) => request(`/matches/${enc(id)}/seat`, { ...options, token }),
+  act: (id, token, action) =>
+    request(`/matches/${enc(id)}/actions`, { method: "POST", token, body: action }),
+};
+
+/** Every event of a match, page by page. */
+export async function allEvents(id, options) {
+  const events = [];
+  let from = 0;
+  for (;;) {
+    const page = await api.events(id, from, 500, options);
+    events.push(...page.events);
+    if (page.next === null || page.next === undefined || page.events.length === 0) return events;
+    from = page.next;
+  }
+}
+
+export { authHeaders };

@@ -1,0 +1,349 @@
+// Playing a seat from the keyboard (RULES.md §4): the hand is a row of toggle
+// buttons in the tab order (Space or Enter selects), Play plays the selection,
+// P passes on your turn. Give, discard and bomb appear when they are what the
+// rules wait for. Refusals show the rules' reason code in an alert.
+
+import { announce } from "./announce.js";
+import { ApiError, api } from "./api.js";
+import { RANKS, cardsInWords, fillCard, normalise, rankName, sameCards } from "./cards.js";
+import { $, typing } from "./dom.js";
+import { plural, seatWords } from "./words.js";
+
+function requestId() {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("");
+}
+
+export class SeatPlay {
+  /** `refresh()` asks the watcher to fetch the seat's view again. */
+  constructor(matchId, token, { names, refresh }) {
+    this.id = matchId;
+    this.token = token;
+    this.names = names;
+    this.refresh = refresh;
+    this.view = null;
+    this.legal = [];
+    this.version = -1;
+    this.announcedTurn = null; // the version whose turn was last announced
+    this.busy = false;
+    this.selectedRanks = new Set();
+    this.onKey = (event) => this.key(event);
+    this.handlers = [
+      ["act-play", () => this.play()],
+      ["act-pass", () => this.act({ action: "pass" })],
+      ["act-give", () => this.giveOrDiscard("give")],
+      ["act-discard", () => this.giveOrDiscard("discard")],
+      ["act-bomb", () => this.bomb()],
+    ].map(([id, handler]) => {
+      const button = $(id);
+      const listener = () => {
+        if (button.getAttribute("aria-disabled") !== "true") handler();
+      };
+      button.addEventListener("click", listener);
+      return [button, listener];
+    });
+    document.addEventListener("keydown", this.onKey);
+    $("hand").replaceChildren();
+    this.showRefusal(null);
+    $("play").hidden = false;
+  }
+
+  stop() {
+    document.removeEventListener("keydown", this.onKey);
+    for (const [button, listener] of this.handlers) button.removeEventListener("click", listener);
+    $("play").hidden = true;
+    $("hand").replaceChildren();
+  }
+
+  /** A new seat view from GET /matches/{id}/seat: {view, legal, version}. */
+  update({ view, legal, version }) {
+    this.view = view;
+    this.legal = legal ?? [];
+    this.version = version ?? this.version;
+    this.renderHand(view.hand ?? []);
+    this.renderControls();
+    this.renderPrompt();
+  }
+
+  get myTurn() {
+    const view = this.view;
+    return Boolean(view && view.phase === "in_game" && view.turn === view.seat);
+  }
+
+  // -- the hand ----------------------------------------------------------
+
+  /** Keep the buttons of cards still held (and their focus and selection). */
+  renderHand(codes) {
+    const hand = $("hand");
+    const wanted = [];
+    const seen = {};
+    for (const code of codes) {
+      const normal = normalise(code);
+      seen[normal] = (seen[normal] ?? 0) + 1;
+      wanted.push({ code: normal, key: `${normal}#${seen[normal]}` });
+    }
+    const existing = new Map([...hand.children].map((button) => [button.dataset.key, button]));
+    const buttons = wanted.map(({ code, key }) => {
+      let button = existing.get(key);
+      if (!button) {
+        button = document.createElement("button");
+        button.type = "button";
+        fillCard(button, code);
+        button.dataset.key = key;
+        button.setAttribute("aria-pressed", "false");
+        button.addEventListener("click", () => this.toggle(button));
+      }
+      existing.delete(key);
+      return button;
+    });
+    const lostFocus = [...existing.values()].some((button) => button === document.activeElement);
+    for (const button of existing.values()) button.remove();
+    // re-append in hand order; moving a node keeps it, and keeps its focus
+    buttons.forEach((button, index) => {
+      if (hand.children[index] !== button) hand.insertBefore(button, hand.children[index] ?? null);
+    });
+    if (lostFocus) (hand.querySelector("button") ?? $("act-play")).focus();
+    $("hand-title").textContent = `Your hand (${codes.length} ${plural(codes.length, "card")})`;
+    this.selectionChanged();
+  }
+
+  toggle(button) {
+    const pressed = button.getAttribute("aria-pressed") === "true";
+    button.setAttribute("aria-pressed", String(!pressed));
+    this.selectionChanged();
+  }
+
+  selected() {
+    return [...$("hand").querySelectorAll('button[aria-pressed="true"]')].map(
+      (button) => button.dataset.code,
+    );
+  }
+
+  clearSelection() {
+    for (const button of $("hand").querySelectorAll('button[aria-pressed="true"]')) {
+      button.setAttribute("aria-pressed", "false");
+    }
+    this.selectedRanks.clear();
+    this.selectionChanged();
+  }
+
+  /** Legal plays made of exactly the selected cards (several when jokers may stand for different cards). */
+  matchingPlays() {
+    const cards = this.selected();
+    if (!cards.length) return [];
+    return this.legal.filter((action) => action.action === "play" && sameCards(action.cards, cards));
+  }
+
+  selectionChanged() {
+    const plays = this.matchingPlays();
+    const choice = $("joker-choice");
+    const select = $("joker-select");
+    if (plays.length > 1) {
+      // the same cards read in several ways: let the player say how
+      const key = plays.map((play) => (play.jokers_as ?? []).join(" ")).join("|");
+      if (select.dataset.key !== key) {
+        select.dataset.key = key;
+        select.replaceChildren(
+          ...plays.map((play, index) => {
+            const option = document.createElement("option");
+            option.value = String(index);
+            const readings = play.jokers_as ?? [];
+            option.textContent = readings.length
+              ? readings.map((code) => cardsInWords([code])).join(", ")
+              : "the usual reading";
+            return option;
+          }),
+        );
+      }
+      choice.hidden = false;
+    } else {
+      choice.hidden = true;
+      select.dataset.key = "";
+    }
+    const count = this.selected().length;
+    $("act-play").textContent = count ? `Play ${count} ${plural(count, "card")}` : "Play selected";
+  }
+
+  // -- controls ----------------------------------------------------------
+
+  renderControls() {
+    const waiting = this.myTurn ? this.view.waiting_for : null;
+    const kinds = new Set(this.legal.map((action) => action.action));
+    const bombBox = $("bomb-ranks");
+    let hiding = !kinds.has("bomb") && bombBox.contains(document.activeElement);
+    const setEnabled = (id, on, shown = true) => {
+      const button = $(id);
+      if (!shown && button === document.activeElement) hiding = true;
+      button.hidden = !shown;
+      // aria-disabled, not disabled: the button keeps its place in the tab order and its focus
+      button.setAttribute("aria-disabled", String(!on));
+    };
+    // Play and Pass stay pressable: when they are not allowed the service's
+    // refusal says why (not_your_turn, cannot_pass, suit_locked…), which a
+    // silently disabled button would not.
+    const step = ["exchange", "seven_pass", "ten_discard", "queen_bomber"].includes(waiting);
+    setEnabled("act-play", true, !step);
+    setEnabled("act-pass", true, !step);
+    const giveCount = this.legal.find((action) => action.action === "give")?.cards?.length ?? 0;
+    setEnabled("act-give", kinds.has("give"), kinds.has("give"));
+    $("act-give").textContent = `Give ${giveCount} selected ${plural(giveCount, "card")}`;
+    const discardCount = this.legal.find((action) => action.action === "discard")?.cards?.length ?? 0;
+    setEnabled("act-discard", kinds.has("discard"), kinds.has("discard"));
+    $("act-discard").textContent = `Discard ${discardCount} selected ${plural(discardCount, "card")}`;
+    const bombCount = this.legal.find((action) => action.action === "bomb")?.ranks?.length ?? 0;
+    setEnabled("act-bomb", kinds.has("bomb"), kinds.has("bomb"));
+    $("act-bomb").textContent = `Bomb ${bombCount} ${plural(bombCount, "rank")}`;
+    this.renderBombRanks(kinds.has("bomb"));
+    // the focused control just went away (Give, once given): keep the focus
+    // in the play area rather than let it fall to the start of the page
+    if (hiding) ($("act-play").hidden ? $("hand-title") : $("act-play")).focus();
+  }
+
+  renderBombRanks(shown) {
+    const box = $("bomb-ranks");
+    box.hidden = !shown;
+    if (!shown) {
+      box.replaceChildren();
+      this.selectedRanks.clear();
+      return;
+    }
+    if (box.childElementCount) return;
+    for (const rank of RANKS) {
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = "rank";
+      button.dataset.rank = rank;
+      button.textContent = rank === "T" ? "10" : rank;
+      button.setAttribute("aria-label", rankName(rank) === rank ? `${rank}s` : `${rankName(rank)}s`);
+      button.setAttribute("aria-pressed", "false");
+      button.addEventListener("click", () => {
+        const on = !this.selectedRanks.has(rank);
+        if (on) this.selectedRanks.add(rank);
+        else this.selectedRanks.delete(rank);
+        button.setAttribute("aria-pressed", String(on));
+      });
+      box.append(button);
+    }
+  }
+
+  renderPrompt() {
+    const prompt = $("seat-prompt");
+    const view = this.view;
+    prompt.dataset.turn = this.myTurn ? "yes" : "no";
+    prompt.dataset.version = String(this.version);
+    prompt.dataset.phase = view.phase;
+    let text;
+    if (view.phase === "match_over") {
+      const place = view.places?.[String(view.seat)];
+      text = place ? `The match is over. You finished ${ordinal(place)}.` : "The match is over.";
+    } else if (this.myTurn) {
+      text = `Your turn: ${this.turnTask()}.`;
+    } else if (view.places?.[String(view.seat)]) {
+      text = `You finished ${ordinal(view.places[String(view.seat)])}; waiting for the game to end.`;
+    } else if (view.turn !== null && view.turn !== undefined) {
+      text = `Waiting for ${seatWords(view.turn, this.names)}.`;
+    } else {
+      text = "Waiting for the game to start.";
+    }
+    prompt.textContent = `You play ${seatWords(view.seat, this.names)}. ${text}`;
+    // say it once per new position, not on every redraw
+    if (this.myTurn && this.announcedTurn !== this.version) {
+      this.announcedTurn = this.version;
+      announce(`Your turn: ${this.turnTask()}.`, { logged: false });
+    }
+    if (view.phase === "match_over" && !this.announcedEnd) {
+      this.announcedEnd = true;
+      announce(text, { logged: false });
+    }
+  }
+
+  turnTask() {
+    const waiting = this.view.waiting_for;
+    const count = this.view.step_count ?? 0;
+    const legal = this.legal;
+    if (waiting === "exchange") {
+      const give = legal.find((action) => action.action === "give");
+      return `give ${give?.cards?.length ?? ""} ${plural(give?.cards?.length ?? 2, "card")} in the card exchange`;
+    }
+    if (waiting === "seven_pass") return `give ${count} ${plural(count, "card")} to the next player`;
+    if (waiting === "ten_discard") return `discard ${count} ${plural(count, "card")}`;
+    if (waiting === "queen_bomber") return `name ${count} ${plural(count, "rank")} to bomb`;
+    if (waiting === "four_stop") return "answer the eight with a pair of 4s, or pass";
+    const field = this.view.field;
+    if (!field?.length) return "you lead; play any cards";
+    // the prompt says what to beat, so the hand and the prompt are enough to play
+    const owner = seatWords(this.view.field_seat, this.names);
+    const beat = `${cardsInWords(field, this.view.field_jokers_as)} from ${owner}`;
+    if (!legal.some((action) => action.action === "play")) return `nothing you hold beats ${beat}: pass with P`;
+    return `beat ${beat}, or pass`;
+  }
+
+  // -- actions -----------------------------------------------------------
+
+  key(event) {
+    if (event.key !== "p" && event.key !== "P") return;
+    if (event.ctrlKey || event.metaKey || event.altKey || typing(event.target)) return;
+    event.preventDefault();
+    this.act({ action: "pass" });
+  }
+
+  play() {
+    const cards = this.selected();
+    if (!cards.length) {
+      this.showRefusal({ code: "no_cards", message: "Select the cards to play first (Space or Enter on a card)." });
+      return;
+    }
+    const plays = this.matchingPlays();
+    let chosen = plays[0];
+    if (plays.length > 1) chosen = plays[Number($("joker-select").value) || 0];
+    // no legal play of these cards: send them anyway, so the rules say why not
+    this.act(chosen ? { ...chosen } : { action: "play", cards, jokers_as: [] });
+  }
+
+  giveOrDiscard(action) {
+    const cards = this.selected();
+    this.act({ action, cards });
+  }
+
+  bomb() {
+    this.act({ action: "bomb", ranks: RANKS.split("").filter((rank) => this.selectedRanks.has(rank)) });
+  }
+
+  async act(action) {
+    if (this.busy) return;
+    this.busy = true;
+    const body = {
+      request_id: requestId(),
+      action: action.action,
+      cards: action.cards ?? [],
+      jokers_as: action.jokers_as ?? [],
+      ranks: action.ranks ?? [],
+    };
+    this.showRefusal(null); // an old refusal must not linger next to a new action
+    try {
+      await api.act(this.id, this.token, body);
+      this.clearSelection();
+    } catch (error) {
+      if (error instanceof ApiError) this.showRefusal({ code: error.code, message: error.detail });
+      else this.showRefusal({ code: "error", message: String(error) });
+    } finally {
+      this.busy = false;
+      this.refresh();
+    }
+  }
+
+  showRefusal(refusal) {
+    const box = $("refusal");
+    if (!refusal) {
+      box.textContent = "";
+      delete box.dataset.code;
+      return;
+    }
+    box.dataset.code = refusal.code;
+    box.textContent = `Refused (${refusal.code}): ${refusal.message}`;
+  }
+}
+
+function ordinal(place) {
+  return ["", "1st", "2nd", "3rd", "4th", "5th"][place] ?? `${place}th`;
+}

@@ -1,0 +1,157 @@
+// Watching a live match: follow its event stream (the spectator's, or a
+// seat's when a token is given), announce each event, and redraw the table
+// from the service's view. The view is fetched again after events arrive (at
+// most one request in flight), so the page never re-implements the rules.
+
+import { api } from "./api.js";
+import { announce, addToLog } from "./announce.js";
+import { $ } from "./dom.js";
+import { followEvents } from "./sse.js";
+import { renderTable } from "./table.js";
+import { QUIET, describeEvent } from "./words.js";
+
+const CONNECTION = {
+  open: "Live: following the match as it happens.",
+  retrying: "Connection lost; reconnecting…",
+  closed: "Not following the match.",
+};
+
+export class Watcher {
+  /**
+   * `match`: the GET /matches/{id} answer. `hooks.onSeat(data)` gets each seat
+   * view ({view, legal, version}) while a token is set; `hooks.onEnded()` runs
+   * once the match is over.
+   */
+  constructor(match, hooks = {}) {
+    this.id = match.match_id;
+    this.names = match.names ?? [];
+    this.players = match.view?.players ?? this.names.length;
+    this.lastSeq = match.version ?? null;
+    this.hooks = hooks;
+    this.token = null;
+    this.seat = null;
+    this.stream = null;
+    this.refreshing = false;
+    this.dirty = false;
+    this.ended = false;
+    this.stopped = false;
+    renderTable(match.view, this.names);
+  }
+
+  start() {
+    const upTo = this.lastSeq;
+    this.openStream();
+    if (upTo !== null) this.loadRecent(upTo);
+  }
+
+  /** The last events before the stream's start, in the log only (they are past news). */
+  async loadRecent(upTo, count = 30) {
+    const from = Math.max(0, upTo - count + 1);
+    try {
+      const page = await api.events(this.id, from, count);
+      const context = { names: this.names, players: this.players };
+      const past = page.events.filter((event) => event.seq <= upTo).reverse();
+      for (const event of past) addToLog(describeEvent(event, context), event.seq, { older: true });
+    } catch {
+      // the history is a nicety: the table and the stream matter more
+    }
+  }
+
+  stop() {
+    this.stopped = true;
+    this.stream?.stop();
+    this.stream = null;
+  }
+
+  /** Follow the match as a seat (token) or, with null, as a spectator again. */
+  async useToken(token) {
+    this.token = token;
+    this.seat = null;
+    this.stream?.stop();
+    // the seat's view and legal actions (or the spectator's) first; a fetch
+    // already under way goes round once more with the new token
+    if (this.refreshing) this.dirty = true;
+    else await this.refresh();
+    this.openStream();
+  }
+
+  openStream() {
+    if (this.stopped || this.ended) return;
+    const connection = $("connection");
+    this.stream = followEvents(`/matches/${encodeURIComponent(this.id)}/live`, {
+      token: this.token,
+      lastId: this.lastSeq,
+      onEvent: (message) => this.onEvent(message),
+      onState: (state) => {
+        connection.hidden = false;
+        connection.textContent = CONNECTION[state] ?? state;
+        connection.dataset.state = state;
+      },
+    });
+  }
+
+  onEvent({ id, type, data }) {
+    const event = typeof data === "object" && data !== null ? data : { type };
+    event.type ??= type;
+    const seq = event.seq ?? (id === null ? null : Number(id));
+    if (seq !== null && this.lastSeq !== null && seq <= this.lastSeq) return; // already seen
+    if (seq !== null) this.lastSeq = seq;
+    const context = { names: this.names, players: this.players, me: this.seat };
+    const text = describeEvent(event, context);
+    if (QUIET.has(event.type)) addToLog(text, seq);
+    else announce(text, { seq });
+    if (event.type === "SeatJoined" && event.name) this.names[event.seat] = event.name;
+    if (event.type === "MatchEnded" || event.type === "SeedRevealed") this.ended = true;
+    this.scheduleRefresh();
+    if (event.type === "SeedRevealed") {
+      // the last event of every match: nothing more will come
+      this.stream?.stop();
+      $("connection").hidden = true;
+    }
+  }
+
+  /** Fetch the view again soon; calls made while one is running fold into one more. */
+  scheduleRefresh() {
+    if (this.refreshing) {
+      this.dirty = true;
+      return;
+    }
+    this.refresh();
+  }
+
+  async refresh() {
+    this.refreshing = true;
+    try {
+      do {
+        this.dirty = false;
+        await this.fetchView();
+      } while (this.dirty && !this.stopped);
+    } catch (error) {
+      addToLog(`Could not load the view: ${error.message}`);
+    } finally {
+      this.refreshing = false;
+    }
+    if (this.ended && !this.stopped && !this.endedReported) {
+      this.endedReported = true;
+      this.hooks.onEnded?.();
+    }
+  }
+
+  async fetchView() {
+    if (this.stopped) return;
+    if (this.token) {
+      const data = await api.seat(this.id, this.token);
+      if (this.stopped || !this.token) return;
+      this.seat = data.view.seat;
+      renderTable(data.view, this.names);
+      this.hooks.onSeat?.(data);
+      if (data.view.phase === "match_over") this.ended = true;
+    } else {
+      const data = await api.match(this.id);
+      if (this.stopped || this.token) return;
+      this.names = data.names ?? this.names;
+      renderTable(data.view, this.names);
+      if (data.view.phase === "match_over") this.ended = true;
+    }
+  }
+}

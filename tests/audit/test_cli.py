@@ -1,0 +1,69 @@
+"""``daifugo audit MATCH_ID|FILE``: the JSON report on stdout; exit 0 valid,
+1 invalid, 2 when there is nothing to audit."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from service.audit import export_jsonl
+from service.cli import main
+
+from .matches import PlayedLog, edited
+
+
+@pytest.fixture
+def redis_env(redis_url: str, monkeypatch: pytest.MonkeyPatch) -> str:
+    monkeypatch.setenv("REDIS_URL", redis_url)
+    return redis_url
+
+
+def test_a_file(
+    played: dict[str, PlayedLog], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "match.jsonl"
+    path.write_text(export_jsonl(played["classic"].events), encoding="utf-8")
+    assert main(["audit", str(path)]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["verdict"] == "valid"
+    assert report["match_id"] == played["classic"].match_id
+
+
+def test_a_tampered_file(
+    played: dict[str, PlayedLog], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    events = played["classic"].events
+    deal = next(event for event in events if event.type == "GameDealt")
+    other_leader = 1 - deal.data["leader"]
+    path = tmp_path / "match.jsonl"
+    path.write_text(export_jsonl(edited(events, deal.seq, leader=other_leader)))
+    assert main(["audit", str(path)]) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert report["verdict"] == "invalid"
+    assert report["checks"][0]["first_bad_seq"] == deal.seq
+
+
+def test_a_file_that_is_not_a_log(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "notes.txt"
+    path.write_text("hello\n")
+    assert main(["audit", str(path)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert "line 1: not JSON" in captured.err
+
+
+def test_a_match_in_redis(
+    played: dict[str, PlayedLog], redis_env: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    log = played["torasobi"]
+    assert main(["audit", log.match_id]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["verdict"] == "valid"
+    assert report["events"] == len(log.events)
+
+
+def test_no_such_match(redis_env: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["audit", "no-such-match"]) == 2
+    assert "no match 'no-such-match'" in capsys.readouterr().err

@@ -1,0 +1,106 @@
+"""The match catalog projection: follows the events exactly once, lists newest
+first by state and preset, and rebuilds to the same listing."""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+import uuid
+from collections.abc import AsyncIterator
+
+import pytest
+
+from eventstore import RedisEventStore
+from service.app.catalog import CatalogProjection
+from service.app.keyring import Keyring
+from service.app.service import GameService, MatchOptions
+
+
+@pytest.fixture
+async def service(redis_url: str) -> AsyncIterator[GameService]:
+    """A game service on a store of its own (a fresh prefix), removed after."""
+    prefix = f"catalog-{uuid.uuid4().hex[:8]}"
+    store = RedisEventStore.from_url(redis_url, prefix=prefix)
+    try:
+        yield GameService(store, Keyring(secrets.token_bytes(32)))
+    finally:
+        client = await store.raw_client()
+        keys = [key async for key in client.scan_iter(match=f"{prefix}:*")]
+        if keys:
+            await client.delete(*keys)
+        await store.close()
+
+
+async def play_to_the_end(service: GameService, match_id: str, tokens: tuple[str, ...]) -> None:
+    for _ in range(1000):
+        match = await service.load(match_id)
+        if match.over:
+            return
+        turn = match.game.turn
+        assert turn is not None
+        actions, _ = await service.legal(match_id, tokens[turn])
+        await service.act(match_id, tokens[turn], lambda seat, chosen=actions[0]: chosen)
+    raise AssertionError("the match did not end")
+
+
+async def listing(catalog: CatalogProjection) -> dict[str, list[tuple[str, str, int]]]:
+    pages = {}
+    for state in (None, "open", "live", "finished"):
+        for preset in (None, "classic", "federation"):
+            items, after = await catalog.page(state, preset, 100)
+            assert after is None
+            pages[f"{state} {preset}"] = [(i.match_id, i.state, i.game_number) for i in items]
+    return pages
+
+
+async def test_the_catalog_lists_follows_and_rebuilds(service: GameService) -> None:
+    opened = await service.create(MatchOptions("classic", 3, {}, open_seats=True))
+    live = await service.create(MatchOptions("federation", 4, {}, games_per_set=2))
+    await service.start(live.match_id, live.host_token)
+    done = await service.create(MatchOptions("classic", 2, {}, games_per_set=1))
+    await service.start(done.match_id, done.host_token)
+    await play_to_the_end(service, done.match_id, done.seat_tokens)
+
+    catalog = CatalogProjection(service.store)
+    await catalog.catch_up()
+    items, after = await catalog.page(limit=10)
+    assert [item.match_id for item in items] == [done.match_id, live.match_id, opened.match_id]
+    assert after is None
+    by_id = {item.match_id: item for item in items}
+    assert by_id[opened.match_id].state == "open" and by_id[opened.match_id].names == ("", "", "")
+    assert by_id[live.match_id].state == "live" and by_id[live.match_id].game_number == 1
+    assert by_id[live.match_id].games_per_set == 2 and by_id[live.match_id].players == 4
+    assert by_id[done.match_id].state == "finished"
+    assert by_id[done.match_id].names == ("seat 0", "seat 1")
+    assert by_id[done.match_id].version == await service.store.version(f"m:{done.match_id}")
+
+    # a page at a time: the cursor of one page starts the next
+    first, cursor = await catalog.page(limit=2)
+    second, end = await catalog.page(limit=2, cursor=cursor)
+    assert [i.match_id for i in first + second] == [i.match_id for i in items] and end is None
+    with pytest.raises(ValueError):
+        await catalog.page(cursor="not a cursor")
+
+    before = await listing(catalog)
+    assert before["live federation"] == [(live.match_id, "live", 1)]
+    assert before["open federation"] == [] and before["finished classic"][0][0] == done.match_id
+    await catalog.catch_up()  # nothing new: nothing applied twice
+    assert await listing(catalog) == before
+    await catalog.rebuild()
+    assert await listing(catalog) == before
+
+    # running, it follows what happens next
+    following = asyncio.create_task(catalog.run())
+    try:
+        await service.join(opened.match_id, "Ada")
+        for _ in range(200):
+            found = await catalog.listing(opened.match_id)
+            if found is not None and found.names[0] == "Ada":
+                break
+            await asyncio.sleep(0.05)
+        else:
+            raise AssertionError("the catalog did not follow the join")
+    finally:
+        catalog.stop()
+        following.cancel()
+        await asyncio.wait([following], timeout=5)
