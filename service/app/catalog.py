@@ -28,6 +28,8 @@ from .following import FeedProjection, pairs
 
 log = logging.getLogger("daifugo.catalog")
 NAME = "catalog"
+# the events that change a listing (SeedRevealed: a finished match's last event)
+_LISTED = {"MatchCreated", "SeatJoined", "MatchStarted", "GameDealt", "MatchEnded", "SeedRevealed"}
 MatchState = Literal["open", "live", "finished"]
 STATES: tuple[MatchState, ...] = ("open", "live", "finished")
 # a cursor is an index member: created ms (13 digits), then the match id
@@ -44,8 +46,8 @@ class Listing:
     game_number: int
     games_per_set: int
     created_at: int  # ms since the epoch, as stored
-    updated_at: int
-    version: int
+    updated_at: int  # when the listing last changed (not every play: the stream says that)
+    version: int  # the stream's version at that change
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +77,8 @@ class CatalogProjection(FeedProjection):
     async def _ops(self, event: StoredEvent) -> list[Op]:
         if not event.stream.startswith("m:"):
             return []
+        if event.type not in _LISTED:
+            return []  # play by play, nothing a listing shows changes: no write
         match_id = event.stream.removeprefix("m:")
         key = self._key(f"match:{match_id}")
         ops: list[Op] = [("HSET", key, "updated_at", event.at, "version", event.seq)]
