@@ -30,7 +30,9 @@ async def play_seat(session: SeatSession, choose: Chooser, pause: float = 0.0) -
         if pause:
             await asyncio.sleep(pause)
         try:
-            turn = (await session.act(choose(turn.view, turn.actions))).turn
+            after = await session.act(choose(turn.view, turn.actions), include_turn=True)
+            assert after.turn is not None  # asked for
+            turn = after.turn
         except Refused as refused:
             # the match moved on meanwhile (a turn timer acted first): look again
             if refused.code not in ("not_your_turn", "wrong_action", "game_over"):

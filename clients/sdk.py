@@ -95,11 +95,11 @@ class Update:
 
 @dataclass(frozen=True, slots=True)
 class ActResult:
-    """What an action did, and the seat's turn after it."""
+    """What an action did, and the seat's turn after it when asked for."""
 
     version: int
     events: tuple[dict[str, Any], ...]
-    turn: Turn
+    turn: Turn | None
 
 
 class DaifugoClient:
@@ -250,18 +250,21 @@ class SeatSession:
         commands = [command_from_message(self.seat, action) for action in actions]
         return Turn(view, commands, version)
 
-    async def act(self, command: SeatCommand, request_id: str | None = None) -> ActResult:
+    async def act(
+        self, command: SeatCommand, request_id: str | None = None, *, include_turn: bool = False
+    ) -> ActResult:
+        """Take an action; with ``include_turn`` the result has your turn after it."""
         request = pb.ActRequest(
             match_id=self.match_id,
             request_id=request_id or uuid.uuid4().hex,
             action=action_to_message(command),
+            include_turn=include_turn,
         )
         response = await self.client.call(self.client.stub.Act, request, self.token)
-        return ActResult(
-            response.version,
-            tuple(_event_dict(e) for e in response.events),
-            self._turn(response.view, response.legal_actions, response.version),
-        )
+        turn = None
+        if response.HasField("view"):
+            turn = self._turn(response.view, response.legal_actions, response.version)
+        return ActResult(response.version, tuple(_event_dict(e) for e in response.events), turn)
 
     async def play(
         self, cards: str | Sequence[str], jokers_as: str | Sequence[str] = ()

@@ -81,7 +81,9 @@ async def _take_turns(session: SeatSession, turn: Turn) -> int:
             print("  not one of the listed moves")
             continue
         try:
-            turn = (await session.act(chosen)).turn
+            after = (await session.act(chosen, include_turn=True)).turn
+            assert after is not None  # asked for
+            turn = after
         except Refused as refused:
             print(f"  refused: {refused.code} ({refused.message})")
             turn = await session.turn()

@@ -113,13 +113,14 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
                 command_maker(request.action),
                 request.request_id,
             )
-            seen = seen_by(outcome.match, outcome.viewer)
-            return pb.ActResponse(
-                version=outcome.version,
-                events=[event_message(e) for e in outcome.events],
-                view=view_message(seen.view, self.turn_deadline(seen.match)),
-                legal_actions=[action_to_message(a) for a in seen.actions],
+            response = pb.ActResponse(
+                version=outcome.version, events=[event_message(e) for e in outcome.events]
             )
+            if request.include_turn:
+                seen = seen_by(outcome.match, outcome.viewer)
+                response.view.CopyFrom(view_message(seen.view, self.turn_deadline(seen.match)))
+                response.legal_actions.extend(action_to_message(a) for a in seen.actions)
+            return response
 
         return await _answer(context, work())
 

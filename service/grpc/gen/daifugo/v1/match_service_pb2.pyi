@@ -140,14 +140,16 @@ class Action(_message.Message):
     def __init__(self, play: _Optional[_Union[Play, _Mapping]] = ..., give: _Optional[_Union[Give, _Mapping]] = ..., discard: _Optional[_Union[Discard, _Mapping]] = ..., bomb: _Optional[_Union[Bomb, _Mapping]] = ..., **kwargs) -> None: ...
 
 class ActRequest(_message.Message):
-    __slots__ = ("match_id", "request_id", "action")
+    __slots__ = ("match_id", "request_id", "action", "include_turn")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     ACTION_FIELD_NUMBER: _ClassVar[int]
+    INCLUDE_TURN_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     request_id: str
     action: Action
-    def __init__(self, match_id: _Optional[str] = ..., request_id: _Optional[str] = ..., action: _Optional[_Union[Action, _Mapping]] = ...) -> None: ...
+    include_turn: bool
+    def __init__(self, match_id: _Optional[str] = ..., request_id: _Optional[str] = ..., action: _Optional[_Union[Action, _Mapping]] = ..., include_turn: _Optional[bool] = ...) -> None: ...
 
 class ActResponse(_message.Message):
     __slots__ = ("version", "events", "view", "legal_actions")
