@@ -347,13 +347,10 @@ class GameService:
             return seen_by(match, viewer)
         async with self.fanout.listen(stream_of(match_id), match.version + 1) as batches:
             async for batch in batches:
-                seq = batch[-1].seq
-                match = self._cache.get(match_id) or match
-                if match.version < seq:
-                    match = await self.load(match_id)
-                if match.version == seq > after:
-                    if match.over or match.game.turn == viewer.seat:
-                        return seen_by(match, viewer)
+                now = await self._match_at(match_id, batch[-1].seq)
+                if now is not None and now.version > after:
+                    if now.over or now.game.turn == viewer.seat:
+                        return seen_by(now, viewer)
         raise ServiceError("unavailable", "the match's events stopped")
 
     async def view(self, match_id: str, token: str | None) -> tuple[View, Match]:
@@ -390,13 +387,19 @@ class GameService:
         """The seat's view and legal actions if it is to act right after ``seq``."""
         if viewer.seat is None:
             return None
+        match = await self._match_at(match_id, seq)
+        if match is None or match.game.turn != viewer.seat:
+            return None
+        seen = seen_by(match, viewer)
+        return seen if seen.actions else None
+
+    async def _match_at(self, match_id: str, seq: int) -> Match | None:
+        """The match right after event ``seq`` (from the cache when it is that far),
+        or None when more events have come since: their batch will tell."""
         match = self._cache.get(match_id)
         if match is None or match.version < seq:
             match = await self.load(match_id)
-        if match.version != seq or match.game.turn != viewer.seat:
-            return None  # not the seat's turn, or more events follow: their batch will tell
-        seen = seen_by(match, viewer)
-        return seen if seen.actions else None
+        return match if match.version == seq else None
 
 
 def game_deck(
