@@ -353,14 +353,6 @@ class GameService:
                         return seen_by(now, viewer)
         raise ServiceError("unavailable", "the match's events stopped")
 
-    async def view(self, match_id: str, token: str | None) -> tuple[View, Match]:
-        match = await self.load(match_id)
-        return build_view(match.game, viewer_of(self.authorize(match, token))), match
-
-    async def legal(self, match_id: str, token: str | None) -> tuple[list[SeatCommand], Match]:
-        seen = await self.seen(match_id, token)
-        return list(seen.actions), seen.match
-
     async def events(
         self, match_id: str, viewer: Viewer, from_seq: int = 0
     ) -> AsyncIterator[dict[str, Any]]:

@@ -50,7 +50,7 @@ async def advance(running: Running, created: CreatedMatch, moves: int) -> Match:
         if match.game.phase != IN_GAME or match.game.turn is None:
             break
         token = created.seat_tokens[match.game.turn]
-        actions, _ = await service.legal(created.match_id, token)
+        actions = (await service.seen(created.match_id, token)).actions
         if not actions:
             break
         plays = [action for action in actions if not isinstance(action, Pass)]

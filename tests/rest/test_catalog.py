@@ -38,7 +38,7 @@ async def play_to_the_end(service: GameService, match_id: str, tokens: tuple[str
             return
         turn = match.game.turn
         assert turn is not None
-        actions, _ = await service.legal(match_id, tokens[turn])
+        actions = (await service.seen(match_id, tokens[turn])).actions
         await service.act(match_id, tokens[turn], lambda seat, chosen=actions[0]: chosen)
     raise AssertionError("the match did not end")
 
