@@ -46,6 +46,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     audit = commands.add_parser("audit", help="check a match: hash chain, dealing, legality")
     audit.add_argument("target", metavar="MATCH_ID|FILE", help="a match id, or an exported log")
 
+    health = commands.add_parser("health", help="exit 0 when a service answers SERVING")
+    health.add_argument("--grpc", metavar="HOST:PORT", default="127.0.0.1:50051")
+    health.add_argument("--timeout", type=float, default=3.0, help="seconds")
+
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     if args.command == "scenario":
@@ -56,6 +60,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .audit.command import run_audit
 
         return run_audit(args.target)
+    if args.command == "health":
+        from .healthcheck import check_health
+
+        return check_health(args.grpc, timeout=args.timeout)
     if args.command == "serve":
         return asyncio.run(_serve(args.redis_url, args.grpc_port, args.http_port, args.host))
     if args.command == "demo":
