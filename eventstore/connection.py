@@ -175,6 +175,7 @@ class Connector:
             socket_connect_timeout=self.connect_timeout,
             socket_timeout=kwargs.get("socket_timeout", self.command_timeout),
             retry=Retry(NoBackoff(), 0),
+            **_NO_DRIVER_INFO,
         )
         return DirectPool(kwargs, retries=self.retries, max_connections=self.max_connections)
 

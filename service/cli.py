@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib
 import logging
 import os
 import signal
@@ -11,6 +12,8 @@ import sys
 from collections.abc import Sequence
 
 from .rules import PRESETS
+
+BENCHMARKS = {"load": "load", "spectators": "spectators"}  # name -> module in bench/
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -50,6 +53,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     health.add_argument("--grpc", metavar="HOST:PORT", default="127.0.0.1:50051")
     health.add_argument("--timeout", type=float, default=3.0, help="seconds")
 
+    bench = commands.add_parser(
+        "bench", help="benchmarks (from a source checkout): load, spectators", add_help=False
+    )
+    bench.add_argument("benchmark", choices=BENCHMARKS)
+    bench.add_argument("options", nargs=argparse.REMAINDER, help="the benchmark's own options")
+
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     if args.command == "scenario":
@@ -64,6 +73,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .healthcheck import check_health
 
         return check_health(args.grpc, timeout=args.timeout)
+    if args.command == "bench":
+        # bench/ lives beside the packages in a source checkout, not in the wheel
+        benchmark = importlib.import_module(f"bench.{BENCHMARKS[args.benchmark]}")
+        return int(benchmark.main(args.options) or 0)
     if args.command == "serve":
         return asyncio.run(_serve(args.redis_url, args.grpc_port, args.http_port, args.host))
     if args.command == "demo":

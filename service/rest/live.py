@@ -13,6 +13,7 @@ event of every match).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 from asyncio import FIRST_COMPLETED
@@ -22,7 +23,7 @@ from typing import Annotated, Any
 from litestar import get
 from litestar.di import NamedDependency
 from litestar.params import FromPath, HeaderParameter, QueryParameter
-from litestar.response import ServerSentEvent, ServerSentEventMessage
+from litestar.response import Stream
 
 from eventstore import EventStoreError
 
@@ -54,7 +55,7 @@ async def live(
         int | None, HeaderParameter(name="Last-Event-ID", ge=0, le=2**62, required=False)
     ] = None,
     authorization: Authorization = None,
-) -> ServerSentEvent:
+) -> Stream:
     service = ctx.service
     match = await service.load(checked_id(match_id))
     # once the match is over everything is public: no delay
@@ -65,53 +66,100 @@ async def live(
         delay_ms = 0  # a seat (or the host) is no spectator
     start = last_event_id + 1 if last_event_id is not None else from_seq or 0
     feed = _Feed(service, match_id, viewer, start)
-    return ServerSentEvent(_messages(feed, delay_ms, ctx.closing))
+    return Stream(
+        _messages(feed, delay_ms, ctx.closing),
+        media_type="text/event-stream",
+        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+    )
 
 
-async def _messages(
-    feed: _Feed, delay_ms: int, closing: asyncio.Event
-) -> AsyncIterator[ServerSentEventMessage]:
-    """The stream's messages: events in order, each held until it is ``delay_ms``
-    old (not once the match is over: then everything is public), keep-alives
-    while nothing is due, and the end when the server stops (``closing``)."""
+async def _messages(feed: _Feed, delay_ms: int, closing: asyncio.Event) -> AsyncIterator[bytes]:
+    """The stream's bytes: events in order, each held until it is ``delay_ms`` old
+    (not once the match is over: then everything is public), keep-alives while
+    nothing is due, and the end when the server stops (``closing``). Events that
+    are due together go out in one write: with many watchers, writes are the cost,
+    and waiting is one plain queue get (no timer per event)."""
     reader = asyncio.create_task(feed.read())
+    pulse = asyncio.create_task(_pulse(feed, closing))
     closed = asyncio.ensure_future(closing.wait())
     ended = asyncio.ensure_future(feed.ended.wait())
     try:
         while not closing.is_set():
-            getting = asyncio.ensure_future(feed.queue.get())
-            await asyncio.wait({getting, closed}, timeout=KEEPALIVE, return_when=FIRST_COMPLETED)
-            if not getting.done():
-                getting.cancel()  # a cancelled get takes nothing off the queue
-                if not closing.is_set():
-                    yield _keepalive()
-                continue
-            record = getting.result()
-            if record is None:
-                return  # the store gave up: the client resumes from its last id
-            due = 0 if record["type"] in NEVER_DELAYED else record["at"] + delay_ms
-            while delay_ms and not ended.done() and not closing.is_set():
-                wait = due - spectating.now_ms()
-                if wait <= 0:
-                    break
-                await asyncio.wait(
-                    {ended, closed},
-                    timeout=min(wait / 1000, KEEPALIVE),
-                    return_when=FIRST_COMPLETED,
-                )
-                if not ended.done() and not closing.is_set() and due > spectating.now_ms():
-                    yield _keepalive()
-            if closing.is_set():
-                return
-            yield ServerSentEventMessage(
-                data=json.dumps(record, ensure_ascii=False, separators=(",", ":")),
-                event=record["type"],
-                id=record["seq"],
-            )
+            items = [await feed.queue.get()]
+            while not feed.queue.empty():
+                items.append(feed.queue.get_nowait())
+            due_now: list[bytes] = []
+            for item in items:
+                if closing.is_set():
+                    return
+                if item is None:
+                    if due_now:
+                        yield b"".join(due_now)
+                    return  # the store gave up: the client resumes from its last id
+                if item is _TICK:
+                    due_now.append(_KEEPALIVE)
+                    continue
+                due = 0 if item["type"] in NEVER_DELAYED else item["at"] + delay_ms
+                if delay_ms and due > spectating.now_ms() and not ended.done():
+                    if due_now:
+                        yield b"".join(due_now)
+                        due_now = []
+                    async for keepalive in _held_until(due, ended, closed):
+                        yield keepalive
+                    if closing.is_set():
+                        return
+                due_now.append(_encoded(item))
+            if due_now:
+                yield b"".join(due_now)
     finally:
         feed.stopped = True
-        for task in (reader, closed, ended):
+        for task in (reader, pulse, closed, ended):
             task.cancel()
+
+
+async def _pulse(feed: _Feed, closing: asyncio.Event) -> None:
+    """A keep-alive tick into the feed every ``KEEPALIVE`` seconds it has nothing
+    waiting, and a wake-up when the server stops."""
+    while not closing.is_set():
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(closing.wait(), KEEPALIVE)
+        if feed.queue.empty():  # a full queue's reader is busy: it sees ``closing`` soon
+            feed.queue.put_nowait(_TICK)
+
+
+async def _held_until(
+    due: int, ended: asyncio.Future[Any], closed: asyncio.Future[Any]
+) -> AsyncIterator[bytes]:
+    """Wait until ``due`` (ms), the match's end or the server's; keep-alives meanwhile."""
+    while not ended.done() and not closed.done():
+        wait = due - spectating.now_ms()
+        if wait <= 0:
+            return
+        await asyncio.wait(
+            {ended, closed}, timeout=min(wait / 1000, KEEPALIVE), return_when=FIRST_COMPLETED
+        )
+        if not ended.done() and not closed.done() and due > spectating.now_ms():
+            yield _KEEPALIVE
+
+
+# Encoded messages by record: records are shared between the viewers who see an event
+# alike (GameService.visible), so each is encoded once, not once per spectator. The
+# entry keeps its record alive, so the id cannot be reused while the entry exists.
+_ENCODED: dict[int, tuple[dict[str, Any], bytes]] = {}
+_ENCODED_LIMIT = 8192
+
+
+def _encoded(record: dict[str, Any]) -> bytes:
+    entry = _ENCODED.get(id(record))
+    if entry is not None and entry[0] is record:
+        return entry[1]
+    # compact JSON has no line breaks, so the data is one line
+    data = json.dumps(record, ensure_ascii=False, separators=(",", ":"))
+    message = f"id: {record['seq']}\nevent: {record['type']}\ndata: {data}\n\n".encode()
+    if len(_ENCODED) >= _ENCODED_LIMIT:
+        _ENCODED.clear()
+    _ENCODED[id(record)] = (record, message)
+    return message
 
 
 class _Feed:
@@ -119,6 +167,7 @@ class _Feed:
 
     def __init__(self, service: GameService, match_id: str, viewer: Viewer, start: int) -> None:
         self.service, self.match_id, self.viewer, self.start = service, match_id, viewer, start
+        # events, None when the store gave up, _TICK when a keep-alive is due
         self.queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue(_BACKLOG)
         self.ended = asyncio.Event()  # MatchEnded was read: nothing is delayed any more
         # checked after every event: a cancellation landing inside a Redis call
@@ -139,8 +188,8 @@ class _Feed:
             await self.queue.put(None)
 
 
-def _keepalive() -> ServerSentEventMessage:
-    return ServerSentEventMessage(data=None, comment="keep-alive")
+_KEEPALIVE = b": keep-alive\n\n"
+_TICK: dict[str, Any] = {"type": "keep-alive"}  # told apart by identity, never sent
 
 
 HANDLERS = [live]
