@@ -36,9 +36,9 @@ from service.app.match import stream_of
 from service.app.runtime import STORE_PREFIX
 from service.audit.auditor import audit_events
 from service.rules.commands import SeatCommand
+from service.serve_process import ServeProcess, serve_processes
 
 from .grpc_api import cpu_seconds, percentile
-from .processes import ServiceProcess, start_services
 
 DRAIN_SECONDS = 300.0  # the longest the matches in play may take to finish after the window
 
@@ -207,7 +207,7 @@ async def run_backend(
     with contextlib.ExitStack() as stack:
         base = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="bench-load-")))
         redis_url, redis_pids = stack.enter_context(backend(kind, base, appendfsync))
-        services = stack.enter_context(start_services(redis_url, count=2))
+        services = stack.enter_context(serve_processes(redis_url, base, count=2))
         label = "one Redis" if kind == "single" else "a 3-master Redis Cluster"
         print(f"{label} (appendfsync {appendfsync}), two service processes")
         watched = {
@@ -225,8 +225,8 @@ async def run_backend(
     return clean
 
 
-def _targets(services: Sequence[ServiceProcess]) -> list[str]:
-    return [f"127.0.0.1:{service.grpc_port}" for service in services]
+def _targets(services: Sequence[ServeProcess]) -> list[str]:
+    return [service.grpc_target for service in services]
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -28,9 +28,9 @@ from clients.bots import GreedyBot
 from clients.runner import play_seat
 from clients.sdk import DaifugoClient
 from eventstore import RedisServer
+from service.serve_process import ServeProcess
 
 from .grpc_api import percentile
-from .processes import ServiceProcess, start_service
 
 LAST_EVENT = b"SeedRevealed"  # every match's last event
 WATCH_TIMEOUT = 600.0
@@ -109,20 +109,19 @@ async def run(spectators: int, workers: int, pause: float, games: int) -> None:
     with tempfile.TemporaryDirectory(prefix="bench-sse-") as base:
         redis = RedisServer(Path(base) / "redis", appendonly=False).start()
         try:
-            service = start_service(redis.url, Path(base) / "serve.log")
+            service = ServeProcess(redis.url, Path(base) / "serve.log").wait_ready()
             try:
                 await _measure(service, spectators, workers, pause, games)
             finally:
-                service.process.terminate()
-                service.process.wait(timeout=15)
+                service.stop()
         finally:
             redis.stop()
 
 
 async def _measure(
-    service: ServiceProcess, spectators: int, workers: int, pause: float, games: int
+    service: ServeProcess, spectators: int, workers: int, pause: float, games: int
 ) -> None:
-    target = f"127.0.0.1:{service.grpc_port}"
+    target = service.grpc_target
     async with DaifugoClient(target) as client:
         created = await client.create_match("federation", 4, games_per_set=games)
         await client.host(created.match_id, created.host_token).start()

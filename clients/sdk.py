@@ -13,6 +13,11 @@
 Every action carries a request id; a call that fails for want of a network is
 retried with the same id, so it takes effect once. Refusals raise
 ``Refused`` with the rules' reason code (``not_your_turn``, ``not_stronger``…).
+
+Replicas: give every address, ``DaifugoClient("ipv4:10.0.0.1:50051,10.0.0.2:50051")``
+(any gRPC target works). The client uses the first that answers and, when it goes
+down, the next: the calls it had in flight fail UNAVAILABLE and are retried there,
+event streams resume there from their last seq (tests/faults shows it under kill -9).
 """
 
 from __future__ import annotations

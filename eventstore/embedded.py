@@ -10,23 +10,19 @@ from __future__ import annotations
 
 import atexit
 import contextlib
-import ctypes
 import os
 import shutil
-import signal
 import socket
 import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import IO, Any, cast
 
 import redis
-
-_PR_SET_PDEATHSIG = 1
 
 
 def find_redis_server() -> str:
@@ -86,12 +82,26 @@ def free_port(with_bus: bool = False) -> int:
     raise RuntimeError("no free port found")
 
 
-def _die_with_parent() -> None:  # pragma: no cover - runs in the child
-    try:
-        libc = ctypes.CDLL("libc.so.6", use_errno=True)
-        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
-    except OSError:
-        pass
+# Run by a Python child before it becomes the program in argv: it asks for SIGTERM when
+# its parent (thread) ends. Not a preexec_fn: that makes Python fork() the owner, and in
+# an owner where gRPC runs, gRPC's fork handlers now and then crash the forked child.
+_TIED = (
+    "import ctypes, os, signal, sys\n"
+    "try:\n"
+    "    ctypes.CDLL('libc.so.6').prctl(1, signal.SIGTERM)  # 1: PR_SET_PDEATHSIG\n"
+    "except OSError:\n"
+    "    pass\n"
+    "os.execv(sys.argv[1], sys.argv[1:])"
+)
+
+
+def tied_to_parent(argv: Sequence[str]) -> list[str]:
+    """``argv`` run so that it ends when the calling thread does, even by kill -9 (Linux,
+    main thread only: the signal fires when the starting *thread* ends)."""
+    in_main_thread = threading.current_thread() is threading.main_thread()
+    if not sys.platform.startswith("linux") or not in_main_thread:
+        return list(argv)
+    return [sys.executable, "-c", _TIED, *argv]
 
 
 class RedisServer:
@@ -151,18 +161,12 @@ class RedisServer:
         if self.running:
             return self
         self.data_dir.mkdir(parents=True, exist_ok=True)
-        preexec: Callable[[], None] | None = None
-        in_main_thread = threading.current_thread() is threading.main_thread()
-        if sys.platform.startswith("linux") and in_main_thread:
-            # The parent-death signal fires when the starting *thread* ends: main thread only.
-            preexec = _die_with_parent
         self.process = subprocess.Popen(
-            self.args(),
+            tied_to_parent(self.args()),
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
             start_new_session=True,
-            preexec_fn=preexec,
         )
         _REGISTRY.add(self)
         self._wait_ready(timeout)

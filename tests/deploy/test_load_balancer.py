@@ -16,7 +16,6 @@ import re
 import shutil
 import socket
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -29,6 +28,7 @@ from clients.bots import GreedyBot, RandomBot, StrongerBot
 from clients.runner import play_seat
 from clients.sdk import DaifugoClient
 from service.rules import rule_set
+from service.serve_process import serve_processes
 
 from .support import DEPLOY, free_port
 
@@ -131,39 +131,26 @@ class Balanced:
 @pytest.fixture
 def balanced(redis_url: str, tmp_path: Path) -> Iterator[Balanced]:
     """Two `daifugo serve` processes on the test Redis, nginx in front of them."""
-    processes: list[subprocess.Popen[bytes]] = []
-    grpc_ports, http_ports = [free_port(), free_port()], [free_port(), free_port()]
-    try:
-        for index, (grpc_port, http_port) in enumerate(zip(grpc_ports, http_ports, strict=True)):
-            log = tmp_path / f"service-{index}.log"
-            ports = ["--grpc-port", str(grpc_port), "--http-port", str(http_port)]
-            with log.open("wb") as output:  # a file, not a pipe nobody reads
-                process = subprocess.Popen(
-                    [sys.executable, "-m", "service.cli", "serve", *ports],
-                    env={**os.environ, "REDIS_URL": redis_url},
-                    stdout=output,
-                    stderr=subprocess.STDOUT,
-                )
-            processes.append(process)
-            wait_for_port(http_port, process, log)  # REST starts last
+    with serve_processes(redis_url, tmp_path, 2) as services:
+        grpc_ports = [service.grpc_port for service in services]
+        http_ports = [service.http_port for service in services]
         lb_grpc, lb_http = free_port(), free_port()
         config = local_config(tmp_path, lb_grpc, lb_http, grpc_ports, http_ports)
         log = tmp_path / "nginx.log"
         with log.open("wb") as output:
             nginx = subprocess.Popen(nginx_command(config), stdout=output, stderr=output)
-        processes.append(nginx)
-        wait_for_port(lb_grpc, nginx, log)
-        wait_for_port(lb_http, nginx, log)
-        yield Balanced(
-            f"127.0.0.1:{lb_grpc}",
-            f"http://127.0.0.1:{lb_http}",
-            {f"127.0.0.1:{port}" for port in grpc_ports},
-            {f"127.0.0.1:{port}" for port in http_ports},
-            tmp_path / "access.log",
-        )
-    finally:
-        for process in reversed(processes):
-            stop(process)
+        try:
+            wait_for_port(lb_grpc, nginx, log)
+            wait_for_port(lb_http, nginx, log)
+            yield Balanced(
+                f"127.0.0.1:{lb_grpc}",
+                f"http://127.0.0.1:{lb_http}",
+                {f"127.0.0.1:{port}" for port in grpc_ports},
+                {f"127.0.0.1:{port}" for port in http_ports},
+                tmp_path / "access.log",
+            )
+        finally:
+            stop(nginx)
 
 
 async def first_sse_event(http: httpx.AsyncClient, match_id: str) -> str:

@@ -4,11 +4,8 @@ seats connected to different processes, every action through its own one."""
 from __future__ import annotations
 
 import asyncio
-import os
-import socket
-import subprocess
-import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -19,42 +16,13 @@ from eventstore import RedisEventStore
 from service.app.match import fold_match, stream_of
 from service.app.runtime import STORE_PREFIX
 from service.rules import rule_set
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
+from service.serve_process import serve_processes
 
 
 @pytest.fixture
-def two_services(redis_url: str) -> Iterator[list[str]]:
-    processes: list[subprocess.Popen[str]] = []
-    targets = []
-    try:
-        for _ in range(2):
-            port = free_port()
-            ports = ["--grpc-port", str(port), "--http-port", "0"]  # REST: any free port
-            process = subprocess.Popen(
-                [sys.executable, "-m", "service.cli", "serve", *ports],
-                env={**os.environ, "REDIS_URL": redis_url},
-                stdout=subprocess.PIPE,
-                stderr=subprocess.STDOUT,
-                text=True,
-            )
-            processes.append(process)
-            assert process.stdout is not None
-            for line in process.stdout:
-                if "gRPC on" in line:
-                    break
-            else:
-                raise RuntimeError("daifugo serve did not start")
-            targets.append(f"127.0.0.1:{port}")
-        yield targets
-    finally:
-        for process in processes:
-            process.terminate()
-            process.wait(timeout=10)
+def two_services(redis_url: str, tmp_path: Path) -> Iterator[list[str]]:
+    with serve_processes(redis_url, tmp_path, 2) as services:
+        yield [service.grpc_target for service in services]
 
 
 async def test_seats_on_two_processes_play_one_match(

@@ -1,0 +1,101 @@
+"""`daifugo serve` as a child process on free ports: for benchmarks and tests that need
+a real second process (one to kill -9, two behind a load balancer)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO
+
+from eventstore.embedded import tied_to_parent
+
+_STARTED = re.compile(r"gRPC on ([^,]+:(\d+)), REST on http://[^ ,]+:(\d+)")
+
+
+class ServeProcess:
+    """Started at once; ``wait_ready()`` waits for it to listen. Its output goes to
+    ``log_path`` (a pipe nobody reads would fill up and stall it); it ends with the
+    thread that started it, even when that one is killed."""
+
+    def __init__(self, redis_url: str, log_path: Path, *options: str) -> None:
+        self.log_path = log_path
+        self._log: IO[bytes] = log_path.open("wb")
+        command = [sys.executable, "-m", "service.cli", "serve"]
+        command += ["--grpc-port", "0", "--http-port", "0", *options]
+        self.process = subprocess.Popen(
+            tied_to_parent(command),
+            env={**os.environ, "REDIS_URL": redis_url},
+            stdin=subprocess.DEVNULL,
+            stdout=self._log,
+            stderr=subprocess.STDOUT,
+        )
+        self.grpc_target = ""
+        self.grpc_port = self.http_port = 0
+
+    def wait_ready(self, timeout: float = 60.0) -> ServeProcess:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            started = _STARTED.search(self.log_path.read_text(errors="replace"))
+            if started:
+                self.grpc_target = started[1]
+                self.grpc_port, self.http_port = int(started[2]), int(started[3])
+                return self
+            if self.process.poll() is not None:
+                break
+            time.sleep(0.05)
+        self.kill()
+        raise RuntimeError(f"daifugo serve did not start:\n{self.log_tail()}")
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    @property
+    def alive(self) -> bool:
+        return self.process.poll() is None
+
+    def kill(self) -> None:
+        """kill -9: no shutdown, its sockets dropped by the kernel."""
+        if self.alive:
+            self.process.send_signal(signal.SIGKILL)
+        self.process.wait(timeout=10)
+        self._log.close()
+
+    def stop(self, timeout: float = 15.0) -> None:
+        """SIGTERM (it stops cleanly), then kill -9 if it hangs."""
+        if self.alive:
+            self.process.terminate()
+        try:
+            self.process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.kill()
+        self._log.close()
+
+    def log_tail(self, chars: int = 4000) -> str:
+        return self.log_path.read_text(errors="replace")[-chars:]
+
+
+@contextlib.contextmanager
+def serve_processes(redis_url: str, log_dir: Path, count: int) -> Iterator[list[ServeProcess]]:
+    """``count`` services on one Redis, started and stopped side by side (imports
+    take most of a start, so together is faster)."""
+    services: list[ServeProcess] = []
+    try:
+        for number in range(count):
+            services.append(ServeProcess(redis_url, log_dir / f"serve-{number}.log"))
+        for service in services:
+            service.wait_ready()
+        yield services
+    finally:
+        for service in services:
+            if service.alive:
+                service.process.terminate()
+        for service in services:
+            service.stop()

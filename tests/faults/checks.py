@@ -1,0 +1,58 @@
+"""What every fault test ends with: the match's stream intact and audited valid,
+every acknowledged action in it exactly once as it was answered, nothing in it
+that no client was told about, and every streamed seq once."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+
+from eventstore import RedisEventStore, StoredEvent
+from service.audit import audit_events
+
+from .players import Ledger
+from .table import Table
+from .watchers import LAST_EVENT, StreamWatcher
+
+
+async def assert_match_sound(
+    store: RedisEventStore,
+    table: Table,
+    ledger: Ledger,
+    watchers: Sequence[StreamWatcher] = (),
+) -> list[StoredEvent]:
+    events = await store.read(table.stream)
+    verification = await store.verify(table.stream)
+    assert verification.ok, verification
+    report = audit_events(events)
+    assert report.verdict == "valid", report.to_dict()
+    assert events[-1].type == LAST_EVENT, "the match did not finish"
+
+    appends = appends_by_request(events)
+    for request_id, seqs in appends.items():
+        assert seqs == list(range(seqs[0], seqs[-1] + 1)), f"{request_id} written twice: {seqs}"
+
+    answered = [ack.request_id for ack in ledger.acknowledged]
+    assert len(answered) == len(set(answered)), "one request recorded twice"
+    for ack in ledger.acknowledged:
+        stored = [events[seq] for seq in appends.get(ack.request_id, [])]
+        assert stored, f"acknowledged {ack.request_id} is not in the stream"
+        assert [(e.seq, e.type, e.at) for e in stored] == list(ack.events), ack
+        assert ack.version == stored[-1].seq, ack
+
+    started = next(e.request_id for e in events if e.type == "MatchStarted")
+    setup = {events[0].request_id, started}
+    assert set(appends) - setup == set(answered), "an append no client was told about"
+
+    expected = [(e.seq, e.type) for e in events]
+    for watcher in watchers:
+        assert watcher.seen == expected, "a streamed event missing or repeated"
+    return events
+
+
+def appends_by_request(events: Sequence[StoredEvent]) -> dict[str, list[int]]:
+    """The seqs written under each request id."""
+    seqs: dict[str, list[int]] = defaultdict(list)
+    for event in events:
+        seqs[event.request_id].append(event.seq)
+    return dict(seqs)

@@ -1,0 +1,43 @@
+"""Four recording players and their stream watchers, seats spread over the services."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+from clients.sdk import DaifugoClient, Turn
+
+from .players import Ledger, RecordingPlayer
+from .table import Table, quick_bots
+from .watchers import StreamWatcher
+
+
+@dataclass
+class Lineup:
+    players: list[RecordingPlayer]
+    watchers: list[StreamWatcher]
+
+
+async def seat_lineup(
+    stack: contextlib.AsyncExitStack,
+    targets: list[str],
+    table: Table,
+    ledger: Ledger,
+    call_timeout: float = 10.0,
+    before_act: Callable[[Turn], Awaitable[None]] | None = None,
+) -> Lineup:
+    """Seat ``n`` plays and watches through ``targets[n % len(targets)]``. Players use
+    clients that never retry (they retry and count by themselves, with ``call_timeout``
+    the deadline of every call); watchers let the SDK resume their streams."""
+
+    enter = stack.enter_async_context
+    acting = [await enter(DaifugoClient(t, retries=0, timeout=call_timeout)) for t in targets]
+    watching = [await enter(DaifugoClient(t, retries=15)) for t in targets]
+    lineup = Lineup([], [])
+    for seat, (token, bot) in enumerate(zip(table.seat_tokens, quick_bots(), strict=True)):
+        via = seat % len(targets)
+        session = acting[via].seat(table.match_id, token)
+        lineup.players.append(RecordingPlayer(session, bot, ledger, before_act))
+        lineup.watchers.append(StreamWatcher(watching[via].seat(table.match_id, token)))
+    return lineup
