@@ -10,7 +10,14 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from eventstore import AppendResult, ConcurrencyConflict, NewEvent, RedisEventStore, StoredEvent
+from eventstore import (
+    AppendResult,
+    ConcurrencyConflict,
+    InvalidEvent,
+    NewEvent,
+    RedisEventStore,
+    StoredEvent,
+)
 from eventstore.fanout import Fanout
 
 from ..rules import Deal, Refusal, RuleSet, RuleSetError, decide, fold, rule_set
@@ -27,6 +34,8 @@ from .shuffle import SHUFFLE_VERSION, commitment, shuffled
 
 CONFLICT_RETRIES = 20
 CACHE_SIZE = 4096
+# google.protobuf.Duration's range; a time beyond it would not even store
+MAX_SECONDS = 315_576_000_000
 
 
 class ServiceError(Exception):
@@ -107,7 +116,10 @@ class GameService:
         """The match as its events say now (the cache only saves re-reading)."""
         cached = self._cache.get(match_id)
         start = cached.version + 1 if cached else 0
-        newer = await self.store.read(stream_of(match_id), start)
+        try:
+            newer = await self.store.read(stream_of(match_id), start)
+        except InvalidEvent:  # an id no stream can have (braces): no such match
+            raise ServiceError("not_found", f"no match {match_id!r}") from None
         if cached is None and not newer:
             raise ServiceError("not_found", f"no match {match_id!r}")
         match = fold_match(cached, newer) if newer else cached
@@ -143,6 +155,8 @@ class GameService:
             raise ServiceError("bad_request", str(error)) from None
         if options.turn_seconds < 0 or options.spectator_delay < 0:
             raise ServiceError("bad_request", "times cannot be negative")
+        if max(options.turn_seconds, options.spectator_delay) > MAX_SECONDS:
+            raise ServiceError("bad_request", "times are at most 10,000 years")
         match_id = self.keyring.match_id(request_id)
         events: list[MatchEvent] = [
             MatchCreated(
@@ -347,7 +361,7 @@ class GameService:
             return seen_by(match, viewer)
         async with self.fanout.listen(stream_of(match_id), match.version + 1) as batches:
             async for batch in batches:
-                now = await self._match_at(match_id, batch[-1].seq)
+                now = await self._match_after(match_id, batch)
                 if now is not None and now.version > after:
                     if now.over or now.game.turn == viewer.seat:
                         return seen_by(now, viewer)
@@ -373,22 +387,31 @@ class GameService:
                 for stored in batch:
                     revealed = revealed or stored.type == "MatchEnded"
                     seen.append(visible(stored, viewer, revealed))
-                yield Batch(seen, await self._turn_after(match_id, batch[-1].seq, viewer))
+                yield Batch(seen, await self._turn_after(match_id, batch, viewer))
 
-    async def _turn_after(self, match_id: str, seq: int, viewer: Viewer) -> Seen | None:
-        """The seat's view and legal actions if it is to act right after ``seq``."""
+    async def _turn_after(
+        self, match_id: str, batch: Sequence[StoredEvent], viewer: Viewer
+    ) -> Seen | None:
+        """The seat's view and legal actions if it is to act right after ``batch``."""
         if viewer.seat is None:
             return None
-        match = await self._match_at(match_id, seq)
+        match = await self._match_after(match_id, batch)
         if match is None or match.game.turn != viewer.seat:
             return None
         seen = seen_by(match, viewer)
         return seen if seen.actions else None
 
-    async def _match_at(self, match_id: str, seq: int) -> Match | None:
-        """The match right after event ``seq`` (from the cache when it is that far),
-        or None when more events have come since: their batch will tell."""
+    async def _match_after(self, match_id: str, batch: Sequence[StoredEvent]) -> Match | None:
+        """The match right after a batch of its events, or None when more events have
+        come since: their batch will tell. The cached match plus the batch, when they
+        join up (another process's appends reach this one's cache so, without a read)."""
+        seq = batch[-1].seq
         match = self._cache.get(match_id)
+        if match is not None and match.version < seq:
+            newer = [item for item in batch if item.seq > match.version]
+            if newer[0].seq == match.version + 1:
+                match = fold_match(match, newer)
+                self._remember(match)
         if match is None or match.version < seq:
             match = await self.load(match_id)
         return match if match.version == seq else None
@@ -407,9 +430,24 @@ def viewer_of(role: Role) -> Viewer:
     return Viewer.of_seat(role.seat) if role.seat is not None else SPECTATOR
 
 
+_SHOWN: dict[tuple[str, int, Viewer, bool], dict[str, Any]] = {}
+_SHOWN_LIMIT = 8192  # entries; cleared when full (a live match's recent events refill it)
+
+
 def visible(stored: StoredEvent, viewer: Viewer, revealed: bool) -> dict[str, Any]:
     """A stored event as ``viewer`` may see it (everything once ``revealed``: the
-    match has ended), with its seq and time."""
+    match has ended), with its seq and time. One dict per event and viewer, shared:
+    read it, never change it (a thousand spectators of a match see each event alike)."""
+    key = (stored.hash, stored.seq, viewer, revealed)
+    shown = _SHOWN.get(key)
+    if shown is None:
+        if len(_SHOWN) >= _SHOWN_LIMIT:
+            _SHOWN.clear()
+        shown = _SHOWN[key] = _visible(stored, viewer, revealed)
+    return shown
+
+
+def _visible(stored: StoredEvent, viewer: Viewer, revealed: bool) -> dict[str, Any]:
     event = decode(stored)
     if isinstance(event, MatchCreated | SeatJoined | MatchStarted | TurnTimedOut | SeedRevealed):
         record = {"type": stored.type, **encode(event).data}

@@ -19,6 +19,7 @@ from .actions import command_from_message
 from .gen.daifugo.v1 import match_service_pb2 as pb
 
 DOMAIN = "daifugo.v1"
+MESSAGE_LIMIT = 300  # characters; each may take 12 bytes of trailer (UTF-8, %-encoded)
 _ARGUMENT_CODES = {"bad_request", "invalid_meld"}
 _STATUS = {
     "not_found": grpc.StatusCode.NOT_FOUND,
@@ -43,13 +44,21 @@ def status_code(code: str) -> grpc.StatusCode:
     return grpc.StatusCode.FAILED_PRECONDITION
 
 
+def shortened(message: str) -> str:
+    """A message that echoes huge input cut short: the status travels in trailers, and
+    past their size limit the client sees RESOURCE_EXHAUSTED instead of the refusal."""
+    if len(message) <= MESSAGE_LIMIT:
+        return message
+    return message[: MESSAGE_LIMIT - 1] + "…"
+
+
 def rich_status(error: ServiceError) -> tuple[grpc.StatusCode, status_pb2.Status]:
     """The gRPC status of a refusal, with an ErrorInfo whose reason is the code."""
     code = status_code(error.code)
     info = error_details_pb2.ErrorInfo(
         reason=error.code.upper(), domain=DOMAIN, metadata={"code": error.code}
     )
-    status = status_pb2.Status(code=code.value[0], message=error.message)
+    status = status_pb2.Status(code=code.value[0], message=shortened(error.message))
     status.details.add().Pack(info)
     return code, status
 

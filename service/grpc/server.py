@@ -14,6 +14,7 @@ from ..app.service import GameService
 from .gen.daifugo.v1 import match_service_pb2 as pb
 from .gen.daifugo.v1 import match_service_pb2_grpc as pb_grpc
 from .servicer import AUTHORIZATION, MatchServicer
+from .undecodable import UndecodableRequests
 
 Handler: TypeAlias = "grpc.RpcMethodHandler[Any, Any]"  # generic only in the stubs
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["MatchService"].full_name
@@ -54,6 +55,20 @@ def _refusal(streaming: bool) -> Handler:
     return grpc.unary_unary_rpc_method_handler(unary)
 
 
+class HealthService(health.aio.HealthServicer):  # type: ignore[misc]  # untyped
+    """grpc's health service with ``List``, which the health proto declares and grpc's
+    servicer leaves out (it would answer UNIMPLEMENTED and log a traceback each call)."""
+
+    async def List(
+        self, request: health_pb2.HealthListRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> health_pb2.HealthListResponse:
+        statuses = {
+            name: health_pb2.HealthCheckResponse(status=status)
+            for name, status in self._server_status.items()
+        }
+        return health_pb2.HealthListResponse(statuses=statuses)
+
+
 def turn_deadline(match: Match) -> int | None:
     """When the seat to act runs out of time (ms since the epoch), if timed."""
     if not match.turn_ms or match.game.turn is None:
@@ -65,10 +80,11 @@ async def start_grpc_server(
     service: GameService, port: int, host: str = "127.0.0.1"
 ) -> tuple[grpc.aio.Server, int]:
     """Start serving; returns the server and the port it bound (0 picks one)."""
-    server = grpc.aio.server(interceptors=[BearerTokenRequired()])
+    # the token check first: a call without one is refused before its body is read
+    server = grpc.aio.server(interceptors=[BearerTokenRequired(), UndecodableRequests()])
     servicer = MatchServicer(service, turn_deadline)
     pb_grpc.add_MatchServiceServicer_to_server(servicer, server)  # type: ignore[no-untyped-call]
-    health_servicer = health.aio.HealthServicer()
+    health_servicer = HealthService()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     names = (
         SERVICE_NAME,

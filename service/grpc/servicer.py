@@ -60,11 +60,15 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
             preset = PRESETS.get(request.preset)
             if preset is None:
                 raise ServiceError("bad_request", "choose a preset")
+            try:
+                overrides = json_format.MessageToDict(request.options)
+            except ValueError as error:  # NaN or infinity: no option takes one
+                raise ServiceError("bad_request", f"options: {error}") from None
             limit = request.turn_time_limit
             options = MatchOptions(
                 preset=preset,
                 players=request.seats,
-                options=json_format.MessageToDict(request.options),
+                options=overrides,
                 games_per_set=request.games_per_set,
                 turn_seconds=limit.seconds + limit.nanos / 1e9
                 if request.HasField("turn_time_limit")

@@ -99,6 +99,15 @@ def _redis_error(request: Request[Any, Any, Any], error: Exception) -> Response[
     return _store_error(request, failure)
 
 
+def _recursion(_: Request[Any, Any, Any], error: RecursionError) -> Response[Error]:
+    # msgspec refuses JSON nested deeper than it recurses with a RecursionError, which
+    # Litestar does not turn into a 400 as it does msgspec's DecodeError: bad input.
+    # Any other recursion stays the server's fault (Litestar has logged it).
+    if "while deserializing" in str(error):
+        return error_response(400, "bad_request", "the JSON is nested too deeply")
+    return error_response(HTTP_500_INTERNAL_SERVER_ERROR, "internal", "Internal Server Error")
+
+
 def _http_error(_: Request[Any, Any, Any], error: HTTPException) -> Response[Error]:
     message = error.detail
     if isinstance(error, ValidationException) and isinstance(error.extra, list):
@@ -127,4 +136,5 @@ EXCEPTION_HANDLERS: ExceptionHandlersMap = {
     ConnectionError: _redis_error,
     TimeoutError: _redis_error,
     HTTPException: _http_error,
+    RecursionError: _recursion,
 }

@@ -247,6 +247,11 @@ async def test_health_checking_and_reflection_are_on(running: Running) -> None:
             health_pb2.HealthCheckRequest(service="daifugo.v1.MatchService")
         )
         assert answer.status == health_pb2.HealthCheckResponse.SERVING
+        listed = await health.List(health_pb2.HealthListRequest())
+        assert {name: status.status for name, status in listed.statuses.items()} == {
+            "": health_pb2.HealthCheckResponse.SERVING,
+            "daifugo.v1.MatchService": health_pb2.HealthCheckResponse.SERVING,
+        }
         reflection = reflection_pb2_grpc.ServerReflectionStub(channel)
         request = reflection_pb2.ServerReflectionRequest(list_services="")
         responses = [r async for r in reflection.ServerReflectionInfo(iter([request]))]
