@@ -42,6 +42,7 @@ class _Shared:
     listeners: set[asyncio.Queue[StoredEvent | BaseException]] = field(default_factory=set)
     reader: BlockingReader | None = None
     closed: bool = False
+    next_seq: int | None = None  # the seq the follower delivers next, once started
 
 
 class Fanout:
@@ -74,8 +75,11 @@ class Fanout:
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
         shared.listeners.add(queue)
+        # a listener from where the follower is already needs no read of what is stored:
+        # everything from there on reaches its queue (no await since it was added)
+        live_only = shared.next_seq is not None and from_seq >= shared.next_seq
         try:
-            yield self._events(stream, max(0, from_seq), shared, queue)
+            yield self._events(stream, max(0, from_seq), shared, queue, live_only)
         finally:
             shared.listeners.discard(queue)
 
@@ -95,12 +99,14 @@ class Fanout:
         next_seq: int,
         shared: _Shared,
         queue: asyncio.Queue[StoredEvent | BaseException],
+        live_only: bool,
     ) -> AsyncIterator[list[StoredEvent]]:
-        # read only once the follower has fixed its start: what it misses, this reads
-        await asyncio.shield(shared.started)
-        async for page in self.store.read_pages(stream, next_seq, self.page):
-            yield page
-            next_seq = page[-1].seq + 1
+        if not live_only:
+            # read only once the follower has fixed its start: what it misses, this reads
+            await asyncio.shield(shared.started)
+            async for page in self.store.read_pages(stream, next_seq, self.page):
+                yield page
+                next_seq = page[-1].seq + 1
         while True:
             items = [await queue.get()]
             while not queue.empty() and len(items) < self.page:
@@ -128,7 +134,7 @@ class Fanout:
         )
         idle_since: float | None = None
         try:
-            next_seq = await self.store.version(stream) + 1
+            next_seq = shared.next_seq = await self.store.version(stream) + 1
             shared.started.set_result(None)
             while not shared.closed:
                 if shared.listeners:
@@ -144,7 +150,7 @@ class Fanout:
                 if not entries:
                     continue
                 events = self.store.decode(stream, entries, next_seq)
-                next_seq = events[-1].seq + 1
+                next_seq = shared.next_seq = events[-1].seq + 1
                 for event in events:
                     self._deliver(stream, shared, event)
         except Exception as error:

@@ -353,18 +353,23 @@ class GameService:
     async def next_turn(self, match_id: str, token: str | None, after: int = -1) -> Seen:
         """Wait until the token's seat is to act at a version after ``after``, or the
         match is over; then what ``seen`` would answer."""
-        match = await self.load(match_id)
+        # From the cache when it has the match: waiting from a version that is behind
+        # misses nothing (the events after it come first), so only a turn found there
+        # needs a fresh look. (Tokens depend on nothing that changes.)
+        cached = self._cache.get(match_id)
+        match = cached or await self.load(match_id)
         viewer = viewer_of(self.authorize(match, token))
         if viewer.seat is None:
             raise ServiceError("permission_denied", "only a seat token has turns")
-        if match.version > after and (match.over or match.game.turn == viewer.seat):
+        if match is cached and _turn_for(match, viewer, after):
+            match = await self.load(match_id)
+        if _turn_for(match, viewer, after):
             return seen_by(match, viewer)
         async with self.fanout.listen(stream_of(match_id), match.version + 1) as batches:
             async for batch in batches:
                 now = await self._match_after(match_id, batch)
-                if now is not None and now.version > after:
-                    if now.over or now.game.turn == viewer.seat:
-                        return seen_by(now, viewer)
+                if now is not None and _turn_for(now, viewer, after):
+                    return seen_by(now, viewer)
         raise ServiceError("unavailable", "the match's events stopped")
 
     async def events(
@@ -415,6 +420,12 @@ class GameService:
         if match is None or match.version < seq:
             match = await self.load(match_id)
         return match if match.version == seq else None
+
+
+def _turn_for(match: Match, viewer: Viewer, after: int) -> bool:
+    """Whether ``viewer``'s seat has a turn to answer: it is to act (or the match is
+    over) at a version after ``after``."""
+    return match.version > after and (match.over or match.game.turn == viewer.seat)
 
 
 def game_deck(
