@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -17,6 +18,14 @@ from .watchers import StreamWatcher
 class Lineup:
     players: list[RecordingPlayer]
     watchers: list[StreamWatcher]
+
+    async def play_out(self, timeout: float = 60.0) -> None:
+        """Every player plays and every watcher follows, to the match's end."""
+        async with asyncio.timeout(timeout), asyncio.TaskGroup() as group:
+            for player in self.players:
+                group.create_task(player.play())
+            for watcher in self.watchers:
+                group.create_task(watcher.follow())
 
 
 async def seat_lineup(

@@ -5,19 +5,18 @@ is in the stream once, as the retry that got through answered it."""
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 
 import grpc
 
-from clients.sdk import DaifugoClient, Turn
+from clients.sdk import DaifugoClient
 from eventstore import RedisEventStore, RedisServer
 from service.serve_process import ServeProcess
 
 from .checks import assert_match_sound
 from .lineup import seat_lineup
 from .players import RETRYABLE, Ledger
-from .processes import pause, resume
+from .processes import PauseBeforeAnAction
 from .table import open_match
 
 PAUSE_AT = 40  # the first action after this version is sent into the pause
@@ -25,48 +24,17 @@ PAUSED_FOR = 3.0  # seconds Redis answers nothing
 DEADLINE = 1.0  # every call's deadline
 
 
-class PauseBeforeAnAction:
-    """A player's ``before_act`` hook: the first time a seat is about to act after
-    ``PAUSE_AT``, stop Redis (resumed ``PAUSED_FOR`` seconds later), so that this
-    action is sent to a service whose Redis does not answer."""
-
-    def __init__(self, server: RedisServer) -> None:
-        self.server = server
-        self.resuming: asyncio.Task[None] | None = None
-
-    async def __call__(self, turn: Turn) -> None:
-        if self.resuming is None and turn.version >= PAUSE_AT:
-            pause(self.server)
-            self.resuming = asyncio.create_task(self._resume_later())
-
-    async def _resume_later(self) -> None:
-        await asyncio.sleep(PAUSED_FOR)
-        resume(self.server)
-
-    async def finish(self) -> None:
-        """Wait for the resume; whatever happened, leave Redis running."""
-        try:
-            if self.resuming is not None:
-                await self.resuming
-        finally:
-            resume(self.server)
-
-
 async def test_calls_time_out_while_redis_is_paused_and_nothing_is_written_twice(
     redis_server: RedisServer, services: list[ServeProcess], store: RedisEventStore
 ) -> None:
     targets = [service.grpc_target for service in services]
     ledger = Ledger()
-    hook = PauseBeforeAnAction(redis_server)
+    hook = PauseBeforeAnAction(redis_server, lambda turn: turn.version >= PAUSE_AT, PAUSED_FOR)
     async with contextlib.AsyncExitStack() as stack:
         table = await open_match(await stack.enter_async_context(DaifugoClient(targets[0])))
         lineup = await seat_lineup(stack, targets, table, ledger, DEADLINE, hook)
         try:
-            async with asyncio.timeout(60), asyncio.TaskGroup() as group:
-                for player in lineup.players:
-                    group.create_task(player.play())
-                for watcher in lineup.watchers:
-                    group.create_task(watcher.follow())
+            await lineup.play_out()
         finally:
             await hook.finish()
         assert hook.resuming is not None, "the match ended before the pause"

@@ -28,11 +28,8 @@ async def test_match_plays_on_after_redis_crashes_and_restarts(
     async with contextlib.AsyncExitStack() as stack:
         table = await open_match(await stack.enter_async_context(DaifugoClient(targets[0])))
         lineup = await seat_lineup(stack, targets, table, ledger)
-        async with asyncio.timeout(60), asyncio.TaskGroup() as group:
-            for player in lineup.players:
-                group.create_task(player.play())
-            for watcher in lineup.watchers:
-                group.create_task(watcher.follow())
+        async with asyncio.TaskGroup() as group:
+            group.create_task(lineup.play_out())
             crashed_at = await wait_for_version(store, table, CRASH_AT)
             redis_server.kill()
             await asyncio.sleep(DOWN_FOR)

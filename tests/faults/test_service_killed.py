@@ -5,7 +5,6 @@ seq, and the match finishes with nothing lost or doubled."""
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 
 from clients.sdk import DaifugoClient, Turn
@@ -15,7 +14,7 @@ from service.serve_process import ServeProcess
 from .checks import assert_match_sound
 from .lineup import seat_lineup
 from .players import Ledger
-from .processes import pause, resume
+from .processes import PauseBeforeAnAction
 from .table import open_match
 
 KILL_AT = 40  # a version well inside a one-game match (it has 150 events or so)
@@ -23,36 +22,8 @@ HOLD = 0.5  # seconds Redis is held: the action reaches the doomed service meanw
 DOOMED_SEATS = (0, 2)  # the seats whose channels try the doomed service first
 
 
-class KillMidAction:
-    """A player's ``before_act`` hook: the first time a seat of the doomed service is
-    about to act after ``KILL_AT``, stop Redis so that the action waits inside that
-    service, then kill -9 it there and let Redis go on."""
-
-    def __init__(self, doomed: ServeProcess, redis_server: RedisServer) -> None:
-        self.doomed = doomed
-        self.redis_server = redis_server
-        self.killing: asyncio.Task[None] | None = None
-        self.killed_at = -1  # the match's version then
-
-    async def __call__(self, turn: Turn) -> None:
-        if self.killing is None and turn.version >= KILL_AT and turn.view.seat in DOOMED_SEATS:
-            self.killed_at = turn.version
-            pause(self.redis_server)
-            self.killing = asyncio.create_task(self._kill_soon())
-
-    async def _kill_soon(self) -> None:
-        try:
-            await asyncio.sleep(HOLD)
-            self.doomed.kill()
-        finally:
-            resume(self.redis_server)
-
-    async def finish(self) -> None:
-        try:
-            if self.killing is not None:
-                await self.killing
-        finally:
-            resume(self.redis_server)
+def doomed_seat_to_act(turn: Turn) -> bool:
+    return turn.version >= KILL_AT and turn.view.seat in DOOMED_SEATS
 
 
 def failover_target(first: ServeProcess, then: ServeProcess) -> str:
@@ -67,22 +38,19 @@ async def test_seats_of_a_killed_service_fail_over_and_finish(
     # even seats try the doomed process first, odd seats the survivor
     targets = [failover_target(doomed, survivor), failover_target(survivor, doomed)]
     ledger = Ledger()
-    hook = KillMidAction(doomed, redis_server)
+    # the action waits inside the doomed service (its Redis paused), is killed there
+    hook = PauseBeforeAnAction(redis_server, doomed_seat_to_act, HOLD, then=doomed.kill)
     async with contextlib.AsyncExitStack() as stack:
         table = await open_match(
             await stack.enter_async_context(DaifugoClient(survivor.grpc_target))
         )
         lineup = await seat_lineup(stack, targets, table, ledger, before_act=hook)
         try:
-            async with asyncio.timeout(60), asyncio.TaskGroup() as group:
-                for player in lineup.players:
-                    group.create_task(player.play())
-                for watcher in lineup.watchers:
-                    group.create_task(watcher.follow())
+            await lineup.play_out()
         finally:
             await hook.finish()
 
-    assert hook.killing is not None, "the match ended before the kill"
+    assert hook.resuming is not None, "the match ended before the kill"
     assert not doomed.alive and survivor.alive, survivor.log_tail()
     await assert_match_sound(store, table, ledger, lineup.watchers)
     # the action held in the doomed service failed there and got through on the survivor
