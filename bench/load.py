@@ -66,7 +66,7 @@ class TimedSeat:
     async def next_turn(self, after_version: int = -1, timeout: float | None = None) -> Turn:
         return await self.session.next_turn(after_version, timeout)
 
-    async def act(self, command: SeatCommand, include_turn: bool = False) -> ActResult:
+    async def act(self, command: SeatCommand, *, include_turn: bool = False) -> ActResult:
         started = time.perf_counter()
         result = await self.session.act(command, include_turn=include_turn)
         if self.tally.open:
@@ -88,7 +88,7 @@ async def play_table(
                 TimedSeat(clients[(table + i) % 2].seat(created.match_id, token), tally)
                 for i, token in enumerate(created.seat_tokens)
             ]
-            await asyncio.gather(*(play_seat(seat, GreedyBot()) for seat in seats))  # type: ignore[arg-type]
+            await asyncio.gather(*(play_seat(seat, GreedyBot()) for seat in seats))
         except Refused as error:
             tally.errors[f"{error.status.name} {error.code}"] += 1
 

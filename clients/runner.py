@@ -9,7 +9,7 @@ from typing import Any, Protocol
 from service.rules.commands import SeatCommand
 from service.rules.views import View
 
-from .sdk import DaifugoClient, Refused, SeatSession
+from .sdk import ActResult, DaifugoClient, Refused, SeatSession, Turn
 
 TURN_WAIT = 3600.0  # seconds a seat waits for its turn (others may think long)
 
@@ -18,7 +18,17 @@ class Chooser(Protocol):
     def __call__(self, view: View, actions: list[SeatCommand]) -> SeatCommand: ...
 
 
-async def play_seat(session: SeatSession, choose: Chooser, pause: float = 0.0) -> None:
+class Seat(Protocol):
+    """What ``play_seat`` needs of a seat: a ``SeatSession``, or one that wraps it."""
+
+    async def turn(self) -> Turn: ...
+
+    async def next_turn(self, after_version: int = -1, timeout: float | None = None) -> Turn: ...
+
+    async def act(self, command: SeatCommand, *, include_turn: bool = False) -> ActResult: ...
+
+
+async def play_seat(session: Seat, choose: Chooser, pause: float = 0.0) -> None:
     """Act whenever it is this seat's turn, until the match ends: one call to
     wait for each turn, one to take it (``pause`` seconds after each wait, so
     that a watcher sees the match unfold)."""
