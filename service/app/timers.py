@@ -97,6 +97,8 @@ class TurnTimers:
         elif match_id not in self.turn_ms:
             await self._track(match_id)
         turn_ms = self.turn_ms.get(match_id, 0)
+        if event.type == "SeedRevealed":  # every match's last event: forget the match
+            self.turn_ms.pop(match_id, None)
         if event.type in _ENDED:
             self.deadlines.pop(match_id, None)
         elif turn_ms:
