@@ -1,7 +1,7 @@
 """Everything `daifugo serve` runs, started and stopped together: Redis (the
 given one, or an embedded redis-server), the event store, the game service,
-the gRPC server, the REST server (uvicorn, same loop), the turn timers and the
-projections (results and the match catalog)."""
+the gRPC server, the REST server (uvicorn, same loop), and the background work (the
+projections and the turn timers) while this replica holds its lease."""
 
 from __future__ import annotations
 
@@ -18,11 +18,11 @@ from eventstore import EmbeddedRedis, RedisEventStore, redis_url_or_embedded
 from ..grpc.server import start_grpc_server
 from ..rest.app import create_app, end_streams
 from ..rest.server import HttpServer, start_http_server
+from .background import Background, stop_tasks
 from .catalog import CatalogProjection
 from .keyring import Keyring, load_server_key
 from .projections import ResultsProjection
 from .service import GameService
-from .timers import TurnTimers
 
 log = logging.getLogger("daifugo")
 STORE_PREFIX = "daifugo"
@@ -37,6 +37,7 @@ class Running:
     results: ResultsProjection
     catalog: CatalogProjection
     http_port: int | None  # None: no REST server
+    background: Background
 
 
 @contextlib.asynccontextmanager
@@ -64,46 +65,27 @@ async def running_service(
         keyring = Keyring(await load_server_key(await store.raw_client()))
         service = GameService(store, keyring)
         server, port = await start_grpc_server(service, grpc_port, host)
-        turn_timers = TurnTimers(service) if timers else None
-        timer_task = asyncio.create_task(turn_timers.run()) if turn_timers else None
+        background = Background(service, timers=timers)
+        background_task = asyncio.create_task(background.run())
+        # what REST reads of the projections, from Redis, whichever replica writes them
         results = ResultsProjection(store)
         catalog = CatalogProjection(store)
-        projection_tasks = [asyncio.create_task(p.run()) for p in (results, catalog)]
         app = create_app(service, catalog, results) if http_port is not None else None
         http: HttpServer | None = None
         try:
             if app is not None and http_port is not None:
                 http = await start_http_server(app, http_port, host)
             http_bound = http.port if http is not None else None
-            yield Running(url, service, server, port, results, catalog, http_bound)
+            yield Running(url, service, server, port, results, catalog, http_bound, background)
         finally:
             if app is not None and http is not None:
                 end_streams(app)
                 await http.stop()
-            results.stop()
-            catalog.stop()
-            await _cancel(projection_tasks, timeout=5.0)
-            if turn_timers is not None and timer_task is not None:
-                turn_timers.stop()
-                await asyncio.wait([timer_task], timeout=5.0)
-                timer_task.cancel()
+            background.stop()
+            await stop_tasks([background_task], timeout=10.0)
             await server.stop(grace=1.0)
             await service.fanout.close()
     finally:
         await store.close()
         if embedded is not None:
             embedded.stop()
-
-
-async def _cancel(tasks: list[asyncio.Task[None]], timeout: float) -> None:
-    """Cancel ``tasks`` and wait for them, cancelling again while one runs on: a
-    cancellation that lands inside a Redis client call may not come out."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    pending = {task for task in tasks if not task.done()}
-    while pending and loop.time() < deadline:
-        for task in pending:
-            task.cancel()
-        _, pending = await asyncio.wait(pending, timeout=0.2)
-    if pending:
-        log.warning("%d background tasks did not stop", len(pending))

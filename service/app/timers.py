@@ -1,9 +1,10 @@
 """Turn timers: when a seat's time runs out, the service acts for it.
 
-Every replica runs one. It follows the global feed, so it knows every timed
-match wherever its last action landed, and acts with the version it saw as
-the expected version: when several replicas time out the same turn, one
-append lands and the others find the match moved on. A client that
+The replica holding the background lease runs them (background.py). They
+follow the global feed, so they know every timed match wherever its last action
+landed, and act with the version they saw as the expected version: when two
+replicas time out the same turn (a lease changing hands), one append lands and
+the other finds the match moved on. A client that
 disconnects never stalls a match.
 """
 

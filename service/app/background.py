@@ -1,0 +1,94 @@
+"""The work one replica does for all of them: the projections (results, the match
+catalog) and the turn timers, run while this replica holds the lease, stopped when it
+loses it. Any replica reads what the projections wrote; only the holder writes."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from typing import Protocol
+
+from eventstore import EventStoreError
+
+from .catalog import CatalogProjection
+from .lease import Lease
+from .projections import ResultsProjection
+from .service import GameService
+from .timers import TurnTimers
+
+log = logging.getLogger("daifugo.background")
+RENEW_EVERY = 1.0  # seconds; the lease lives 5: a dead holder is replaced within about 6
+
+
+class Worker(Protocol):
+    async def run(self) -> None: ...
+
+    def stop(self) -> None: ...
+
+
+class Background:
+    def __init__(self, service: GameService, timers: bool = True) -> None:
+        self.service = service
+        self.timers = timers
+        self.lease = Lease(service.store, "background")
+        self._stopping = asyncio.Event()
+        self._running: list[tuple[Worker, asyncio.Task[None]]] = []
+
+    @property
+    def leading(self) -> bool:
+        return bool(self._running)
+
+    def stop(self) -> None:
+        """Ask ``run`` to stop the work and give the lease up. (A flag, not only
+        cancellation: a cancellation that lands inside a Redis call may not come out.)"""
+        self._stopping.set()
+
+    async def run(self) -> None:
+        try:
+            while not self._stopping.is_set():
+                try:
+                    holding = await self.lease.claim()
+                except EventStoreError as error:  # no Redis: the work cannot run either
+                    log.warning("cannot renew the background lease: %s", error)
+                    holding = self.leading
+                if holding and not self.leading:
+                    self._start()
+                elif not holding and self.leading:
+                    log.info("another replica holds the background lease: stopping here")
+                    await self._stop_work()
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._stopping.wait(), RENEW_EVERY)
+        finally:
+            await self._stop_work()
+            with contextlib.suppress(EventStoreError):
+                await self.lease.release()
+
+    def _start(self) -> None:
+        store = self.service.store
+        workers: list[Worker] = [ResultsProjection(store), CatalogProjection(store)]
+        if self.timers:
+            workers.append(TurnTimers(self.service))
+        self._running = [(worker, asyncio.create_task(worker.run())) for worker in workers]
+
+    async def _stop_work(self) -> None:
+        running, self._running = self._running, []
+        for worker, _ in running:
+            worker.stop()
+        await stop_tasks([task for _, task in running], timeout=5.0)
+
+
+async def stop_tasks(tasks: list[asyncio.Task[None]], timeout: float) -> None:
+    """Wait for ``tasks`` (asked to stop) to end, cancelling them again and again while
+    one runs on: a cancellation that lands inside a Redis client call may not come out."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    pending = {task for task in tasks if not task.done()}
+    if pending:
+        _, pending = await asyncio.wait(pending, timeout=min(0.2, timeout))  # by themselves
+    while pending and loop.time() < deadline:
+        for task in pending:
+            task.cancel()
+        _, pending = await asyncio.wait(pending, timeout=0.2)
+    if pending:
+        log.warning("%d background tasks did not stop", len(pending))

@@ -1,0 +1,73 @@
+"""One replica at a time runs the projections and the turn timers, under a lease in
+Redis; when it stops (or dies and its lease lapses), another takes over."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable
+
+import redis
+
+from eventstore import RedisEventStore
+from service.app.lease import Lease
+from service.app.runtime import running_service
+
+from ..redis_support import unique
+
+
+async def test_one_holder_at_a_time_and_a_released_lease_is_free_at_once(redis_url: str) -> None:
+    store = RedisEventStore.from_url(redis_url, prefix=unique("lease-"))
+    try:
+        first, second = Lease(store, "work"), Lease(store, "work")
+        assert await first.claim()
+        assert not await second.claim()
+        assert await first.claim()  # renewed
+        await second.release()  # not its lease: changes nothing
+        assert not await second.claim()
+        await first.release()
+        assert await second.claim()
+        assert not await first.claim()
+    finally:
+        await store.close()
+
+
+async def test_a_lease_its_holder_stops_renewing_lapses(redis_url: str) -> None:
+    store = RedisEventStore.from_url(redis_url, prefix=unique("lease-"))
+    try:
+        gone, waiting = Lease(store, "work", ttl_ms=200), Lease(store, "work", ttl_ms=200)
+        assert await gone.claim()
+        assert not await waiting.claim()
+        await asyncio.sleep(0.4)
+        assert await waiting.claim()
+        assert not await gone.claim()
+    finally:
+        await store.close()
+
+
+async def test_a_second_replica_runs_the_background_work_once_the_first_stops(
+    redis_url: str,
+) -> None:
+    prefix = unique("test-")
+    try:
+        async with contextlib.AsyncExitStack() as stack:
+            first = await stack.enter_async_context(
+                running_service(redis_url, grpc_port=0, prefix=prefix)
+            )
+            await wait_until(lambda: first.background.leading)
+            async with running_service(redis_url, grpc_port=0, prefix=prefix) as second:
+                await asyncio.sleep(1.5)  # a renewal or so: still the first one's
+                assert first.background.leading and not second.background.leading
+                await stack.aclose()  # the first replica stops and gives the lease up
+                await wait_until(lambda: second.background.leading)
+    finally:
+        client = redis.Redis.from_url(redis_url)
+        for key in list(client.scan_iter(match=f"{prefix}:*", count=1000)):
+            client.delete(key)
+        client.close()
+
+
+async def wait_until(condition: Callable[[], bool], timeout: float = 10.0) -> None:
+    async with asyncio.timeout(timeout):
+        while not condition():
+            await asyncio.sleep(0.05)
