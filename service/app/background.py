@@ -9,8 +9,6 @@ import contextlib
 import logging
 from typing import Protocol
 
-from eventstore import EventStoreError
-
 from .catalog import CatalogProjection
 from .lease import Lease
 from .projections import ResultsProjection
@@ -49,7 +47,7 @@ class Background:
             while not self._stopping.is_set():
                 try:
                     holding = await self.lease.claim()
-                except EventStoreError as error:  # no Redis: the work cannot run either
+                except Exception as error:  # no Redis (any of its errors): keep as it is
                     log.warning("cannot renew the background lease: %s", error)
                     holding = self.leading
                 if holding and not self.leading:
@@ -61,7 +59,7 @@ class Background:
                     await asyncio.wait_for(self._stopping.wait(), RENEW_EVERY)
         finally:
             await self._stop_work()
-            with contextlib.suppress(EventStoreError):
+            with contextlib.suppress(Exception):  # it lapses by itself anyway
                 await self.lease.release()
 
     def _start(self) -> None:

@@ -6,10 +6,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Callable
+from pathlib import Path
 
 import redis
 
-from eventstore import RedisEventStore
+from eventstore import RedisEventStore, RedisServer
+from service.app.background import RENEW_EVERY
 from service.app.lease import Lease
 from service.app.runtime import running_service
 
@@ -71,3 +73,19 @@ async def wait_until(condition: Callable[[], bool], timeout: float = 10.0) -> No
     async with asyncio.timeout(timeout):
         while not condition():
             await asyncio.sleep(0.05)
+
+
+async def test_the_background_work_outlives_a_redis_outage(tmp_path: Path) -> None:
+    server = RedisServer(tmp_path / "redis").start()
+    try:
+        async with running_service(server.url, grpc_port=0, prefix="outage") as running:
+            background = running.background
+            await wait_until(lambda: background.leading)
+            server.kill()
+            await asyncio.sleep(2 * RENEW_EVERY)  # claims fail meanwhile
+            await asyncio.to_thread(server.start)
+            await asyncio.sleep(2 * RENEW_EVERY)
+            assert background.leading
+            assert await background.lease.claim()  # renewing again
+    finally:
+        server.stop()
