@@ -233,13 +233,15 @@ async def run(redis_url: str, plays: int, matches: int, seconds: float) -> None:
             floor_cpu = cpu_seconds(floor.pid)
             floor_rate, floor_calls = await floor_throughput(floor.port, matches, seconds)
             floor_cpu = cpu_seconds(floor.pid) - floor_cpu
-            game_cpu = cpu_seconds(game.pid)
+            game_cpu, bots_cpu = cpu_seconds(game.pid), cpu_seconds(os.getpid())
             act_rate, act_calls = await match_throughput(client, matches, seconds)
             game_cpu = cpu_seconds(game.pid) - game_cpu
+            bots_cpu = cpu_seconds(os.getpid()) - bots_cpu
             print(f"concurrent, {matches} at once, {seconds:.0f} s each")
             print(
                 f"  bot matches   {act_rate:8.0f} actions/s"
                 f"  service CPU {game_cpu / max(1, act_calls) * ms:.2f} ms per action"
+                f"  (bots {bots_cpu / max(1, act_calls) * ms:.2f} ms)"
             )
             print(
                 f"  floor callers {floor_rate:8.0f} calls/s"

@@ -25,7 +25,7 @@ import tempfile
 import time
 from collections import Counter
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from clients.bots import GreedyBot
@@ -66,12 +66,18 @@ class TimedSeat:
     async def next_turn(self, after_version: int = -1, timeout: float | None = None) -> Turn:
         return await self.session.next_turn(after_version, timeout)
 
-    async def act(self, command: SeatCommand, *, include_turn: bool = False) -> ActResult:
+    async def act(
+        self, command: SeatCommand, *, await_turn: bool = False, timeout: float | None = None
+    ) -> ActResult:
+        # the action alone is timed: the wait for the next turn is a call of its own
         started = time.perf_counter()
-        result = await self.session.act(command, include_turn=include_turn)
+        result = await self.session.act(command, include_turn=True)
         if self.tally.open:
             self.tally.latencies.append(time.perf_counter() - started)
             self.tally.actions += 1
+        turn = result.turn
+        if await_turn and turn is not None and not turn.actions and turn.view.phase != "match_over":
+            result = replace(result, turn=await self.session.next_turn(result.version, timeout))
         return result
 
 

@@ -25,13 +25,15 @@ class Seat(Protocol):
 
     async def next_turn(self, after_version: int = -1, timeout: float | None = None) -> Turn: ...
 
-    async def act(self, command: SeatCommand, *, include_turn: bool = False) -> ActResult: ...
+    async def act(
+        self, command: SeatCommand, *, await_turn: bool = False, timeout: float | None = None
+    ) -> ActResult: ...
 
 
 async def play_seat(session: Seat, choose: Chooser, pause: float = 0.0) -> None:
-    """Act whenever it is this seat's turn, until the match ends: one call to
-    wait for each turn, one to take it (``pause`` seconds after each wait, so
-    that a watcher sees the match unfold)."""
+    """Act whenever it is this seat's turn, until the match ends: one call per
+    turn, which takes it and waits for the next (``pause`` seconds before each
+    action, so that a watcher sees the match unfold)."""
     turn = await session.turn()
     while turn.view.phase != "match_over":
         if not turn.actions:
@@ -40,7 +42,8 @@ async def play_seat(session: Seat, choose: Chooser, pause: float = 0.0) -> None:
         if pause:
             await asyncio.sleep(pause)
         try:
-            after = await session.act(choose(turn.view, turn.actions), include_turn=True)
+            command = choose(turn.view, turn.actions)
+            after = await session.act(command, await_turn=True, timeout=TURN_WAIT)
             assert after.turn is not None  # asked for
             turn = after.turn
         except Refused as refused:

@@ -256,19 +256,29 @@ class SeatSession:
         return Turn(view, commands, version)
 
     async def act(
-        self, command: SeatCommand, request_id: str | None = None, *, include_turn: bool = False
+        self,
+        command: SeatCommand,
+        request_id: str | None = None,
+        *,
+        include_turn: bool = False,
+        await_turn: bool = False,
+        timeout: float | None = None,
     ) -> ActResult:
-        """Take an action; with ``include_turn`` the result has your turn after it."""
+        """Take an action. With ``include_turn`` the result has your turn right after
+        it; with ``await_turn`` it comes once you are to act again (or the match is
+        over), ``timeout`` seconds at most: one call per turn. A retry after a lost
+        answer reuses the request id, so the action is never taken twice."""
         request = pb.ActRequest(
             match_id=self.match_id,
             request_id=request_id or uuid.uuid4().hex,
             action=action_to_message(command),
             include_turn=include_turn,
+            await_turn=await_turn,
         )
-        response = await self.client.call(self.client.stub.Act, request, self.token)
+        response = await self.client.call(self.client.stub.Act, request, self.token, timeout)
         turn = None
         if response.HasField("view"):
-            turn = self._turn(response.view, response.legal_actions, response.version)
+            turn = self._turn(response.view, response.legal_actions, response.view_version)
         return ActResult(response.version, tuple(_event_dict(e) for e in response.events), turn)
 
     async def play(

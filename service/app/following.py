@@ -38,11 +38,13 @@ class FeedProjection:
                     if self._stopping:
                         return
                     await self.apply(event)
-            except EventStoreError as error:
-                log.warning("%s projection lost the feed (%s); resuming", self.name, error)
-                await asyncio.sleep(1.0)
-            except Exception:  # a projection that dies silently is worse than one that retries
-                log.exception("%s projection failed; resuming", self.name)
+            except Exception as error:
+                if self._stopping:  # a read the stop cut short, however the client broke off
+                    return
+                if isinstance(error, EventStoreError):
+                    log.warning("%s projection lost the feed (%s); resuming", self.name, error)
+                else:  # a projection that dies silently is worse than one that retries
+                    log.exception("%s projection failed; resuming", self.name)
                 await asyncio.sleep(1.0)
 
     def stop(self) -> None:

@@ -111,19 +111,22 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
 
     async def Act(self, request: pb.ActRequest, context: Any) -> pb.ActResponse:
         async def work() -> pb.ActResponse:
+            token = bearer_token(context)
             outcome = await self.service.act(
-                request.match_id,
-                bearer_token(context),
-                command_maker(request.action),
-                request.request_id,
+                request.match_id, token, command_maker(request.action), request.request_id
             )
             response = pb.ActResponse(
                 version=outcome.version, events=[event_message(e) for e in outcome.events]
             )
-            if request.include_turn:
+            seen = None
+            if request.await_turn:  # from the version the action left: a turn already, maybe
+                seen = await self.service.next_turn(request.match_id, token, outcome.version - 1)
+            elif request.include_turn:
                 seen = seen_by(outcome.match, outcome.viewer)
+            if seen is not None:
                 response.view.CopyFrom(view_message(seen.view, self.turn_deadline(seen.match)))
                 response.legal_actions.extend(action_to_message(a) for a in seen.actions)
+                response.view_version = seen.match.version
             return response
 
         return await _answer(context, work())

@@ -295,6 +295,29 @@ async def test_await_turn_answers_when_the_seat_is_to_act_and_honours_deadlines(
         break
 
 
+async def test_an_act_that_awaits_the_turn_answers_at_the_next_one_and_retries_safely(
+    running: Running, client: DaifugoClient
+) -> None:
+    table = await arrange(running, client, "federation", ["3D 9C", "4D 5D"], 0)
+    first, second = table.seats
+    three = (await first.turn()).actions[0]
+    with pytest.raises(Refused) as waited:  # seat 1 does not act: the deadline passes
+        await first.act(three, "play-3D", await_turn=True, timeout=0.3)
+    assert waited.value.status == grpc.StatusCode.DEADLINE_EXCEEDED
+    played = await version_of(first)  # ...but the play was carried out
+    retried = asyncio.create_task(first.act(three, "play-3D", await_turn=True))
+    await asyncio.sleep(0.2)
+    assert not retried.done()  # still seat 1's turn
+    answer = await second.play("4D")
+    result = await retried
+    assert result.version == played  # the first outcome
+    assert [e["type"] for e in result.events] == ["CardsPlayed", "TurnMoved"]
+    assert result.turn is not None and result.turn.version == answer.version
+    assert result.turn.view.turn == 0 and result.turn.actions
+    stored = await running.service.store.read(stream_of(table.match_id))
+    assert sum(1 for e in stored if e.type == "CardsPlayed") == 2
+
+
 async def test_open_seats_are_joined_then_the_host_starts(
     running: Running, client: DaifugoClient
 ) -> None:

@@ -140,28 +140,32 @@ class Action(_message.Message):
     def __init__(self, play: _Optional[_Union[Play, _Mapping]] = ..., give: _Optional[_Union[Give, _Mapping]] = ..., discard: _Optional[_Union[Discard, _Mapping]] = ..., bomb: _Optional[_Union[Bomb, _Mapping]] = ..., **kwargs) -> None: ...
 
 class ActRequest(_message.Message):
-    __slots__ = ("match_id", "request_id", "action", "include_turn")
+    __slots__ = ("match_id", "request_id", "action", "include_turn", "await_turn")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     ACTION_FIELD_NUMBER: _ClassVar[int]
     INCLUDE_TURN_FIELD_NUMBER: _ClassVar[int]
+    AWAIT_TURN_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     request_id: str
     action: Action
     include_turn: bool
-    def __init__(self, match_id: _Optional[str] = ..., request_id: _Optional[str] = ..., action: _Optional[_Union[Action, _Mapping]] = ..., include_turn: _Optional[bool] = ...) -> None: ...
+    await_turn: bool
+    def __init__(self, match_id: _Optional[str] = ..., request_id: _Optional[str] = ..., action: _Optional[_Union[Action, _Mapping]] = ..., include_turn: _Optional[bool] = ..., await_turn: _Optional[bool] = ...) -> None: ...
 
 class ActResponse(_message.Message):
-    __slots__ = ("version", "events", "view", "legal_actions")
+    __slots__ = ("version", "events", "view", "legal_actions", "view_version")
     VERSION_FIELD_NUMBER: _ClassVar[int]
     EVENTS_FIELD_NUMBER: _ClassVar[int]
     VIEW_FIELD_NUMBER: _ClassVar[int]
     LEGAL_ACTIONS_FIELD_NUMBER: _ClassVar[int]
+    VIEW_VERSION_FIELD_NUMBER: _ClassVar[int]
     version: int
     events: _containers.RepeatedCompositeFieldContainer[Event]
     view: View
     legal_actions: _containers.RepeatedCompositeFieldContainer[Action]
-    def __init__(self, version: _Optional[int] = ..., events: _Optional[_Iterable[_Union[Event, _Mapping]]] = ..., view: _Optional[_Union[View, _Mapping]] = ..., legal_actions: _Optional[_Iterable[_Union[Action, _Mapping]]] = ...) -> None: ...
+    view_version: int
+    def __init__(self, version: _Optional[int] = ..., events: _Optional[_Iterable[_Union[Event, _Mapping]]] = ..., view: _Optional[_Union[View, _Mapping]] = ..., legal_actions: _Optional[_Iterable[_Union[Action, _Mapping]]] = ..., view_version: _Optional[int] = ...) -> None: ...
 
 class GetViewRequest(_message.Message):
     __slots__ = ("match_id",)
