@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
-from typing import Any
+from typing import Any, cast
 from urllib.parse import urlsplit, urlunsplit
 
 from redis.asyncio import Redis
@@ -224,7 +224,9 @@ class Connector:
         options = self._options()
         options["socket_timeout"] = socket_timeout
         options["retry"] = Retry(NoBackoff(), 0)
-        conn = Redis.from_url(url, single_connection_client=True, **options)
+        conn = Redis.from_url(
+            url, single_connection_client=True, connection_class=FastConnection, **options
+        )
         for name in RAW_COMMANDS:
             conn.set_response_callback(name, _raw)
         return conn
@@ -269,6 +271,32 @@ class FastConnection(AsyncConnection):
                     pass
         packed: list[bytes] = super().pack_command(*args)
         return packed
+
+    async def send_packed_command(
+        self, command: bytes | str | Iterable[bytes], check_health: bool = True
+    ) -> None:
+        """As redis-py's, but timed with ``asyncio.timeout`` rather than ``wait_for``,
+        which costs a task per command (a write is buffered: only a full buffer waits)."""
+        if not self.is_connected:
+            await self.connect_check_health(check_health=False)
+        if check_health:
+            await self.check_health()  # type: ignore[no-untyped-call]  # untyped upstream
+        if isinstance(command, str):
+            command = command.encode()
+        writer = cast(asyncio.StreamWriter, self._writer)
+        try:
+            writer.writelines([command] if isinstance(command, bytes) else command)
+            async with asyncio.timeout(self.socket_timeout or None):
+                await writer.drain()
+        except TimeoutError:
+            await self.disconnect(nowait=True)
+            raise RedisTimeoutError("Timeout writing to socket") from None
+        except OSError as error:
+            await self.disconnect(nowait=True)
+            raise RedisConnectionError(f"Error while writing to socket: {error}") from error
+        except BaseException:
+            await self.disconnect(nowait=True)  # a half-sent command: the connection is spoilt
+            raise
 
 
 class DirectPool:

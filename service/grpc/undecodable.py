@@ -4,7 +4,7 @@ INVALID_ARGUMENT, not the UNKNOWN grpc answers when a deserializer raises."""
 from __future__ import annotations
 
 import inspect
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable
 from typing import Any, TypeAlias
 
 import grpc
@@ -94,25 +94,3 @@ def lenient(handler: Handler) -> Handler:
     # grpc's handlers are named tuples (the stubs do not say so)
     replaced: Handler = handler._replace(**changes)  # type: ignore[attr-defined]
     return replaced
-
-
-class UndecodableRequests(grpc.aio.ServerInterceptor):
-    """Makes every handler refuse undecodable requests (each method's wrapped once)."""
-
-    def __init__(self) -> None:
-        self._wrapped: dict[str, tuple[Handler, Handler]] = {}
-
-    async def intercept_service(
-        self,
-        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[Handler | None]],
-        details: grpc.HandlerCallDetails,
-    ) -> Handler | None:
-        handler = await continuation(details)
-        if handler is None:
-            return None
-        cached = self._wrapped.get(details.method)
-        if cached is not None and cached[0] is handler:
-            return cached[1]
-        wrapped = lenient(handler)
-        self._wrapped[details.method] = (handler, wrapped)
-        return wrapped
