@@ -39,7 +39,7 @@ from clients.bots import GreedyBot
 from clients.runner import Chooser, play_seat
 from clients.sdk import DaifugoClient
 from eventstore import NewEvent, RedisEventStore, RedisServer
-from service.app.runtime import running_service
+from service.app.runtime import running_service, tune_gc_for_serving
 from service.rules.commands import SeatCommand
 from service.rules.views import View
 
@@ -76,6 +76,7 @@ async def serve_floor(redis_url: str) -> None:
 
 
 async def serve_game(redis_url: str) -> None:
+    tune_gc_for_serving()  # as `daifugo serve` does
     async with running_service(redis_url, grpc_port=0, timers=False) as running:
         profile_to = os.environ.get("BENCH_PROFILE")  # where the service's time goes
         profiler = cProfile.Profile() if profile_to else None

@@ -91,8 +91,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 async def _serve(redis_url: str | None, grpc_port: int, http_port: int, host: str) -> int:
-    from .app.runtime import running_service
+    from .app.runtime import running_service, tune_gc_for_serving
 
+    tune_gc_for_serving()
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signal_number in (signal.SIGTERM, signal.SIGINT):
