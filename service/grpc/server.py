@@ -12,7 +12,7 @@ from ..app.match import Match
 from ..app.service import GameService
 from .gen.daifugo.v1 import match_service_pb2 as pb
 from .gen.daifugo.v1 import match_service_pb2_grpc as pb_grpc
-from .registration import GuardedRegistration
+from .guards import GuardedRegistration
 from .servicer import MatchServicer
 
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["MatchService"].full_name
