@@ -5,6 +5,7 @@ event stream is the truth; the match cache is only a cache."""
 
 from __future__ import annotations
 
+import functools
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
@@ -30,6 +31,7 @@ from .codec import MatchEvent, decode, encode, remember_decoded
 from .keyring import HOST, Keyring, Role
 from .match import Match, fold_match, stream_of
 from .match_events import MatchCreated, MatchStarted, SeatJoined, SeedRevealed, TurnTimedOut
+from .match_waits import MatchWaits
 from .shuffle import SHUFFLE_VERSION, commitment, shuffled
 
 CONFLICT_RETRIES = 20
@@ -108,6 +110,7 @@ class GameService:
         self.store = store
         self.keyring = keyring
         self.fanout = Fanout(store)  # one subscription per match for all its listeners here
+        self.waits = MatchWaits(self.fanout, self._match_after)
         self._cache: OrderedDict[str, Match] = OrderedDict()
 
     # -- loading -------------------------------------------------------------
@@ -363,14 +366,15 @@ class GameService:
             raise ServiceError("permission_denied", "only a seat token has turns")
         if match is cached and _turn_for(match, viewer, after):
             match = await self.load(match_id)
+        # the newest this process has (others may have folded more while it loaded); from
+        # here to the wait's registration nothing else runs, so no turn slips past
+        newest = self._cache.get(match_id)
+        if newest is not None and newest.version > match.version:
+            match = newest
         if _turn_for(match, viewer, after):
             return seen_by(match, viewer)
-        async with self.fanout.listen(stream_of(match_id), match.version + 1) as batches:
-            async for batch in batches:
-                now = await self._match_after(match_id, batch)
-                if now is not None and _turn_for(now, viewer, after):
-                    return seen_by(now, viewer)
-        raise ServiceError("unavailable", "the match's events stopped")
+        ready = functools.partial(_turn_for, viewer=viewer, after=max(after, match.version))
+        return seen_by(await self.waits.until(match_id, match.version + 1, ready), viewer)
 
     async def events(
         self, match_id: str, viewer: Viewer, from_seq: int = 0
