@@ -95,11 +95,14 @@ _CLASSES: dict[str, type[Record]] = {
 }
 
 
+_FIELDS = {kind: tuple(field.name for field in fields(cls)) for kind, cls in _CLASSES.items()}
+
+
 def payload_of(record: Record) -> dict[str, Any]:
     """The JSON object that is signed."""
     payload: dict[str, Any] = {"kind": record.kind.value, "version": VERSION}
-    for field in fields(record):
-        payload[field.name] = getattr(record, field.name)
+    for name in _FIELDS[record.kind]:
+        payload[name] = getattr(record, name)
     return payload
 
 
@@ -118,7 +121,7 @@ def record_of(payload: Mapping[str, Any]) -> Record:
         raise RecordFormatError(f"kind must be one of {[kind.value for kind in RecordKind]}")
     if payload.get("version") != VERSION or type(payload.get("version")) is not int:
         raise RecordFormatError(f"version must be {VERSION}")
-    names = [field.name for field in fields(cls)]
+    names = _FIELDS[cls.kind]
     expected = {"kind", "version", *names}
     if set(payload) != expected:
         missing, extra = expected - set(payload), set(payload) - expected

@@ -7,6 +7,7 @@ made it invalid. It never raises on bad input.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
@@ -50,6 +51,12 @@ def sign(record: Record, key: SigningKey) -> SignedRecord:
     return SignedRecord(record, key.private_key.sign(signed_bytes(record)))
 
 
+@functools.lru_cache(maxsize=64)
+def _loaded(public_key: bytes) -> Ed25519PublicKey:
+    # loading a key costs about as much as a verification: once per key
+    return Ed25519PublicKey.from_public_bytes(public_key)
+
+
 def verify(signed: SignedRecord | Mapping[str, Any], keys: KeySet) -> Verification:
     """Does ``signed`` hold under one of ``keys``, at its own time?"""
     if not isinstance(signed, SignedRecord):
@@ -66,8 +73,7 @@ def verify(signed: SignedRecord | Mapping[str, Any], keys: KeySet) -> Verificati
         detail = f"dated {record.at}, key {key.key_id} valid {window}"
         return Verification(False, Problem.KEY_NOT_VALID, detail, record, key)
     try:
-        public_key = Ed25519PublicKey.from_public_bytes(key.public_key)
-        public_key.verify(signed.signature, signed_bytes(record))
+        _loaded(key.public_key).verify(signed.signature, signed_bytes(record))
     except InvalidSignature:
         detail = f"the signature does not hold under key {key.key_id}"
         return Verification(False, Problem.BAD_SIGNATURE, detail, record, key)
