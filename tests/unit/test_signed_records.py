@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -216,3 +218,14 @@ def test_published_keys_round_trip_and_are_checked() -> None:
 def test_a_bare_public_key_is_valid_always() -> None:
     bare = PublishedKey.of(KEY.published.public_key)
     assert bare.key_id == KEY.key_id and bare.valid_at(0) and bare.valid_at(2**52)
+
+
+def test_the_examples_in_docs_audit_verify_with_the_key_beside_them() -> None:
+    text = (Path(__file__).resolve().parents[2] / "docs" / "AUDIT.md").read_text()
+    blocks = [json.loads(block) for block in re.findall(r"```json\n(.*?)```", text, re.S)]
+    examples = [block for block in blocks if "signature" in block]
+    (published,) = [block for block in blocks if "keys" in block and "format" not in block]
+    keys = KeySet.from_dict(published)
+    assert {example["kind"] for example in examples} == {"receipt", "refusal", "seal"}
+    for example in examples:
+        assert verify(example, keys).ok, example["kind"]
