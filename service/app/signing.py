@@ -296,6 +296,8 @@ def serving_signer(key_file: str | None, env: Mapping[str, str] | None = None) -
         path = default_key_file(env)
         keys = create_key_file(path, now)
     active = keys.signing_key(now)  # fails now rather than at the first action
+    if path.stat().st_mode & 0o007:
+        log.warning("%s can be read by every user of this machine: chmod o-rwx it", path)
     log.info("signing with key %s from %s", active.key_id, path)
     return Signer(keys)
 

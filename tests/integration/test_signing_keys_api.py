@@ -84,6 +84,20 @@ async def test_rest_and_grpc_publish_every_key_and_signed_records_verify(
             assert checked.ok and checked.key == signer.keys.published[-1]
 
 
+async def test_the_openapi_schema_documents_get_keys(redis_url: str) -> None:
+    async with isolated_service(redis_url, grpc_port=0, http_port=0, timers=False) as running:
+        url = f"http://127.0.0.1:{running.http_port}/schema/openapi.json"
+        async with httpx.AsyncClient(timeout=30) as http:
+            schema = (await http.get(url)).json()
+    operation = schema["paths"]["/keys"]["get"]
+    assert "200" in operation["responses"] and operation["summary"]
+    key = schema["components"]["schemas"]["SigningKey"]
+    assert set(key["required"]) == {
+        "key_id", "algorithm", "public_key", "valid_from", "valid_to"
+    }  # fmt: skip
+    assert key["properties"]["algorithm"]["const"] == "Ed25519"
+
+
 async def test_the_keys_service_is_healthy_reflected_and_needs_no_token(redis_url: str) -> None:
     async with isolated_service(redis_url, grpc_port=0, timers=False) as running:
         async with grpc.aio.insecure_channel(f"127.0.0.1:{running.grpc_port}") as channel:

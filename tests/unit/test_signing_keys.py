@@ -58,6 +58,16 @@ def test_serve_makes_the_key_once_in_a_private_folder(tmp_path: Path) -> None:
     assert not list(path.parent.glob(".*tmp"))
 
 
+def test_a_key_file_others_can_read_is_named_in_a_warning(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = tmp_path / "signing-keys.json"
+    create_key_file(path, T0)
+    path.chmod(0o644)
+    serving_signer(str(path))
+    assert any("every user" in record.message for record in caplog.records)
+
+
 def test_a_given_key_file_must_exist(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError):
         serving_signer(str(tmp_path / "missing.json"))
