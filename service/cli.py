@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from .rules import PRESETS
 
 BENCHMARKS = ("load", "spectators")  # modules of bench/
+KEY_FILE_ENV = "DAIFUGO_SIGNING_KEY_FILE"  # as service.app.signing (not imported: it is slow)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -28,6 +29,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--redis-url",
         default=os.environ.get("REDIS_URL"),
         help="default: REDIS_URL, else an embedded redis-server",
+    )
+    serve.add_argument(
+        "--signing-key-file",
+        default=os.environ.get(KEY_FILE_ENV),
+        help=f"the signing keys (a Secret's file); default: {KEY_FILE_ENV}, "
+        "else the data folder's (made on first start)",
     )
 
     demo = commands.add_parser("demo", help="bots play whole matches through the gRPC API")
@@ -52,6 +59,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     audit = commands.add_parser("audit", help="check a match: hash chain, dealing, legality")
     audit.add_argument("target", metavar="MATCH_ID|FILE", help="a match id, or an exported log")
 
+    keys = commands.add_parser("keys", help="the signing keys: new, rotate, show")
+    keys.add_argument("action", choices=("new", "rotate", "show"))
+    keys.add_argument(
+        "--file",
+        default=os.environ.get(KEY_FILE_ENV),
+        help=f"the key file (default: {KEY_FILE_ENV}, else the data folder's)",
+    )
+    keys.add_argument(
+        "--delay",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="rotate: the new key signs from this long from now (time to roll it out)",
+    )
+
     health = commands.add_parser("health", help="exit 0 when a service answers SERVING")
     health.add_argument("--grpc", metavar="HOST:PORT", default="127.0.0.1:50051")
     health.add_argument("--timeout", type=float, default=3.0, help="seconds")
@@ -72,6 +94,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .audit.command import run_audit
 
         return run_audit(args.target)
+    if args.command == "keys":
+        from pathlib import Path
+
+        from .app.signing import default_key_file
+        from .keys_command import run_keys
+
+        path = Path(args.file) if args.file else default_key_file()
+        return run_keys(args.action, path, args.delay)
     if args.command == "health":
         from .healthcheck import check_health
 
@@ -81,7 +111,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         benchmark = importlib.import_module(f"bench.{args.benchmark}")
         return int(benchmark.main(args.options) or 0)
     if args.command == "serve":
-        return asyncio.run(_serve(args.redis_url, args.grpc_port, args.http_port, args.host))
+        return asyncio.run(
+            _serve(args.redis_url, args.grpc_port, args.http_port, args.host, args.signing_key_file)
+        )
     if args.command == "demo":
         from clients.demo import demo_matches
 
@@ -93,15 +125,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     return asyncio.run(play_in_terminal(args.grpc, args.preset, args.players, args.games))
 
 
-async def _serve(redis_url: str | None, grpc_port: int, http_port: int, host: str) -> int:
+async def _serve(
+    redis_url: str | None, grpc_port: int, http_port: int, host: str, key_file: str | None
+) -> int:
     from .app.runtime import running_service, tune_gc_for_serving
+    from .app.signing import SigningKeyProblem, serving_signer
 
+    try:
+        signer = serving_signer(key_file)  # before anything starts
+    except SigningKeyProblem as error:
+        print(f"daifugo: {error}", file=sys.stderr)
+        return 2
     tune_gc_for_serving()
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signal_number in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signal_number, stop.set)  # stop cleanly: Redis flushes its AOF
-    async with running_service(redis_url, grpc_port, host, http_port=http_port) as running:
+    async with running_service(
+        redis_url, grpc_port, host, http_port=http_port, signer=signer
+    ) as running:
         print(
             f"daifugo: gRPC on {host}:{running.grpc_port}, "
             f"REST on http://{host}:{running.http_port}, Redis at {running.redis_url}",

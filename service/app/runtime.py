@@ -25,6 +25,7 @@ from .catalog import CatalogProjection
 from .keyring import Keyring, load_server_key
 from .projections import ResultsProjection
 from .service import GameService
+from .signing import Signer, ephemeral_signer
 
 log = logging.getLogger("daifugo")
 STORE_PREFIX = "daifugo"
@@ -40,6 +41,7 @@ class Running:
     catalog: CatalogProjection
     http_port: int | None  # None: no REST server
     background: Background
+    signer: Signer
 
 
 def tune_gc_for_serving() -> None:
@@ -59,10 +61,15 @@ async def running_service(
     timers: bool = True,
     http_port: int | None = None,
     prefix: str = STORE_PREFIX,
+    signer: Signer | None = None,
 ) -> AsyncIterator[Running]:
     """Start the service; stop all of it (an embedded Redis too) on exit.
     ``http_port``: serve REST there too (0 picks a free port; None: no REST).
-    ``prefix``: the store's key prefix (tests keep apart with their own)."""
+    ``prefix``: the store's key prefix (tests keep apart with their own).
+    ``signer``: the deployment's keys (``daifugo serve`` loads them); None: a key made
+    for this run only, which nothing can check once it stops (tests, demos)."""
+    signer = ephemeral_signer() if signer is None else signer
+    signing_keys = signer.key_set()
     embedded: EmbeddedRedis | None = None
     if redis_url is None:
         # started from this thread: the server dies with the thread that made it
@@ -75,19 +82,21 @@ async def running_service(
     try:
         keyring = Keyring(await load_server_key(await store.raw_client()))
         service = GameService(store, keyring)
-        server, port = await start_grpc_server(service, grpc_port, host)
+        server, port = await start_grpc_server(service, grpc_port, host, signing_keys=signing_keys)
         background = Background(service, timers=timers, make_bot=bot_of_kind)
         background_task = asyncio.create_task(background.run())
         # what REST reads of the projections, from Redis, whichever replica writes them
         results = ResultsProjection(store)
         catalog = CatalogProjection(store)
-        app = create_app(service, catalog, results) if http_port is not None else None
+        app = create_app(service, catalog, results, signing_keys) if http_port is not None else None
         http: HttpServer | None = None
         try:
             if app is not None and http_port is not None:
                 http = await start_http_server(app, http_port, host)
             http_bound = http.port if http is not None else None
-            yield Running(url, service, server, port, results, catalog, http_bound, background)
+            yield Running(
+                url, service, server, port, results, catalog, http_bound, background, signer
+            )
         finally:
             if app is not None and http is not None:
                 end_streams(app)
