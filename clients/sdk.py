@@ -14,6 +14,10 @@ Every action carries a request id; a call that fails for want of a network is
 retried with the same id, so it takes effect once. Refusals raise
 ``Refused`` with the rules' reason code (``not_your_turn``, ``not_stronger``…).
 
+Each seat keeps the signed receipts its actions and refusals were answered with
+(``seat.receipts``; ``seat.receipts_jsonl()`` for ``daifugo audit --receipts``):
+what settles a dispute about the match later (docs/AUDIT.md).
+
 Replicas: give every address, ``DaifugoClient("ipv4:10.0.0.1:50051,10.0.0.2:50051")``
 (any gRPC target works). The client uses the first that answers and, when it goes
 down, the next: the calls it had in flight fail UNAVAILABLE and are retried there,
@@ -24,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import json
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
@@ -38,8 +43,9 @@ from grpc_status import rpc_status
 from service.grpc.actions import action_to_message, command_from_message
 from service.grpc.gen.daifugo.v1 import match_service_pb2 as pb
 from service.grpc.gen.daifugo.v1 import match_service_pb2_grpc as pb_grpc
+from service.records import action_request, request_digest
 from service.rules.commands import SeatCommand
-from service.rules.notation import seat_command
+from service.rules.notation import describe, seat_command
 from service.rules.views import View
 
 T = TypeVar("T")
@@ -54,22 +60,44 @@ _RETRIED = {grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED}
 class Refused(Exception):
     """The service refused a request; ``code`` is its reason code."""
 
-    def __init__(self, code: str, message: str, status: grpc.StatusCode) -> None:
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        status: grpc.StatusCode,
+        receipt: dict[str, Any] | None = None,
+    ) -> None:
         super().__init__(f"{code}: {message}")
         self.code = code
         self.message = message
         self.status = status
+        self.receipt = receipt  # the signed refusal receipt, when the match judged it
 
 
 def _refusal(error: grpc.aio.AioRpcError) -> Refused:
     code = error.code().name.lower()
+    receipt = None
     status = rpc_status.from_call(error)
     if status is not None:
         for detail in status.details:
             info = error_details_pb2.ErrorInfo()
             if detail.Unpack(info):
                 code = info.metadata.get("code", info.reason.lower())
-    return Refused(code, error.details() or "", error.code())
+                receipt = _receipt(info.metadata.get("receipt", ""))
+    return Refused(code, error.details() or "", error.code(), receipt)
+
+
+def _receipt(text: str) -> dict[str, Any] | None:
+    """A receipt as the API carries it (JSON), parsed; None when there is none."""
+    if not text:
+        return None
+    value = json.loads(text)
+    return value if isinstance(value, dict) else None
+
+
+def receipts_jsonl(receipts: Sequence[dict[str, Any]]) -> str:
+    """Receipts as ``daifugo audit --receipts`` and ``POST /audit`` read them."""
+    return "".join(json.dumps(receipt, sort_keys=True) + "\n" for receipt in receipts)
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +105,7 @@ class CreatedMatch:
     match_id: str
     host_token: str
     seat_tokens: tuple[str, ...]
+    receipt: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,6 +134,7 @@ class ActResult:
     version: int
     events: tuple[dict[str, Any], ...]
     turn: Turn | None
+    receipt: dict[str, Any] | None = None
 
 
 class DaifugoClient:
@@ -176,7 +206,9 @@ class DaifugoClient:
             request.turn_time_limit.CopyFrom(limit)
         response = await self.call(self.stub.CreateMatch, request)
         tokens = tuple(token.token for token in sorted(response.seat_tokens, key=lambda t: t.seat))
-        return CreatedMatch(response.match_id, response.host_token, tokens)
+        return CreatedMatch(
+            response.match_id, response.host_token, tokens, _receipt(response.receipt)
+        )
 
     async def join(self, match_id: str, name: str = "", client_seed: bytes = b"") -> SeatSession:
         request = pb.JoinMatchRequest(
@@ -195,11 +227,15 @@ class DaifugoClient:
 class HostSession:
     def __init__(self, client: DaifugoClient, match_id: str, token: str) -> None:
         self.client, self.match_id, self.token = client, match_id, token
+        self.receipts: list[dict[str, Any]] = []
 
     async def start(self) -> str:
         """Start the match; returns the dealing seed's commitment (sha256 hex)."""
         request = pb.StartMatchRequest(match_id=self.match_id, request_id=uuid.uuid4().hex)
         response = await self.client.call(self.client.stub.StartMatch, request, self.token)
+        receipt = _receipt(response.receipt)
+        if receipt is not None:
+            self.receipts.append(receipt)
         return str(response.seed_commitment)
 
     async def view(self) -> View:
@@ -220,6 +256,16 @@ class SeatSession:
         self, client: DaifugoClient, match_id: str, token: str, seat: int | None = None
     ) -> None:
         self.client, self.match_id, self.token, self.seat = client, match_id, token, seat
+        self.receipts: list[dict[str, Any]] = []  # signed, one per answered action
+
+    def receipts_jsonl(self) -> str:
+        """This seat's receipts as JSON Lines (``daifugo audit --receipts FILE``)."""
+        return receipts_jsonl(self.receipts)
+
+    def request_digest(self, command: SeatCommand, request_id: str) -> str:
+        """The digest a receipt for ``command`` sent with ``request_id`` must carry."""
+        by = f"seat:{command.seat}"
+        return request_digest(action_request(self.match_id, by, describe(command), request_id))
 
     async def view(self) -> View:
         return (await self.turn()).view
@@ -275,11 +321,20 @@ class SeatSession:
             include_turn=include_turn,
             await_turn=await_turn,
         )
-        response = await self.client.call(self.client.stub.Act, request, self.token, timeout)
+        try:
+            response = await self.client.call(self.client.stub.Act, request, self.token, timeout)
+        except Refused as refused:
+            if refused.receipt is not None:
+                self.receipts.append(refused.receipt)
+            raise
+        receipt = _receipt(response.receipt)
+        if receipt is not None:
+            self.receipts.append(receipt)
         turn = None
         if response.HasField("view"):
             turn = self._turn(response.view, response.legal_actions, response.view_version)
-        return ActResult(response.version, tuple(_event_dict(e) for e in response.events), turn)
+        events = tuple(_event_dict(e) for e in response.events)
+        return ActResult(response.version, events, turn, receipt)
 
     async def play(
         self, cards: str | Sequence[str], jokers_as: str | Sequence[str] = ()

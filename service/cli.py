@@ -56,8 +56,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     scenario = commands.add_parser("scenario", help="run conformance scenario files")
     scenario.add_argument("paths", nargs="+", help="scenario files or folders")
 
-    audit = commands.add_parser("audit", help="check a match: hash chain, dealing, legality")
+    audit = commands.add_parser(
+        "audit", help="check a match: hash chain, seal, dealing, blinding, legality, receipts"
+    )
     audit.add_argument("target", metavar="MATCH_ID|FILE", help="a match id, or an exported log")
+    audit.add_argument(
+        "--key",
+        metavar="KEY",
+        help="the public key that checks signatures: base64, or a file of GET /keys JSON",
+    )
+    audit.add_argument(
+        "--receipts", metavar="FILE", help="receipts to check against the log (JSON Lines)"
+    )
 
     keys = commands.add_parser("keys", help="the signing keys: new, rotate, show")
     keys.add_argument("action", choices=("new", "rotate", "show"))
@@ -93,7 +103,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "audit":
         from .audit.command import run_audit
 
-        return run_audit(args.target)
+        return run_audit(args.target, key=args.key, receipts=args.receipts)
     if args.command == "keys":
         from pathlib import Path
 

@@ -1,7 +1,7 @@
 """The work one replica does for all of them: the projections (results, the match
-catalog), the turn timers and the service's bot seats, run while this replica holds
-the lease, stopped when it loses it. Any replica reads what the projections wrote;
-only the holder writes."""
+catalog), the seals a dead writer left undone, the turn timers and the service's bot
+seats, run while this replica holds the lease, stopped when it loses it. Any replica
+reads what the projections wrote; only the holder writes."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from .bot_seats import BotFactory, BotSeats
 from .catalog import CatalogProjection
 from .lease import Lease
 from .projections import ResultsProjection
+from .sealer import Sealer
 from .service import GameService
 from .timers import TurnTimers
 
@@ -69,7 +70,11 @@ class Background:
 
     def _start(self) -> None:
         store = self.service.store
-        workers: list[Worker] = [ResultsProjection(store), CatalogProjection(store)]
+        workers: list[Worker] = [
+            ResultsProjection(store),
+            CatalogProjection(store),
+            Sealer(self.service),
+        ]
         if self.timers:
             workers.append(TurnTimers(self.service))
         if self.make_bot is not None:

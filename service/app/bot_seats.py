@@ -76,7 +76,7 @@ class BotSeats:
                 if not stream.startswith("m:") or version < 0:
                     continue
                 last = await store.read(stream, version, 1)
-                if last and last[0].type in ("MatchEnded", "SeedRevealed"):
+                if last and last[0].type in ("MatchEnded", "SeedRevealed", "MatchSealed"):
                     continue
                 self._play_all(await self.service.load(stream.removeprefix("m:")))
         return positions

@@ -28,8 +28,11 @@ from .following import FeedProjection, pairs
 
 log = logging.getLogger("daifugo.catalog")
 NAME = "catalog"
-# the events that change a listing (SeedRevealed: a finished match's last event)
-_LISTED = {"MatchCreated", "SeatJoined", "MatchStarted", "GameDealt", "MatchEnded", "SeedRevealed"}
+# the events that change a listing (MatchSealed: a finished match's last event)
+_LISTED = {
+    *("MatchCreated", "SeatJoined", "MatchStarted", "GameDealt"),
+    *("MatchEnded", "SeedRevealed", "MatchSealed"),
+}
 MatchState = Literal["open", "live", "finished"]
 STATES: tuple[MatchState, ...] = ("open", "live", "finished")
 # a cursor is an index member: created ms (13 digits), then the match id

@@ -9,12 +9,14 @@ from typing import Any
 
 from eventstore import NewEvent, StoredEvent
 
+from ..records import BLINDING, blinding_nonce, is_blinded
 from ..rules import events as rules_events
 from ..rules.records import RecordError, from_record, to_record
 from .match_events import (
     APP_EVENT_TYPES,
     AppEvent,
     MatchCreated,
+    MatchSealed,
     MatchStarted,
     SeatJoined,
     SeedRevealed,
@@ -31,13 +33,25 @@ class UnknownEvent(ValueError):
 
 def encode(event: MatchEvent) -> NewEvent:
     name = type(event).__name__
-    if isinstance(event, MatchCreated | SeatJoined | MatchStarted | TurnTimedOut | SeedRevealed):
+    if isinstance(
+        event, MatchCreated | SeatJoined | MatchStarted | TurnTimedOut | SeedRevealed | MatchSealed
+    ):
         data = {
             f.name: list(value) if isinstance(value := getattr(event, f.name), tuple) else value
             for f in fields(event)
         }
         return NewEvent(name, data, SCHEMA)
     return NewEvent(name, to_record(event), SCHEMA)
+
+
+def blinded(record: NewEvent, seed: bytes, seq: int) -> NewEvent:
+    """``record`` as event ``seq`` of its match is stored: with its blinding nonce when
+    it holds a hidden field (``records.blinding``)."""
+    if not is_blinded(record.type):
+        return record
+    return NewEvent(
+        record.type, {**record.data, BLINDING: blinding_nonce(seed, seq)}, record.schema
+    )
 
 
 def decode(stored: StoredEvent) -> MatchEvent:

@@ -15,6 +15,7 @@ from ..rules.state import MATCH_OVER
 from .codec import decode
 from .match_events import (
     MatchCreated,
+    MatchSealed,
     MatchStarted,
     SeatJoined,
     SeedRevealed,
@@ -44,6 +45,8 @@ class Match:
     game: MatchState
     version: int
     last_event_ms: int
+    head: str = ""  # the hash of event ``version``: the chain's head
+    sealed: bool = False  # MatchSealed is the last event
 
     @property
     def started(self) -> bool:
@@ -105,7 +108,7 @@ def fold_match(match: Match | None, stored: Iterable[StoredEvent]) -> Match:
     if pending:
         match = replace(match, game=fold(match.game, pending))
     if last is not None:
-        match = replace(match, version=last.seq, last_event_ms=last.at)
+        match = replace(match, version=last.seq, last_event_ms=last.at, head=last.hash)
     return match
 
 
@@ -123,4 +126,6 @@ def _apply_match_event(match: Match, event: object) -> Match:
         return replace(match, seed=event.seed)
     if isinstance(event, TurnTimedOut):
         return match
+    if isinstance(event, MatchSealed):
+        return replace(match, sealed=True)
     raise ValueError(f"not a match event: {event!r}")

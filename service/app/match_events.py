@@ -58,9 +58,17 @@ class SeedRevealed:
     seed: str  # hex
 
 
-AppEvent = MatchCreated | SeatJoined | MatchStarted | TurnTimedOut | SeedRevealed
+@dataclass(frozen=True, slots=True)
+class MatchSealed:
+    """A match's last event, after SeedRevealed: the service's signed seal over the
+    head of every event before it (a ``service.records`` Seal as JSON)."""
+
+    seal: dict[str, Any]
+
+
+AppEvent = MatchCreated | SeatJoined | MatchStarted | TurnTimedOut | SeedRevealed | MatchSealed
 
 APP_EVENT_TYPES: dict[str, type] = {
     cls.__name__: cls
-    for cls in (MatchCreated, SeatJoined, MatchStarted, TurnTimedOut, SeedRevealed)
+    for cls in (MatchCreated, SeatJoined, MatchStarted, TurnTimedOut, SeedRevealed, MatchSealed)
 }

@@ -81,7 +81,7 @@ async def running_service(
     store = RedisEventStore.from_url(url, prefix=prefix)
     try:
         keyring = Keyring(await load_server_key(await store.raw_client()))
-        service = GameService(store, keyring)
+        service = GameService(store, keyring, signer)
         server, port = await start_grpc_server(service, grpc_port, host, signing_keys=signing_keys)
         background = Background(service, timers=timers, make_bot=bot_of_kind)
         background_task = asyncio.create_task(background.run())

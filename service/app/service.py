@@ -6,9 +6,10 @@ event stream is the truth; the match cache is only a cache."""
 from __future__ import annotations
 
 import functools
+import sys
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from eventstore import (
@@ -21,18 +22,21 @@ from eventstore import (
 )
 from eventstore.fanout import Fanout
 
+from ..records import SignedRecord, action_request, request_digest
 from ..rules import Deal, Refusal, RuleSet, RuleSetError, decide, fold, rule_set
 from ..rules.commands import SeatCommand
 from ..rules.dealing import deck_for
 from ..rules.legal import legal_actions, timeout_action
+from ..rules.notation import describe
 from ..rules.state import GAME_OVER, IN_GAME, MATCH_OVER
 from ..rules.views import SPECTATOR, View, Viewer, build_view, visible_record
-from .codec import MatchEvent, decode, encode, remember_decoded
+from .codec import MatchEvent, blinded, decode, encode, remember_decoded
 from .keyring import HOST, Keyring, Role
 from .match import Match, fold_match, stream_of
 from .match_events import (
     BotKind,
     MatchCreated,
+    MatchSealed,
     MatchStarted,
     SeatJoined,
     SeedRevealed,
@@ -40,12 +44,14 @@ from .match_events import (
 )
 from .match_waits import MatchWaits
 from .shuffle import SHUFFLE_VERSION, commitment, shuffled
+from .signing import Signer, ephemeral_signer
 
 CONFLICT_RETRIES = 20
 CACHE_SIZE = 4096
 # google.protobuf.Duration's range; a time beyond it would not even store
 MAX_SECONDS = 315_576_000_000
 MAX_BOT_PAUSE = 10.0  # seconds: enough to follow a bot's play, too little to stall a table
+SEAL_REQUEST = "service:seal"  # the seal's append: an id in the service's own namespace
 
 
 class ServiceError(Exception):
@@ -57,6 +63,8 @@ class ServiceError(Exception):
         super().__init__(f"{code}: {message}")
         self.code = code
         self.message = message
+        # a refusal judged on the match: the signed refusal receipt its answer carries
+        self.receipt: SignedRecord | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +72,7 @@ class CreatedMatch:
     match_id: str
     host_token: str
     seat_tokens: tuple[str, ...]
+    receipt: SignedRecord | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +84,7 @@ class Outcome:
     events: tuple[dict[str, Any], ...]
     match: Match
     viewer: Viewer
+    receipt: SignedRecord | None = None  # what the caller is given: signed, of its events
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,9 +126,12 @@ class MatchOptions:
 
 
 class GameService:
-    def __init__(self, store: RedisEventStore, keyring: Keyring) -> None:
+    def __init__(
+        self, store: RedisEventStore, keyring: Keyring, signer: Signer | None = None
+    ) -> None:
         self.store = store
         self.keyring = keyring
+        self.signer = signer or ephemeral_signer()  # None: a key for this process only
         self.fanout = Fanout(store)  # one subscription per match for all its listeners here
         self.waits = MatchWaits(self.fanout, self._match_after)
         self._cache: OrderedDict[str, Match] = OrderedDict()
@@ -197,7 +210,9 @@ class GameService:
             elif not options.open_seats:
                 seed = seeds[seat] if seat < len(seeds) else ""
                 events.append(SeatJoined(seat, f"seat {seat}", seed))
-        await self._append(match_id, events, -1, request_id or f"create:{match_id}")
+        result = await self._append(match_id, events, -1, request_id or f"create:{match_id}")
+        asked = action_request(match_id, "create", "create", request_id)
+        receipt = self._receipt(match_id, result.events, request_digest(asked))
         seat_tokens = (
             ()
             if options.open_seats
@@ -205,7 +220,7 @@ class GameService:
                 self.keyring.token(match_id, Role("seat", seat)) for seat in range(options.players)
             )
         )
-        return CreatedMatch(match_id, self.keyring.token(match_id, HOST), seat_tokens)
+        return CreatedMatch(match_id, self.keyring.token(match_id, HOST), seat_tokens, receipt)
 
     async def join(
         self, match_id: str, name: str, client_seed: bytes = b"", request_id: str = ""
@@ -266,7 +281,9 @@ class GameService:
             assert not isinstance(deal, Refusal), deal
             return [started, *deal]
 
-        return await self._command(match_id, token, plan, request_id, host_only=True)
+        return await self._command(
+            match_id, token, plan, request_id, lambda role: "start", host_only=True
+        )
 
     def _deck(self, match: Match, seed: bytes, game_number: int) -> tuple[int, ...]:
         return game_deck(match.rules, seed, game_number, match.client_seeds)
@@ -289,7 +306,10 @@ class GameService:
                 raise ServiceError("not_started", "the match has not started")
             return self._decide(match, make(role.seat))
 
-        return await self._command(match_id, token, plan, request_id)
+        def described(role: Role) -> str:
+            return describe(make(role.seat)) if role.seat is not None else ""
+
+        return await self._command(match_id, token, plan, request_id, described)
 
     async def time_out(self, match_id: str, version: int) -> Outcome | None:
         """Act for the seat whose turn timed out, if the match is still at
@@ -308,7 +328,9 @@ class GameService:
             return None
         if result.duplicate:
             return None
-        return self._appended(match, result.events, SPECTATOR)
+        outcome = self._appended(match, result.events, SPECTATOR)
+        await self._seal_if_over(outcome.match)
+        return outcome
 
     def _decide(self, match: Match, command: SeatCommand) -> list[MatchEvent]:
         decision = decide(match.game, command)
@@ -331,8 +353,16 @@ class GameService:
         token: str | None,
         plan: Callable[..., list[MatchEvent]],
         request_id: str,
+        described: Callable[[Role], str],
         host_only: bool = False,
     ) -> Outcome:
+        """``described``: the command in its canonical notation, for the receipt's
+        request digest."""
+
+        def digest(role: Role) -> str:
+            by = "host" if role.seat is None else f"seat:{role.seat}"
+            return request_digest(action_request(match_id, by, described(role), request_id))
+
         # Decide on the cached match and let the append's expected version catch a
         # stale cache: one Redis round trip in the common case.
         match = self._cache.get(match_id) or await self.load(match_id)
@@ -353,7 +383,10 @@ class GameService:
                 if request_id:
                     done = await self.store.request_result(stream_of(match_id), request_id)
                     if done is not None:
-                        return await self._outcome(match_id, done.first_seq, done.last_seq, viewer)
+                        return await self._outcome(
+                            match_id, done.first_seq, done.last_seq, viewer, digest(role)
+                        )
+                self._sign_refusal(match, role, digest)
                 raise
             try:
                 result = await self._append(match_id, events, match.version, request_id)
@@ -361,11 +394,53 @@ class GameService:
                 match = await self.load(match_id)
                 continue
             if result.duplicate:
-                return await self._outcome(match_id, result.first_seq, result.last_seq, viewer)
+                return await self._outcome(
+                    match_id, result.first_seq, result.last_seq, viewer, digest(role)
+                )
             for stored, event in zip(result.events, events, strict=True):
                 remember_decoded(stored, event)
-            return self._appended(match, result.events, viewer)
+            outcome = self._appended(match, result.events, viewer)
+            outcome = replace(outcome, receipt=self._receipt(match_id, result.events, digest(role)))
+            await self._seal_if_over(outcome.match)
+            return outcome
         raise ServiceError("busy", "the match changed too often; try again")
+
+    def _receipt(self, match_id: str, stored: Sequence[StoredEvent], digest: str) -> SignedRecord:
+        """The receipt of an append, dated by its last event: a retry's is the same."""
+        last = stored[-1]
+        return self.signer.receipt(match_id, stored[0].seq, last.seq, last.hash, digest, at=last.at)
+
+    def _sign_refusal(self, match: Match, role: Role, digest: Callable[[Role], str]) -> None:
+        """Sign the refusal being raised, when it was judged on a readable command."""
+        error = sys.exc_info()[1]
+        assert isinstance(error, ServiceError)
+        try:
+            asked = digest(role)
+        except ServiceError:  # the command could not even be read: nothing was judged
+            return
+        error.receipt = self.signer.refusal(
+            match.match_id, match.version, match.head, error.code, asked
+        )
+
+    async def seal(self, match_id: str) -> bool:
+        """Append the seal of a match that is over and not sealed yet; whether this
+        call did (another replica may have)."""
+        return await self._seal_if_over(await self.load(match_id))
+
+    async def _seal_if_over(self, match: Match) -> bool:
+        if not match.over or not match.seed or match.sealed:
+            return False
+        signed = self.signer.seal(match.match_id, match.version, match.head)
+        try:
+            result = await self._append(
+                match.match_id, [MatchSealed(signed.to_dict())], match.version, SEAL_REQUEST
+            )
+        except ConcurrencyConflict:  # sealed meanwhile
+            return False
+        if result.duplicate:
+            return False
+        self._remember(fold_match(match, result.events))
+        return True
 
     def _appended(self, match: Match, stored: Sequence[StoredEvent], viewer: Viewer) -> Outcome:
         """Fold what was just appended into the cache; the outcome as ``viewer`` sees it."""
@@ -377,15 +452,22 @@ class GameService:
     async def _append(
         self, match_id: str, events: Sequence[MatchEvent], expected: int, request_id: str
     ) -> AppendResult:
-        records: list[NewEvent] = [encode(event) for event in events]
+        seed = self.keyring.seed(match_id)
+        records: list[NewEvent] = [
+            blinded(encode(event), seed, expected + 1 + index) for index, event in enumerate(events)
+        ]
         return await self.store.append(stream_of(match_id), records, expected, request_id or None)
 
-    async def _outcome(self, match_id: str, first: int, last: int, viewer: Viewer) -> Outcome:
-        """The outcome of an earlier append, read back."""
+    async def _outcome(
+        self, match_id: str, first: int, last: int, viewer: Viewer, digest: str
+    ) -> Outcome:
+        """The outcome of an earlier append, read back, with its receipt again."""
         match = await self.load(match_id)
         stored = await self.store.read(stream_of(match_id), first, last - first + 1)
         events = tuple(visible(item, viewer, match.over) for item in stored)
-        return Outcome(last, events, match, viewer)
+        receipt = self._receipt(match_id, stored, digest)
+        await self._seal_if_over(match)
+        return Outcome(last, events, match, viewer, receipt)
 
     # -- seeing ----------------------------------------------------------------
 
@@ -516,7 +598,9 @@ def visible(stored: StoredEvent, viewer: Viewer, revealed: bool) -> dict[str, An
 
 def _visible(stored: StoredEvent, viewer: Viewer, revealed: bool) -> dict[str, Any]:
     event = decode(stored)
-    if isinstance(event, MatchCreated | SeatJoined | MatchStarted | TurnTimedOut | SeedRevealed):
+    if isinstance(
+        event, MatchCreated | SeatJoined | MatchStarted | TurnTimedOut | SeedRevealed | MatchSealed
+    ):
         record = {"type": stored.type, **encode(event).data}
     else:
         record = visible_record(event, viewer, revealed)

@@ -261,12 +261,29 @@ class Signer:
         return self.keys.key_set()
 
     def receipt(
-        self, match_id: str, first_seq: int, last_seq: int, head: str, request_digest: str
+        self,
+        match_id: str,
+        first_seq: int,
+        last_seq: int,
+        head: str,
+        request_digest: str,
+        at: int | None = None,
     ) -> SignedRecord:
-        at = self._clock()
-        key = self.keys.signing_key(at)
+        """``at``: the receipt's time, e.g. its last event's, so that a retry signs the
+        same payload again (Ed25519 is deterministic: the same bytes); now when the key
+        of that time can no longer sign."""
+        key = self._key_at(at) if at is not None else None
+        if at is None or key is None:
+            at = self._clock()
+            key = self.keys.signing_key(at)
         record = ActionReceipt(match_id, first_seq, last_seq, head, request_digest, at, key.key_id)
         return sign(record, key)
+
+    def _key_at(self, at: int) -> SigningKey | None:
+        try:
+            return self.keys.signing_key(at)
+        except NoSigningKey:
+            return None
 
     def refusal(
         self, match_id: str, judged_at_seq: int, head: str, reason: str, request_digest: str

@@ -21,7 +21,8 @@ from .match import stream_of
 from .service import GameService, ServiceError
 
 log = logging.getLogger("daifugo.timers")
-_ENDED = {"MatchEnded", "SeedRevealed"}
+_ENDED = {"MatchEnded", "SeedRevealed", "MatchSealed"}
+_LAST = {"SeedRevealed", "MatchSealed"}  # a finished match's last events: forget it
 
 
 class TurnTimers:
@@ -93,13 +94,15 @@ class TurnTimers:
         if not event.stream.startswith("m:"):
             return
         match_id = event.stream.removeprefix("m:")
+        if event.type in _LAST:
+            self.turn_ms.pop(match_id, None)
+            self.deadlines.pop(match_id, None)
+            return
         if event.type == "MatchCreated":
             self.turn_ms[match_id] = int(event.data.get("turn_ms", 0))
         elif match_id not in self.turn_ms:
             await self._track(match_id)
         turn_ms = self.turn_ms.get(match_id, 0)
-        if event.type == "SeedRevealed":  # every match's last event: forget the match
-            self.turn_ms.pop(match_id, None)
         if event.type in _ENDED:
             self.deadlines.pop(match_id, None)
         elif turn_ms:

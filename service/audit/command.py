@@ -1,5 +1,7 @@
-"""``daifugo audit MATCH_ID|FILE``: audit an exported log, or a match read from
-Redis. Exit status 0 valid, 1 invalid, 2 when there is nothing to audit."""
+"""``daifugo audit MATCH_ID|FILE [--key KEY] [--receipts FILE]``: audit an exported
+log, or a match read from Redis, with the public key that checks its seal and
+receipts (base64, or a ``GET /keys`` JSON file) and the receipts a player kept.
+Exit status 0 valid, 1 invalid, 2 when there is nothing to audit."""
 
 from __future__ import annotations
 
@@ -14,8 +16,11 @@ from eventstore import EventStoreError, RedisEventStore, StoredEvent
 
 from ..app.match import stream_of
 from ..app.runtime import STORE_PREFIX
+from ..records import KeyFormatError, KeySet, PublishedKey
+from ..records.keys import KEY_BYTES, b64decode_exact
 from .auditor import audit_events
 from .jsonl import AuditInputError, parse_jsonl
+from .receipts import parse_receipts
 
 DEFAULT_REDIS_URL = "redis://127.0.0.1:6379"
 
@@ -29,17 +34,42 @@ def run_audit(
     redis_url: str | None = None,
     out: TextIO | None = None,
     err: TextIO | None = None,
+    key: str | None = None,
+    receipts: str | None = None,
 ) -> int:
     out = out or sys.stdout
     err = err or sys.stderr
     try:
         events = _read(target, redis_url or os.environ.get("REDIS_URL") or DEFAULT_REDIS_URL)
+        keys = load_keys(key) if key else None
+        given = _read_receipts(receipts) if receipts else None
     except _Unreadable as error:
         print(f"daifugo audit: {error}", file=err)
         return 2
-    report = audit_events(events)
+    report = audit_events(events, keys, given)
     print(json.dumps(report.to_dict(), indent=2, ensure_ascii=False), file=out)
     return 0 if report.verdict == "valid" else 1
+
+
+def load_keys(key: str) -> KeySet:
+    """A base64 public key (valid always), or a file holding a ``GET /keys`` body."""
+    raw = b64decode_exact(key, KEY_BYTES)
+    if raw is not None:
+        return KeySet([PublishedKey.of(raw)])
+    path = Path(key)
+    if not path.is_file():
+        raise _Unreadable(f"--key {key!r} is neither a base64 public key nor a file")
+    try:
+        return KeySet.from_dict(json.loads(path.read_text(encoding="utf-8")))
+    except (OSError, ValueError, KeyFormatError) as error:
+        raise _Unreadable(f"--key {key}: not a GET /keys body: {error}") from None
+
+
+def _read_receipts(name: str) -> list[object]:
+    try:
+        return list(parse_receipts(Path(name).read_bytes()))
+    except (OSError, ValueError) as error:
+        raise _Unreadable(f"--receipts {name}: {error}") from None
 
 
 def _read(target: str, redis_url: str) -> list[StoredEvent]:

@@ -17,6 +17,7 @@ from ..app.match import Match, created, stream_of
 from ..app.match_events import (
     BotKind,
     MatchCreated,
+    MatchSealed,
     MatchStarted,
     SeatJoined,
     SeedRevealed,
@@ -90,6 +91,7 @@ class _Replay:
         self.client_seeds: list[str] = []
         self.started = False
         self.revealed = False
+        self.sealed = False
         self.games = self.actions = self.timeouts = 0
 
     def counts(self) -> dict[str, int]:
@@ -115,8 +117,17 @@ class _Replay:
             raise _Illegal(item.seq, item.error)
         if self.setup is None:
             self._create(item, event)
+        elif self.sealed:
+            raise _Illegal(item.seq, f"{item.stored.type} after MatchSealed, the last event")
         elif self.revealed:
-            raise _Illegal(item.seq, f"{item.stored.type} after SeedRevealed: the match was over")
+            # the seal's record is the seal check's to judge
+            _require(
+                isinstance(event, MatchSealed),
+                item.seq,
+                f"{item.stored.type} after SeedRevealed: only the seal comes after it",
+            )
+            self.sealed = True
+            self.next += 1
         elif isinstance(event, MatchCreated):
             raise _Illegal(item.seq, "a second MatchCreated")
         elif not self.started:

@@ -11,17 +11,27 @@ Verdict = Literal["valid", "invalid"]
 @dataclass(frozen=True, slots=True)
 class CheckResult:
     """One check's outcome: where it first found the log wrong (``first_bad_seq``,
-    None when no single event is to blame) and why; ``detail`` adds what it saw."""
+    None when no single event is to blame) and why; ``detail`` adds what it saw.
+    A check that could not run (``ran`` false: no key given, the match not over) is
+    not a pass: ``ok`` is false, ``reason`` says what it lacked."""
 
     name: str
     ok: bool
     first_bad_seq: int | None = None
     reason: str | None = None
     detail: dict[str, Any] = field(default_factory=dict)
+    ran: bool = True
+
+    @property
+    def status(self) -> Literal["passed", "failed", "not_run"]:
+        if not self.ran:
+            return "not_run"
+        return "passed" if self.ok else "failed"
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "name": self.name,
+            "status": self.status,
             "ok": self.ok,
             "first_bad_seq": self.first_bad_seq,
             "reason": self.reason,
@@ -37,6 +47,10 @@ def failed(name: str, seq: int | None, reason: str, **detail: Any) -> CheckResul
     return CheckResult(name, False, seq, reason, detail)
 
 
+def not_run(name: str, reason: str, **detail: Any) -> CheckResult:
+    return CheckResult(name, False, None, reason, detail, ran=False)
+
+
 @dataclass(frozen=True, slots=True)
 class AuditReport:
     verdict: Verdict
@@ -50,15 +64,23 @@ class AuditReport:
                 return result
         raise KeyError(name)
 
+    @property
+    def not_run(self) -> tuple[CheckResult, ...]:
+        return tuple(result for result in self.checks if not result.ran)
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "verdict": self.verdict,
             "match_id": self.match_id,
             "events": self.events,
             "checks": [result.to_dict() for result in self.checks],
+            "not_run": [{"name": result.name, "reason": result.reason} for result in self.not_run],
         }
 
 
 def report_of(match_id: str | None, events: int, checks: tuple[CheckResult, ...]) -> AuditReport:
-    verdict: Verdict = "valid" if all(result.ok for result in checks) else "invalid"
+    """``valid``: every check that ran passed (``not_run`` lists the others: what the
+    verdict does not cover); ``invalid``: one failed."""
+    failing = any(result.ran and not result.ok for result in checks)
+    verdict: Verdict = "invalid" if failing else "valid"
     return AuditReport(verdict, match_id, events, checks)

@@ -4,6 +4,7 @@ events, and refusals as gRPC statuses with structured details."""
 from __future__ import annotations
 
 import functools
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -12,6 +13,7 @@ from google.protobuf import struct_pb2
 from google.rpc import error_details_pb2, status_pb2
 
 from ..app.service import ServiceError
+from ..records import SignedRecord
 from ..rules.commands import SeatCommand
 from ..rules.refusals import Refused
 from ..rules.views import View
@@ -52,12 +54,20 @@ def shortened(message: str) -> str:
     return message[: MESSAGE_LIMIT - 1] + "…"
 
 
+def receipt_json(receipt: SignedRecord | None) -> str:
+    """A signed record as the API carries it: its JSON ("" for none)."""
+    if receipt is None:
+        return ""
+    return json.dumps(receipt.to_dict(), sort_keys=True, separators=(",", ":"))
+
+
 def rich_status(error: ServiceError) -> tuple[grpc.StatusCode, status_pb2.Status]:
     """The gRPC status of a refusal, with an ErrorInfo whose reason is the code."""
     code = status_code(error.code)
-    info = error_details_pb2.ErrorInfo(
-        reason=error.code.upper(), domain=DOMAIN, metadata={"code": error.code}
-    )
+    metadata = {"code": error.code}
+    if error.receipt is not None:
+        metadata["receipt"] = receipt_json(error.receipt)
+    info = error_details_pb2.ErrorInfo(reason=error.code.upper(), domain=DOMAIN, metadata=metadata)
     status = status_pb2.Status(code=code.value[0], message=shortened(error.message))
     status.details.add().Pack(info)
     return code, status

@@ -21,6 +21,7 @@ from .mapping import (
     PRESETS,
     command_maker,
     event_message,
+    receipt_json,
     rich_status,
     view_message,
 )
@@ -84,6 +85,7 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
                     pb.SeatToken(seat=seat, token=token)
                     for seat, token in enumerate(created.seat_tokens)
                 ],
+                receipt=receipt_json(created.receipt),
             )
 
         return await _answer(context, work())
@@ -105,7 +107,11 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
                 request.match_id, bearer_token(context), request.request_id
             )
             match = await self.service.load(request.match_id)
-            return pb.StartMatchResponse(seed_commitment=match.commitment, version=outcome.version)
+            return pb.StartMatchResponse(
+                seed_commitment=match.commitment,
+                version=outcome.version,
+                receipt=receipt_json(outcome.receipt),
+            )
 
         return await _answer(context, work())
 
@@ -116,7 +122,9 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
                 request.match_id, token, command_maker(request.action), request.request_id
             )
             response = pb.ActResponse(
-                version=outcome.version, events=[event_message(e) for e in outcome.events]
+                version=outcome.version,
+                events=[event_message(e) for e in outcome.events],
+                receipt=receipt_json(outcome.receipt),
             )
             seen = None
             if request.await_turn:  # from the version the action left: a turn already, maybe

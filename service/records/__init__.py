@@ -6,6 +6,7 @@ and the auditor verifies with public keys alone, importing nothing of the servic
 Formats and key management: docs/AUDIT.md.
 """
 
+from .blinding import BLINDED_TYPES, BLINDING, blinding_nonce, is_blinded
 from .formats import (
     ActionReceipt,
     Record,
@@ -14,6 +15,7 @@ from .formats import (
     RefusalReceipt,
     Seal,
     SignedRecord,
+    action_request,
     record_of,
     request_digest,
 )
@@ -29,6 +31,8 @@ from .signatures import Problem, Verification, sign, verify
 
 __all__ = [
     "ALGORITHM",
+    "BLINDED_TYPES",
+    "BLINDING",
     "ActionReceipt",
     "KeyFormatError",
     "KeySet",
@@ -42,6 +46,9 @@ __all__ = [
     "SignedRecord",
     "SigningKey",
     "Verification",
+    "action_request",
+    "blinding_nonce",
+    "is_blinded",
     "key_id_of",
     "record_of",
     "request_digest",

@@ -73,7 +73,8 @@ async def act(
             raise ServiceError(refused.refusal.code, refused.refusal.message) from None
 
     outcome = await ctx.service.act(checked_id(match_id), token, command, data.request_id)
-    return ActionResult(outcome.version, list(outcome.events))
+    receipt = outcome.receipt.to_dict() if outcome.receipt is not None else None
+    return ActionResult(outcome.version, list(outcome.events), receipt)
 
 
 HANDLERS = [get_seat, act]

@@ -73,12 +73,15 @@ def http_status(code: str) -> int:
     return _HTTP_OF_GRPC.get(status_code(code), 409)
 
 
-def error_response(status: int, code: str, message: str) -> Response[Error]:
-    return Response(Error(code, message), status_code=status, media_type=MediaType.JSON)
+def error_response(
+    status: int, code: str, message: str, receipt: dict[str, Any] | None = None
+) -> Response[Error]:
+    return Response(Error(code, message, receipt), status_code=status, media_type=MediaType.JSON)
 
 
 def _service_error(_: Request[Any, Any, Any], error: ServiceError) -> Response[Error]:
-    return error_response(http_status(error.code), error.code, error.message)
+    receipt = error.receipt.to_dict() if error.receipt is not None else None
+    return error_response(http_status(error.code), error.code, error.message, receipt)
 
 
 def _unavailable(_: Request[Any, Any, Any], error: StoreUnavailable) -> Response[Error]:

@@ -6,8 +6,8 @@ Resuming: ``Last-Event-ID`` (what a browser's EventSource sends back) or
 repeated. A spectator gets each event once it is ``spectator_delay_ms`` old;
 a seat (``Authorization: Bearer <seat token>``) sees its own hand, without
 delay. A comment every ``KEEPALIVE`` seconds keeps idle connections open. The
-stream follows the match until the client leaves (``SeedRevealed`` is the last
-event of every match).
+stream follows the match until the client leaves (``MatchSealed`` is the last
+event of every finished match).
 """
 
 from __future__ import annotations

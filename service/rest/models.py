@@ -35,6 +35,8 @@ class Error(Struct):
 
     code: str
     message: str
+    # a refusal judged on the match: its signed refusal receipt (docs/AUDIT.md)
+    receipt: dict[str, Any] | None = None
 
 
 class MatchSummary(Struct):
@@ -89,6 +91,10 @@ class ActionRequest(Action):
 class ActionResult(Struct):
     version: int
     events: list[Event]
+    receipt: Annotated[
+        dict[str, Any] | None,
+        Meta(description="the signed receipt of the events appended (docs/AUDIT.md)"),
+    ] = None
 
 
 class SeatState(Struct):
@@ -117,6 +123,7 @@ class AuditResult(Struct):
     match_id: str | None
     events: int
     checks: list[dict[str, Any]]
+    not_run: list[dict[str, Any]] = []
 
 
 class SigningKey(Struct):

@@ -8,10 +8,10 @@ import asyncio
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 import msgspec
-from litestar import MediaType, Response, get, post
+from litestar import MediaType, Request, Response, get, post
 from litestar.di import NamedDependency
 from litestar.openapi.spec import (
     OpenAPIMediaType,
@@ -27,6 +27,8 @@ from eventstore import StoredEvent
 
 from ..app.service import ServiceError, visible
 from ..audit import AuditInputError, audit_events, export_jsonl, parse_jsonl
+from ..audit.receipts import MAX_RECEIPTS
+from ..records import KeyFormatError, KeySet
 from ..rules.views import SPECTATOR
 from .context import Context
 from .errors import ERROR_RESPONSES, responses
@@ -92,7 +94,7 @@ async def audit_match(ctx: NamedDependency[Context], match_id: FromPath[str]) ->
     if not seen.match.over:
         raise ServiceError("match_not_over", "a match is audited once it is over")
     stored = await read(ctx.service, match_id, 0, seen.match.version)
-    return await _audit(stored)
+    return await _audit(stored, ctx.signing_keys, None)
 
 
 @dataclass
@@ -102,10 +104,27 @@ class _JsonlBody(Operation):
     def __post_init__(self) -> None:
         self.request_body = RequestBody(
             content={
-                media: OpenAPIMediaType(schema=Schema(type=OpenAPIType.STRING))
-                for media in (JSONL, MediaType.TEXT)
+                **{
+                    media: OpenAPIMediaType(schema=Schema(type=OpenAPIType.STRING))
+                    for media in (JSONL, MediaType.TEXT)
+                },
+                MediaType.JSON: OpenAPIMediaType(
+                    schema=Schema(
+                        type=OpenAPIType.OBJECT,
+                        required=["log"],
+                        properties={
+                            "log": Schema(type=OpenAPIType.STRING),
+                            "receipts": Schema(
+                                type=OpenAPIType.ARRAY, items=Schema(type=OpenAPIType.OBJECT)
+                            ),
+                            "keys": Schema(type=OpenAPIType.OBJECT),
+                        },
+                    )
+                ),
             },
-            description="an exported event log (GET /matches/{id}/record?format=jsonl)",
+            description="an exported event log (GET /matches/{id}/record?format=jsonl); or, "
+            'as application/json, {"log": <that log>, "receipts": [signed records], '
+            '"keys": <a GET /keys body>}, receipts and keys optional',
             required=True,
         )
 
@@ -114,22 +133,55 @@ class _JsonlBody(Operation):
     "/audit",
     status_code=200,
     summary="Audit an exported event log",
-    description="The body is a match's event log as JSON Lines. 400 with the reason when it "
-    "is not one.",
+    description="The body is a match's event log as JSON Lines, checked against this "
+    "server's published keys; or a JSON object with the log, the receipts a player kept and "
+    "the keys to check against. 400 with the reason when it is not one.",
     responses=responses(400),
     operation_class=_JsonlBody,
 )
-async def audit_log(body: RawBody) -> AuditResult:
+async def audit_log(
+    ctx: NamedDependency[Context], request: Request[Any, Any, Any], body: RawBody
+) -> AuditResult:
+    keys: KeySet = ctx.signing_keys
+    receipts: list[Any] | None = None
+    media = request.headers.get("content-type", "").partition(";")[0].strip().lower()
+    log: bytes | str = body
+    if media == MediaType.JSON:
+        log, receipts, keys = _audit_request(body, keys)
     try:
-        events = parse_jsonl(body)
+        events = parse_jsonl(log)
     except AuditInputError as error:
         raise ServiceError("bad_request", str(error)) from None
-    return await _audit(events)
+    return await _audit(events, keys, receipts)
 
 
-async def _audit(events: Sequence[StoredEvent]) -> AuditResult:
+def _audit_request(body: bytes, keys: KeySet) -> tuple[str, list[Any] | None, KeySet]:
+    """The log, receipts and keys of a JSON audit request (hostile: every part checked)."""
+    try:
+        request = json.loads(body)
+    except (ValueError, RecursionError):
+        raise ServiceError("bad_request", "the body is not JSON") from None
+    if not isinstance(request, dict) or not isinstance(request.get("log"), str):
+        raise ServiceError("bad_request", 'expected {"log": "<JSON Lines>", ...}')
+    unknown = set(request) - {"log", "receipts", "keys"}
+    if unknown:
+        raise ServiceError("bad_request", f"unknown fields {sorted(unknown)[:5]}")
+    receipts = request.get("receipts")
+    if receipts is not None and not (isinstance(receipts, list) and len(receipts) <= MAX_RECEIPTS):
+        raise ServiceError("bad_request", f"receipts is a list of at most {MAX_RECEIPTS}")
+    if request.get("keys") is not None:
+        try:
+            keys = KeySet.from_dict(request["keys"])
+        except KeyFormatError as error:
+            raise ServiceError("bad_request", f"keys: {error}") from None
+    return request["log"], receipts, keys
+
+
+async def _audit(
+    events: Sequence[StoredEvent], keys: KeySet, receipts: list[Any] | None
+) -> AuditResult:
     # replaying a whole match is CPU work: keep the event loop free for others
-    report = await asyncio.to_thread(audit_events, events)
+    report = await asyncio.to_thread(audit_events, events, keys, receipts)
     return msgspec.convert(report.to_dict(), AuditResult)
 
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 from clients.bots import Bot, GreedyBot, RandomBot, StrongerBot
 from eventstore import GENESIS_HASH, RedisEventStore, StoredEvent, event_hash
@@ -13,6 +14,8 @@ from service.app.keyring import Keyring
 from service.app.match import stream_of
 from service.app.runtime import STORE_PREFIX
 from service.app.service import GameService, MatchOptions
+from service.app.signing import ephemeral_signer
+from service.records import KeySet
 from service.rules.commands import SeatCommand
 from service.rules.legal import legal_actions
 from service.rules.rulesets import LOCAL_RULES
@@ -23,6 +26,8 @@ from service.rules.views import Viewer, build_view
 class PlayedLog:
     match_id: str
     events: list[StoredEvent]
+    keys: KeySet = field(default_factory=lambda: KeySet([]))  # the keys that signed
+    receipts: list[dict[str, Any]] = field(default_factory=list)  # every answer's, in order
 
 
 # the torasobi room with every one of its local rules on
@@ -41,7 +46,9 @@ async def play(
     every ``time_out_every``-th turn is left to time out instead."""
     store = RedisEventStore.from_url(redis_url, prefix=STORE_PREFIX)
     try:
-        service = GameService(store, Keyring(secrets.token_bytes(32)))
+        signer = ephemeral_signer()
+        service = GameService(store, Keyring(secrets.token_bytes(32)), signer)
+        receipts: list[dict[str, Any]] = []
         made = await service.create(options)
         match_id = made.match_id
         tokens = list(made.seat_tokens)
@@ -49,7 +56,9 @@ async def play(
             seed = joiner_seeds[joiner] if joiner < len(joiner_seeds) else b""
             _, token = await service.join(match_id, f" player {joiner} ", seed)
             tokens.append(token)
-        await service.start(match_id, made.host_token)
+        started = await service.start(match_id, made.host_token)
+        assert started.receipt is not None
+        receipts.append(started.receipt.to_dict())
         turns = 0
         while not (match := await service.load(match_id)).over:
             seat = match.game.turn
@@ -60,8 +69,11 @@ async def play(
                 continue
             view = build_view(match.game, Viewer.of_seat(seat))
             action = bots[seat](view, legal_actions(match.game))
-            await service.act(match_id, tokens[seat], _always(action))
-        return PlayedLog(match_id, await store.read(stream_of(match_id), 0))
+            outcome = await service.act(match_id, tokens[seat], _always(action))
+            assert outcome.receipt is not None
+            receipts.append(outcome.receipt.to_dict())
+        events = await store.read(stream_of(match_id), 0)
+        return PlayedLog(match_id, events, signer.key_set(), receipts)
     finally:
         await store.close()
 

@@ -13,18 +13,22 @@ from .matches import PlayedLog
 @pytest.mark.parametrize("preset", ["federation", "torasobi", "classic"])
 def test_a_finished_match_is_valid(played: dict[str, PlayedLog], preset: str) -> None:
     log = played[preset]
-    report = audit_events(log.events)
+    report = audit_events(log.events, log.keys, log.receipts)
     assert report.verdict == "valid", report.to_dict()
     assert report.match_id == log.match_id
     assert report.events == len(log.events)
-    assert [check.name for check in report.checks] == ["hash_chain", "seed_commitment", "legality"]
+    assert [check.name for check in report.checks] == [
+        *("hash_chain", "seal", "seed_commitment", "blinding", "legality", "receipts")
+    ]
     assert all(check.ok and check.first_bad_seq is None for check in report.checks)
+    assert report.check("receipts").detail["receipts"] == len(log.receipts)
     games = sum(event.type == "GameDealt" for event in log.events)
     assert report.check("seed_commitment").detail["games"] == games
     assert report.check("legality").detail["games"] == games
     data = report.to_dict()
     assert data["verdict"] == "valid"
-    assert data["checks"][2]["actions"] > 0
+    assert data["checks"][4]["actions"] > 0
+    assert data["not_run"] == []
 
 
 def test_timed_out_turns_are_replayed(played: dict[str, PlayedLog]) -> None:
@@ -62,4 +66,5 @@ def test_no_events() -> None:
     report = audit_events([])
     assert report.verdict == "invalid"
     assert report.match_id is None
-    assert all(not check.ok and check.reason == "no events" for check in report.checks)
+    assert all(not check.ok for check in report.checks)
+    assert all(check.reason == "no events" for check in report.checks if check.ran)

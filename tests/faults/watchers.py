@@ -9,7 +9,7 @@ from typing import Any, cast
 
 from clients.sdk import SeatSession
 
-LAST_EVENT = "SeedRevealed"  # a match's last event: the seed revealed after it ends
+LAST_EVENT = "MatchSealed"  # a match's last event: its seal, after the seed is revealed
 
 
 class StreamWatcher:

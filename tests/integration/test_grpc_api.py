@@ -46,7 +46,7 @@ async def test_bots_play_a_whole_match_of_each_preset(
     assert match.over and len(match.game.results) == rules.games_per_set
     assert all(sorted(places) == [1, 2, 3, 4] for places in match.game.results)
     assert (await store.verify(stream_of(match_id))).ok
-    assert stored[-1].type == "SeedRevealed"
+    assert [event.type for event in stored[-2:]] == ["SeedRevealed", "MatchSealed"]
 
 
 def act_request(seat: SeatSession, **action: Any) -> pb.ActRequest:

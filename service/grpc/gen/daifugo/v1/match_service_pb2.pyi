@@ -43,14 +43,16 @@ class CreateMatchRequest(_message.Message):
     def __init__(self, preset: _Optional[_Union[Preset, str]] = ..., options: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., seats: _Optional[int] = ..., games_per_set: _Optional[int] = ..., turn_time_limit: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., client_seeds: _Optional[_Iterable[bytes]] = ..., open_seats: _Optional[bool] = ..., request_id: _Optional[str] = ...) -> None: ...
 
 class CreateMatchResponse(_message.Message):
-    __slots__ = ("match_id", "host_token", "seat_tokens")
+    __slots__ = ("match_id", "host_token", "seat_tokens", "receipt")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     HOST_TOKEN_FIELD_NUMBER: _ClassVar[int]
     SEAT_TOKENS_FIELD_NUMBER: _ClassVar[int]
+    RECEIPT_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     host_token: str
     seat_tokens: _containers.RepeatedCompositeFieldContainer[SeatToken]
-    def __init__(self, match_id: _Optional[str] = ..., host_token: _Optional[str] = ..., seat_tokens: _Optional[_Iterable[_Union[SeatToken, _Mapping]]] = ...) -> None: ...
+    receipt: str
+    def __init__(self, match_id: _Optional[str] = ..., host_token: _Optional[str] = ..., seat_tokens: _Optional[_Iterable[_Union[SeatToken, _Mapping]]] = ..., receipt: _Optional[str] = ...) -> None: ...
 
 class SeatToken(_message.Message):
     __slots__ = ("seat", "token")
@@ -89,12 +91,14 @@ class StartMatchRequest(_message.Message):
     def __init__(self, match_id: _Optional[str] = ..., request_id: _Optional[str] = ...) -> None: ...
 
 class StartMatchResponse(_message.Message):
-    __slots__ = ("seed_commitment", "version")
+    __slots__ = ("seed_commitment", "version", "receipt")
     SEED_COMMITMENT_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
+    RECEIPT_FIELD_NUMBER: _ClassVar[int]
     seed_commitment: str
     version: int
-    def __init__(self, seed_commitment: _Optional[str] = ..., version: _Optional[int] = ...) -> None: ...
+    receipt: str
+    def __init__(self, seed_commitment: _Optional[str] = ..., version: _Optional[int] = ..., receipt: _Optional[str] = ...) -> None: ...
 
 class Play(_message.Message):
     __slots__ = ("cards", "jokers_as")
@@ -154,18 +158,20 @@ class ActRequest(_message.Message):
     def __init__(self, match_id: _Optional[str] = ..., request_id: _Optional[str] = ..., action: _Optional[_Union[Action, _Mapping]] = ..., include_turn: _Optional[bool] = ..., await_turn: _Optional[bool] = ...) -> None: ...
 
 class ActResponse(_message.Message):
-    __slots__ = ("version", "events", "view", "legal_actions", "view_version")
+    __slots__ = ("version", "events", "view", "legal_actions", "view_version", "receipt")
     VERSION_FIELD_NUMBER: _ClassVar[int]
     EVENTS_FIELD_NUMBER: _ClassVar[int]
     VIEW_FIELD_NUMBER: _ClassVar[int]
     LEGAL_ACTIONS_FIELD_NUMBER: _ClassVar[int]
     VIEW_VERSION_FIELD_NUMBER: _ClassVar[int]
+    RECEIPT_FIELD_NUMBER: _ClassVar[int]
     version: int
     events: _containers.RepeatedCompositeFieldContainer[Event]
     view: View
     legal_actions: _containers.RepeatedCompositeFieldContainer[Action]
     view_version: int
-    def __init__(self, version: _Optional[int] = ..., events: _Optional[_Iterable[_Union[Event, _Mapping]]] = ..., view: _Optional[_Union[View, _Mapping]] = ..., legal_actions: _Optional[_Iterable[_Union[Action, _Mapping]]] = ..., view_version: _Optional[int] = ...) -> None: ...
+    receipt: str
+    def __init__(self, version: _Optional[int] = ..., events: _Optional[_Iterable[_Union[Event, _Mapping]]] = ..., view: _Optional[_Union[View, _Mapping]] = ..., legal_actions: _Optional[_Iterable[_Union[Action, _Mapping]]] = ..., view_version: _Optional[int] = ..., receipt: _Optional[str] = ...) -> None: ...
 
 class GetViewRequest(_message.Message):
     __slots__ = ("match_id",)

@@ -1,0 +1,83 @@
+"""Every ended match gets its seal. The process that wrote a match's end seals it at
+once; should it die in between, the replica holding the background lease finds the
+match ended and unsealed (its last event SeedRevealed) and seals it: at start, by
+looking at every stream's last event, and then from the feed, after a grace period
+that leaves the writer time to do it first."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+
+from eventstore import EventStoreError, InMemoryCheckpoints
+
+from .service import GameService, ServiceError
+
+log = logging.getLogger("daifugo.sealer")
+UNSEALED_LAST = "SeedRevealed"  # the last event of an ended match that has no seal yet
+GRACE_MS = 1000
+
+
+class Sealer:
+    def __init__(self, service: GameService, tick: float = 0.2, grace_ms: int = GRACE_MS) -> None:
+        self.service = service
+        self.tick = tick
+        self.grace_ms = grace_ms
+        self.due: dict[str, int] = {}  # match id -> when to seal it, ms
+        self._stopping = asyncio.Event()
+
+    def stop(self) -> None:
+        self._stopping.set()
+
+    async def run(self) -> None:
+        checkpoints = InMemoryCheckpoints(await self._unsealed())
+        watcher = asyncio.create_task(self._watch(checkpoints))
+        try:
+            while not self._stopping.is_set():
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._stopping.wait(), self.tick)
+                if not self._stopping.is_set():
+                    await self._seal_due(int(time.time() * 1000))
+        finally:
+            watcher.cancel()
+            await asyncio.wait([watcher], timeout=2.0)
+
+    async def _unsealed(self) -> dict[str, int]:
+        """Every stream's position now; ended unsealed matches are due at once."""
+        store = self.service.store
+        positions: dict[str, int] = {}
+        offset, page = 0, 500
+        while (streams := await store.streams(offset, page)) and not self._stopping.is_set():
+            offset += len(streams)
+            for stream in streams:
+                version = positions[stream] = await store.version(stream)
+                if not stream.startswith("m:") or version < 0:
+                    continue
+                last = await store.read(stream, version, 1)
+                if last and last[0].type == UNSEALED_LAST:
+                    self.due[stream.removeprefix("m:")] = 0
+        return positions
+
+    async def _watch(self, checkpoints: InMemoryCheckpoints) -> None:
+        while True:
+            try:
+                async for event in self.service.store.subscribe_all(checkpoints):
+                    checkpoints.commit(event.stream, event.seq)
+                    if event.stream.startswith("m:") and event.type == UNSEALED_LAST:
+                        self.due[event.stream.removeprefix("m:")] = event.at + self.grace_ms
+            except EventStoreError as error:
+                log.warning("the sealer lost the feed (%s); resuming", error)
+                await asyncio.sleep(1.0)
+
+    async def _seal_due(self, now_ms: int) -> None:
+        for match_id in [match for match, at in self.due.items() if at <= now_ms]:
+            try:
+                if await self.service.seal(match_id):
+                    log.info("sealed match %s, which its writer left unsealed", match_id)
+            except (ServiceError, EventStoreError) as error:
+                log.warning("sealing %s failed: %s; trying again", match_id, error)
+                self.due[match_id] = now_ms + self.grace_ms
+                continue
+            self.due.pop(match_id, None)

@@ -1,0 +1,28 @@
+"""Blinding: every event that holds a hidden field (a hand, a gift, a blind card)
+carries a nonce, so its hash, and every head and receipt that chains it, reveals
+nothing about what is hidden. Without it, a one-card gift hashes to one of about
+fifty values: anyone holding a head could try them all.
+
+The nonce of the event at ``seq`` is ``HMAC-SHA256(seed, "blinding|<seq>")`` in hex,
+under the match's dealing seed: secret during play (views never show it), checkable
+by anyone once the seed is revealed at the end.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+
+BLINDING = "blinding"  # the field of an event's data that holds its nonce
+# the event types with a field some viewer may not see during play (views.visible_record)
+BLINDED_TYPES = frozenset(
+    {"GameDealt", "HandsSwapped", "CardsGiven", "CardsDiscarded", "PlayerFinished", "PlayerFell"}
+)
+
+
+def blinding_nonce(seed: bytes, seq: int) -> str:
+    return hmac.new(seed, f"{BLINDING}|{seq}".encode(), hashlib.sha256).hexdigest()
+
+
+def is_blinded(event_type: str) -> bool:
+    return event_type in BLINDED_TYPES
