@@ -141,6 +141,7 @@ class StreamSubscription:
         self.store = store
         self.stream = stream
         self.batch = batch
+        self.block_ms = block_ms
         self._next = max(from_seq, 0)  # next seq to read from Redis
         self.last_seq = self._next - 1
         self._buffer: deque[StoredEvent] = deque()
@@ -166,6 +167,16 @@ class StreamSubscription:
         event = self._buffer.popleft()
         self.last_seq = event.seq
         return event
+
+    async def next_batch(self) -> list[StoredEvent]:
+        """The next events (at most ``batch``), waiting up to ``block_ms`` for some; empty
+        when none came in that time, or once closed."""
+        if not self._buffer and not self._closed:
+            await self._fetch()
+        batch = [self._buffer.popleft() for _ in range(min(self.batch, len(self._buffer)))]
+        if batch:
+            self.last_seq = batch[-1].seq
+        return batch
 
     async def _fetch(self) -> None:
         try:
