@@ -14,9 +14,9 @@ from typing import Any
 from eventstore import (
     AppendResult,
     ConcurrencyConflict,
+    EventStore,
     InvalidEvent,
     NewEvent,
-    RedisEventStore,
     StoredEvent,
 )
 from eventstore.fanout import Fanout
@@ -116,7 +116,7 @@ class MatchOptions:
 
 
 class GameService:
-    def __init__(self, store: RedisEventStore, keyring: Keyring) -> None:
+    def __init__(self, store: EventStore, keyring: Keyring) -> None:
         self.store = store
         self.keyring = keyring
         self.fanout = Fanout(store)  # one subscription per match for all its listeners here
