@@ -163,15 +163,10 @@ class RedisEventStore:
         client = connector.executor or await connector.runner()
         cluster = connector.cluster
         keys = self.keys
+        unindexed = False
         if cluster:
             script_keys = [keys.events(stream), keys.meta(stream)]
-            if expected_version == -1 and stream not in self._indexed:
-                # Index first: a stream with events is always in the index (the index
-                # lives in another slot on a cluster, so it cannot share the script).
-                await INDEX.run(client, [keys.index, keys.index_counter], [stream])
-                if len(self._indexed) > 100_000:
-                    self._indexed.clear()
-                self._indexed.add(stream)
+            unindexed = expected_version == -1 and stream not in self._indexed
         else:
             script_keys = [
                 keys.events(stream),
@@ -193,6 +188,15 @@ class RedisEventStore:
             stored: list[StoredEvent] = []
             if head is not None:  # else no events: only learn the head (never writes)
                 encode_batch(args, stored, stream, events, expected_version, request_id, at, head)
+            if unindexed:
+                # Index first, once the events are known to be storable: a stream with
+                # events is always in the index (which lives in another slot on a
+                # cluster, so it cannot share the script).
+                await INDEX.run(client, [keys.index, keys.index_counter], [stream])
+                if len(self._indexed) > 100_000:
+                    self._indexed.clear()
+                self._indexed.add(stream)
+                unindexed = False
             try:
                 reply = await self._append_script.run(client, script_keys, args)
             except ResponseError as exc:

@@ -75,10 +75,13 @@ class BlockingReader:
     async def xread(self, after: str, count: int) -> list[Any] | None:
         """Entries after id ``after`` (waiting up to block_ms); None when none came.
 
-        Raises StoreUnavailable (the connection is then dropped) when Redis fails.
+        Raises StoreUnavailable (the connection is then dropped) when Redis fails. A read
+        whose connection was dropped under it (``drop`` from another task) gives None,
+        however redis-py broke off.
         """
+        conn: Any = None
         try:
-            conn: Any = await self._connection()
+            conn = await self._connection()
             reply = await conn.execute_command(
                 "XREAD", "COUNT", count, "BLOCK", self.block_ms, "STREAMS", self.key, after
             )
@@ -86,13 +89,16 @@ class BlockingReader:
             await self.drop()
             self._url = with_host(self.store.url, exc.host, int(exc.port))
             return None
-        except UNAVAILABLE_ERRORS as exc:
+        except Exception as exc:
+            if conn is not None and self._conn is not conn:
+                return None  # dropped under the read (closing)
             await self.drop()
-            self._url = None
-            raise StoreUnavailable(f"read {self.key!r}: {exc}") from exc
-        except RedisError as exc:
-            await self.drop()
-            raise store_error(exc, f"read {self.key!r}", self.store.url) from exc
+            if isinstance(exc, UNAVAILABLE_ERRORS):
+                self._url = None
+                raise StoreUnavailable(f"read {self.key!r}: {exc}") from exc
+            if isinstance(exc, RedisError):
+                raise store_error(exc, f"read {self.key!r}", self.store.url) from exc
+            raise
         except BaseException:
             await self.drop()  # cancelled mid-read: the connection holds a pending reply
             raise
