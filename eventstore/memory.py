@@ -129,6 +129,11 @@ class InMemoryEventStore:
             request_id = f"{self._request_ids}{next(self._request_counter)}"
         at = time.time_ns() // 1_000_000
         known = self._data.streams.get(stream)
+        head = known.head if known is not None else GENESIS_HASH
+        args: list[str | bytes | int] = []
+        stored: list[StoredEvent] = []
+        # encoded first, as the Redis store does: unstorable data is refused whatever is stored
+        encode_batch(args, stored, stream, events, expected_version, request_id, at, head)
         if known is not None:
             done = known.requests.get(request_id)
             if done is not None:
@@ -139,10 +144,6 @@ class InMemoryEventStore:
         version = known.version if known is not None else NO_STREAM
         if version != expected_version:
             raise ConcurrencyConflict(stream, expected_version, version)
-        head = known.head if known is not None else GENESIS_HASH
-        args: list[str | bytes | int] = []
-        stored: list[StoredEvent] = []
-        encode_batch(args, stored, stream, events, expected_version, request_id, at, head)
         # nothing awaited since the version was read: the check and the write are one step
         target = known if known is not None else self._data.streams.setdefault(stream, _Stream())
         for event, body in zip(stored, args[1::2], strict=True):

@@ -176,6 +176,8 @@ class RedisEventStore:
                 keys.index_counter,
             ]
         head = self._head(stream, expected_version)
+        if head is None:  # the head is learnt first: refuse unstorable data before that too
+            encode_batch([], [], stream, events, expected_version, request_id, at, GENESIS_HASH)
         for _ in range(3):
             args: list[str | bytes | int] = [
                 expected_version,

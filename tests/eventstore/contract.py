@@ -385,6 +385,16 @@ class RequestIdCase(StoreCase):
         # fingerprints are per request id and stream, like the ids
         assert (await store.append("g", [ev()], -1, "cmd", "seat 2: pass")).last_seq == 0
 
+    async def test_unstorable_events_are_refused_under_a_used_request_id(
+        self, recorder: Recorder
+    ) -> None:
+        store = recorder.store()
+        await store.append("u", [ev()], -1, "cmd")
+        for writer in (store, recorder.sharing(store)):  # knowing the head, and not
+            with pytest.raises(InvalidEvent):
+                await writer.append("u", [NewEvent("T", {"x": float("nan")})], 0, "cmd")
+        assert await store.version("u") == 0
+
     async def test_a_fingerprint_may_hold_any_text(self, store: EventStore) -> None:
         odd = "play 3S 4S  jokers: 大富豪 \n tab\t"
         await store.append("t", [ev()], -1, "r", odd)
