@@ -76,6 +76,13 @@ class _Data:
     feeds: weakref.WeakSet[InMemoryFeedSubscription] = field(default_factory=weakref.WeakSet)
 
 
+async def _turn() -> None:
+    """Let other tasks run, as a store across a network would at every call: a caller
+    looping on the store never starves the rest of the loop. (What follows, up to the next
+    await, is one atomic step: an append's version check and its write are.)"""
+    await asyncio.sleep(0)
+
+
 def _wake(waiter: asyncio.Future[None] | None) -> None:
     if waiter is not None and not waiter.done():
         waiter.set_result(None)
@@ -125,6 +132,7 @@ class InMemoryEventStore:
         see ``EventStore.append``."""
         check_stream_id(stream)
         check_append_args(events, expected_version, request_id, fingerprint)
+        await _turn()
         if request_id is None:
             request_id = f"{self._request_ids}{next(self._request_counter)}"
         at = time.time_ns() // 1_000_000
@@ -163,11 +171,13 @@ class InMemoryEventStore:
 
     async def version(self, stream: str) -> int:
         check_stream_id(stream)
+        await _turn()
         known = self._data.streams.get(stream)
         return known.version if known is not None else NO_STREAM
 
     async def request_result(self, stream: str, request_id: str) -> AppendResult | None:
         check_stream_id(stream)
+        await _turn()
         known = self._data.streams.get(stream)
         done = known.requests.get(request_id) if known is not None else None
         if done is None:
@@ -182,6 +192,7 @@ class InMemoryEventStore:
         from_seq = max(from_seq, 0)
         if limit is not None and limit <= 0:
             return []
+        await _turn()
         return self._slice(stream, from_seq, limit)
 
     async def read_pages(
