@@ -31,7 +31,8 @@ from pathlib import Path
 from clients.bots import GreedyBot
 from clients.runner import play_seat
 from clients.sdk import ActResult, DaifugoClient, Refused, SeatSession, Turn
-from eventstore import LocalCluster, RedisEventStore, RedisServer
+from eventstore import RedisEventStore, RedisServer
+from eventstore.localcluster import LocalCluster
 from service.app.match import stream_of
 from service.app.runtime import STORE_PREFIX
 from service.audit.auditor import audit_events

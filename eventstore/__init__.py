@@ -1,4 +1,5 @@
-"""An append-only, hash-chained event store on Redis Streams (one server or a cluster).
+"""An append-only, hash-chained event store: one protocol (``EventStore``), on Redis Streams
+(one server or a cluster) or in memory.
 
 It knows nothing of the game: streams are opaque ids, events are a type, a schema number
 and JSON-compatible data. See eventstore/README.md for the key layout, the Lua script,
@@ -19,11 +20,12 @@ from .errors import (
     CorruptEvent,
     EventStoreError,
     InvalidEvent,
+    RequestIdReused,
     StoreUnavailable,
 )
-from .feed import Checkpoints, GlobalSubscription, InMemoryCheckpoints, RedisCheckpoints
+from .feed import GlobalSubscription, RedisCheckpoints
 from .hashing import canonical_json, envelope, event_hash, recompute_hash
-from .localcluster import LocalCluster
+from .memory import InMemoryCheckpoints, InMemoryEventStore
 from .model import (
     GENESIS_HASH,
     NO_STREAM,
@@ -32,6 +34,7 @@ from .model import (
     StoredEvent,
     Verification,
 )
+from .port import Checkpoints, EventStore, FeedSubscription, Subscription
 from .store import RedisEventStore
 from .subscription import StreamSubscription
 
@@ -45,18 +48,22 @@ __all__ = [
     "ConcurrencyConflict",
     "CorruptEvent",
     "EmbeddedRedis",
+    "EventStore",
     "EventStoreError",
+    "FeedSubscription",
     "GlobalSubscription",
     "InMemoryCheckpoints",
+    "InMemoryEventStore",
     "InvalidEvent",
-    "LocalCluster",
     "NewEvent",
     "RedisCheckpoints",
     "RedisEventStore",
     "RedisServer",
+    "RequestIdReused",
     "StoreUnavailable",
     "StoredEvent",
     "StreamSubscription",
+    "Subscription",
     "Upcaster",
     "Upcasters",
     "Verification",

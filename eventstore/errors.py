@@ -20,6 +20,19 @@ class ConcurrencyConflict(EventStoreError):
         self.actual_version = actual_version
 
 
+class RequestIdReused(EventStoreError):
+    """The request_id was used before on this stream for a different request (another
+    fingerprint): refused, nothing written."""
+
+    def __init__(self, stream: str, request_id: str) -> None:
+        super().__init__(
+            f"stream {stream!r}: request id {request_id!r} was used for a different request; "
+            "nothing was written"
+        )
+        self.stream = stream
+        self.request_id = request_id
+
+
 class StoreUnavailable(EventStoreError):
     """Redis could not be reached or did not answer in time.
 

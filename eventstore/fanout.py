@@ -3,8 +3,8 @@
 A listener per stream subscription costs a blocking Redis connection and a read
 per event per listener; a match watched by four seats and a few spectators on one
 replica needs only one. ``Fanout.listen`` gives each listener the same guarantee as
-``RedisEventStore.subscribe``: every event from its ``from_seq`` on, in order,
-exactly once (stored ones first, then live ones).
+``EventStore.subscribe``: every event from its ``from_seq`` on, in order,
+exactly once (stored ones first, then live ones). It works over any store.
 
 How a late listener joins without a gap: it is registered for live events first,
 then reads what is stored from its ``from_seq``; live events it has already read
@@ -18,14 +18,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import uuid
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 
 from .errors import EventStoreError
 from .model import StoredEvent
-from .store import RedisEventStore
-from .subscription import BlockingReader
+from .port import EventStore, Subscription
 
 log = logging.getLogger("eventstore.fanout")
 
@@ -40,7 +38,7 @@ class ListenerTooSlow(EventStoreError):
 class _Shared:
     started: asyncio.Future[None]  # the follower knows where it starts
     listeners: set[asyncio.Queue[StoredEvent | BaseException]] = field(default_factory=set)
-    reader: BlockingReader | None = None
+    subscription: Subscription | None = None
     closed: bool = False
     next_seq: int | None = None  # the seq the follower delivers next, once started
 
@@ -48,7 +46,7 @@ class _Shared:
 class Fanout:
     def __init__(
         self,
-        store: RedisEventStore,
+        store: EventStore,
         *,
         page: int = 500,
         block_ms: int = 1000,
@@ -87,8 +85,8 @@ class Fanout:
         """Stop every follower (their blocked reads end with their connections)."""
         for shared in list(self._streams.values()):
             shared.closed = True
-            if shared.reader is not None:
-                await shared.reader.drop()
+            if shared.subscription is not None:
+                await shared.subscription.aclose()
         self._streams.clear()
         if self._tasks:
             await asyncio.wait(list(self._tasks), timeout=self.block_ms / 1000 + 1)
@@ -128,13 +126,14 @@ class Fanout:
         seconds. (It ends by itself, never by cancellation: a cancellation landing inside
         a blocked Redis read may not come out.)"""
         loop = asyncio.get_running_loop()
-        name = f"es-fan-{uuid.uuid4().hex[:12]}"
-        reader = shared.reader = BlockingReader(
-            self.store, self.store.keys.events(stream), self.block_ms, name
-        )
+        subscription: Subscription | None = None
         idle_since: float | None = None
         try:
-            next_seq = shared.next_seq = await self.store.version(stream) + 1
+            start = shared.next_seq = await self.store.version(stream) + 1
+            # fail at once when the store does: its listeners' callers retry, not it
+            subscription = shared.subscription = self.store.subscribe(
+                stream, start, batch=self.page, block_ms=self.block_ms, reconnect_for=0.0
+            )
             shared.started.set_result(None)
             while not shared.closed:
                 if shared.listeners:
@@ -146,11 +145,10 @@ class Fanout:
                     if self._streams.get(stream) is shared:
                         del self._streams[stream]
                     return
-                entries = await reader.xread(f"{next_seq}-0", self.page)
-                if not entries:
+                events = await subscription.next_batch()
+                if not events:
                     continue
-                events = self.store.decode(stream, entries, next_seq)
-                next_seq = shared.next_seq = events[-1].seq + 1
+                shared.next_seq = events[-1].seq + 1
                 for event in events:
                     self._deliver(stream, shared, event)
         except Exception as error:
@@ -164,7 +162,8 @@ class Fanout:
             for queue in shared.listeners:
                 queue.put_nowait(failure)
         finally:
-            await reader.drop()
+            if subscription is not None:
+                await subscription.aclose()
 
     @staticmethod
     def _deliver(stream: str, shared: _Shared, event: StoredEvent) -> None:

@@ -20,11 +20,12 @@ import time
 import uuid
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping, Sequence
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any
 
 from .connection import unavailable_as
 from .errors import CheckpointGap, StoreUnavailable
 from .model import StoredEvent
+from .port import Checkpoints
 from .scripts import APPLY, COMMIT
 from .store import parse_head
 from .subscription import Backoff, BlockingReader
@@ -33,35 +34,6 @@ if TYPE_CHECKING:
     from .store import RedisEventStore
 
 SWEEP_PAGE = 500
-
-
-@runtime_checkable
-class Checkpoints(Protocol):
-    """Where a projection is: for each stream, the seq of the last event it applied."""
-
-    async def positions(self) -> Mapping[str, int]:
-        """Every stream's last applied seq (a stream not in it: nothing applied, -1)."""
-        ...
-
-
-class InMemoryCheckpoints:
-    """Checkpoints of a projection that lives in memory and is rebuilt from scratch."""
-
-    def __init__(self, positions: Mapping[str, int] | None = None) -> None:
-        self._positions: dict[str, int] = dict(positions or {})
-
-    async def positions(self) -> Mapping[str, int]:
-        return dict(self._positions)
-
-    def position(self, stream: str) -> int:
-        return self._positions.get(stream, -1)
-
-    def commit(self, stream: str, seq: int) -> bool:
-        """Move forward to ``seq``; False (and no change) when already there or past."""
-        if seq <= self._positions.get(stream, -1):
-            return False
-        self._positions[stream] = seq
-        return True
 
 
 Op = Sequence[str | bytes | int | float]

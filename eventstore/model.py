@@ -47,12 +47,14 @@ class AppendResult:
     ``duplicate`` is true when the request_id had been appended before: nothing was written
     and the seqs are those of that first append. ``events`` are the events as stored by
     this append (empty for a duplicate), so a writer need not read back what it wrote.
+    ``fingerprint`` is the one the request_id was first appended with.
     """
 
     first_seq: int
     last_seq: int
     duplicate: bool = False
     events: tuple[StoredEvent, ...] = field(default=(), compare=False, repr=False)
+    fingerprint: str = ""
 
 
 @dataclass(frozen=True, slots=True)

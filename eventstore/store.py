@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import gc
-import hashlib
 import itertools
 import logging
 import time
@@ -14,10 +12,10 @@ from collections.abc import AsyncIterator, Sequence
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
-from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import ResponseError
 
-from .codec import Upcasters, check_keys, decode_entry, encode_body
+from .chain import ChainCheck, check_append_args, encode_batch
+from .codec import Upcasters, decode_entries
 from .connection import (
     REDIS_FAILURES,
     Client,
@@ -29,15 +27,15 @@ from .errors import (
     ConcurrencyConflict,
     CorruptEvent,
     EventStoreError,
-    InvalidEvent,
+    RequestIdReused,
 )
-from .hashing import canonical_json, recompute_hash
 from .keys import Keys, check_stream_id
 from .model import GENESIS_HASH, AppendResult, NewEvent, StoredEvent, Verification
 from .scripts import APPEND, INDEX, Script
 
 if TYPE_CHECKING:
-    from .feed import Checkpoints, GlobalSubscription
+    from .feed import GlobalSubscription
+    from .port import Checkpoints, EventStore
     from .subscription import StreamSubscription
 
 log = logging.getLogger(__name__)
@@ -120,10 +118,6 @@ class RedisEventStore:
     ) -> None:
         await self.close()
 
-    async def client(self) -> Client:
-        """The shared redis-py client (connecting on first use)."""
-        return await self.connector.client()
-
     # --- writing ---------------------------------------------------------------------
 
     async def append(
@@ -132,32 +126,27 @@ class RedisEventStore:
         events: Sequence[NewEvent],
         expected_version: int,
         request_id: str | None = None,
+        fingerprint: str = "",
     ) -> AppendResult:
         """Append ``events`` at once if the stream's version is ``expected_version``.
 
         ``expected_version`` is the seq of the stream's last event, -1 for a new stream.
         A request_id seen before on this stream returns that first append's result with
-        ``duplicate=True`` and writes nothing, whatever the version is now. Raises
-        ConcurrencyConflict (nothing written), StoreUnavailable, InvalidEvent.
+        ``duplicate=True`` and writes nothing, whatever the version is now, if it came with
+        the same ``fingerprint``; with another it raises RequestIdReused (nothing written).
+        Raises ConcurrencyConflict (nothing written), StoreUnavailable, InvalidEvent.
         """
         if stream not in self._valid_streams:
             check_stream_id(stream)
             if len(self._valid_streams) > 100_000:
                 self._valid_streams.clear()
             self._valid_streams.add(stream)
-        if not events:
-            raise InvalidEvent("append needs at least one event")
-        if type(expected_version) is not int or expected_version < -1:
-            raise InvalidEvent(f"expected_version must be an int >= -1: {expected_version!r}")
-        for event in events:
-            _check_new_event(event)
+        check_append_args(events, expected_version, request_id, fingerprint)
         if request_id is None:
             request_id = f"{self._request_ids}{next(self._request_counter)}"
-        elif type(request_id) is not str or not request_id:
-            raise InvalidEvent(f"request_id must be a non-empty str: {request_id!r}")
         at = time.time_ns() // 1_000_000
         try:
-            return await self._append(stream, events, expected_version, request_id, at)
+            return await self._append(stream, events, expected_version, request_id, fingerprint, at)
         except REDIS_FAILURES as exc:
             raise store_error(exc, f"append to {stream!r}", self.url) from exc
 
@@ -167,21 +156,17 @@ class RedisEventStore:
         events: Sequence[NewEvent],
         expected_version: int,
         request_id: str,
+        fingerprint: str,
         at: int,
     ) -> AppendResult:
         connector = self.connector
         client = connector.executor or await connector.runner()
         cluster = connector.cluster
         keys = self.keys
+        unindexed = False
         if cluster:
             script_keys = [keys.events(stream), keys.meta(stream)]
-            if expected_version == -1 and stream not in self._indexed:
-                # Index first: a stream with events is always in the index (the index
-                # lives in another slot on a cluster, so it cannot share the script).
-                await INDEX.run(client, [keys.index, keys.index_counter], [stream])
-                if len(self._indexed) > 100_000:
-                    self._indexed.clear()
-                self._indexed.add(stream)
+            unindexed = expected_version == -1 and stream not in self._indexed
         else:
             script_keys = [
                 keys.events(stream),
@@ -191,6 +176,8 @@ class RedisEventStore:
                 keys.index_counter,
             ]
         head = self._head(stream, expected_version)
+        if head is None:  # the head is learnt first: refuse unstorable data before that too
+            encode_batch([], [], stream, events, expected_version, request_id, at, GENESIS_HASH)
         for _ in range(3):
             args: list[str | bytes | int] = [
                 expected_version,
@@ -198,10 +185,20 @@ class RedisEventStore:
                 head or "",
                 stream,
                 self.feed_maxlen,
+                fingerprint,
             ]
             stored: list[StoredEvent] = []
             if head is not None:  # else no events: only learn the head (never writes)
-                _encode(args, stored, stream, events, expected_version, request_id, at, head)
+                encode_batch(args, stored, stream, events, expected_version, request_id, at, head)
+            if unindexed:
+                # Index first, once the events are known to be storable: a stream with
+                # events is always in the index (which lives in another slot on a
+                # cluster, so it cannot share the script).
+                await INDEX.run(client, [keys.index, keys.index_counter], [stream])
+                if len(self._indexed) > 100_000:
+                    self._indexed.clear()
+                self._indexed.add(stream)
+                unindexed = False
             try:
                 reply = await self._append_script.run(client, script_keys, args)
             except ResponseError as exc:
@@ -210,15 +207,17 @@ class RedisEventStore:
                 raise
             code = reply[0]
             if code == 0:
-                result = AppendResult(reply[1], reply[2], False, tuple(stored))
+                result = AppendResult(reply[1], reply[2], False, tuple(stored), fingerprint)
                 self._remember(stream, reply[2], stored[-1].hash)
                 if cluster:
                     await self._hint(client, stream, reply[2])
                 return result
             if code == 1:
-                return AppendResult(reply[1], reply[2], True)
+                return AppendResult(reply[1], reply[2], True, (), fingerprint)
             if code == 2:
                 raise ConcurrencyConflict(stream, expected_version, reply[1])
+            if code == 4:
+                raise RequestIdReused(stream, request_id)
             head = reply[2].decode() if isinstance(reply[2], bytes) else str(reply[2])
             self._remember(stream, reply[1], head)
         raise EventStoreError(f"append to {stream!r}: the stream's head kept changing")
@@ -269,15 +268,16 @@ class RedisEventStore:
         return parse_head(head)[0]
 
     async def request_result(self, stream: str, request_id: str) -> AppendResult | None:
-        """What an append with ``request_id`` on ``stream`` did (``duplicate=True``), or
-        None if none did: lets a service answer a retried command before deciding again."""
+        """What an append with ``request_id`` on ``stream`` did (``duplicate=True``, with its
+        fingerprint), or None if none did: lets a service answer a retried command before
+        deciding again."""
         check_stream_id(stream)
         with unavailable_as(f"request {request_id!r} of {stream!r}", self.url):
             raw = await self.connector.execute("HGET", self.keys.meta(stream), f"r:{request_id}")
         if raw is None:
             return None
-        first, _, last = raw.decode().partition(" ")
-        return AppendResult(int(first), int(last), True)
+        first, last, fingerprint = parse_request(raw)
+        return AppendResult(first, last, True, (), fingerprint)
 
     async def read(
         self, stream: str, from_seq: int = 0, limit: int | None = None
@@ -330,91 +330,25 @@ class RedisEventStore:
 
     def decode(self, stream: str, entries: Sequence[Any], from_seq: int) -> list[StoredEvent]:
         """Raw entries as events, upcast; CorruptEvent on a bad entry or a gap in seqs."""
-        upcast = self.upcasters.upcast if self.upcasters else None
-        out: list[StoredEvent] = []
-        expected = from_seq
-        # Decoding makes many small objects at once: the cyclic GC would walk the growing
-        # list again and again (2/3 of the time); these objects hold no cycles.
-        pause = len(entries) > 64 and gc.isenabled()
-        if pause:
-            gc.disable()
-        try:
-            for entry in entries:
-                event = decode_entry(stream, entry)
-                if event.seq != expected:
-                    raise CorruptEvent(stream, expected, f"missing (next entry is seq {event.seq})")
-                expected += 1
-                out.append(upcast(event) if upcast else event)
-        finally:
-            if pause:
-                gc.enable()
-        return out
+        return decode_entries(stream, entries, from_seq, self.upcasters)
 
     async def verify(self, stream: str, page_size: int = 5000) -> Verification:
         """Check the hash chain from seq 0: contiguous seqs, each prev_hash linking to the
-        previous hash, each hash matching the contents. Reports the first bad seq."""
+        previous hash, each hash matching the contents, the last event matching the head
+        record the append script keeps. Reports the first bad seq."""
         check_stream_id(stream)
-        prev = GENESIS_HASH
-        expected = 0
+        check = ChainCheck(stream)
         while True:
-            entries = await self._xrange(stream, expected, page_size)
-            for entry in entries:
-                try:
-                    event = decode_entry(stream, entry)
-                except CorruptEvent as exc:
-                    bad = exc.seq if exc.seq >= 0 else expected
-                    return Verification(False, expected, min(bad, expected), exc.reason, prev)
-                if event.seq != expected:
-                    return Verification(
-                        False, expected, expected, f"seq {expected} is missing", prev
-                    )
-                if event.prev_hash != prev:
-                    return Verification(
-                        False,
-                        expected,
-                        expected,
-                        "prev_hash does not match the hash of the event before",
-                        prev,
-                    )
-                try:
-                    actual = recompute_hash(event)
-                except (TypeError, ValueError) as exc:
-                    return Verification(False, expected, expected, f"unhashable: {exc}", prev)
-                if actual != event.hash:
-                    return Verification(
-                        False,
-                        expected,
-                        expected,
-                        "hash does not match the contents (altered)",
-                        prev,
-                    )
-                prev = event.hash
-                expected += 1
+            entries = await self._xrange(stream, check.checked, page_size)
+            bad = check.check(entries)
+            if bad is not None:
+                return bad
             if len(entries) < page_size:
                 break
-        # The head record the append script keeps must name the last event seen.
         with unavailable_as(f"verify {stream!r}", self.url):
             raw_head = await self.connector.execute("HGET", self.keys.meta(stream), "head")
         head_seq, head_hash = parse_head(raw_head)
-        if head_seq >= expected:
-            return Verification(
-                False, expected, expected, f"the head record says seq {head_seq} exists", prev
-            )
-        if raw_head is not None and head_seq < expected - 1:
-            return Verification(
-                False,
-                expected,
-                head_seq + 1,
-                f"seq {head_seq + 1} onward were not written by the append script",
-                prev,
-            )
-        if raw_head is not None and head_hash != prev:
-            return Verification(
-                False, expected, head_seq, "hash differs from the head record (altered)", prev
-            )
-        if raw_head is None and expected > 0:
-            return Verification(False, expected, expected - 1, "the head record is missing", prev)
-        return Verification(True, expected, None, "", prev)
+        return check.against_head(head_seq, head_hash, has_head=raw_head is not None)
 
     # --- the index -------------------------------------------------------------------
 
@@ -514,12 +448,18 @@ class RedisEventStore:
         return self.connector.cluster
 
     async def raw_client(self) -> Client:
-        """The redis-py client (for tests and tools)."""
+        """The shared redis-py client, connecting on first use (for what keeps its own
+        state in the same Redis: projections, the lease, the server key; and for tests)."""
         return await self.connector.client()
 
-    def cluster_client(self) -> RedisCluster | None:
-        client = self.connector._client
-        return client if isinstance(client, RedisCluster) else None
+
+def parse_request(raw: bytes | str) -> tuple[int, int, str]:
+    """The (first seq, last seq, fingerprint) of a meta ``r:<request id>`` field (a record
+    written before fingerprints existed has none: "")."""
+    text = raw.decode() if isinstance(raw, bytes) else raw
+    first, _, rest = text.partition(" ")
+    last, _, fingerprint = rest.partition(" ")
+    return int(first), int(last), fingerprint
 
 
 def parse_head(raw: bytes | str | None) -> tuple[int, str]:
@@ -531,52 +471,7 @@ def parse_head(raw: bytes | str | None) -> tuple[int, str]:
     return int(seq), hash_
 
 
-def _check_new_event(event: NewEvent) -> None:
-    if not isinstance(event, NewEvent):
-        raise InvalidEvent(f"expected a NewEvent, got {type(event).__name__}")
-    if not isinstance(event.type, str) or not event.type:
-        raise InvalidEvent(f"event type must be a non-empty str: {event.type!r}")
-    if type(event.schema) is not int or event.schema < 1:
-        raise InvalidEvent(f"{event.type}: schema must be an int >= 1: {event.schema!r}")
-    if type(event.data) is not dict:
-        raise InvalidEvent(f"{event.type}: data must be a dict")
-    check_keys(event.data, f"{event.type}.data")
+if TYPE_CHECKING:
 
-
-def _encode(
-    args: list[str | bytes | int],
-    stored: list[StoredEvent],
-    stream: str,
-    events: Sequence[NewEvent],
-    expected_version: int,
-    request_id: str,
-    at: int,
-    head: str,
-) -> None:
-    """Append (hash, body) per event, chained from ``head``, to ``args``, and the event
-    as it will be stored to ``stored``."""
-    prev = head
-    seq = expected_version
-    sha256 = hashlib.sha256
-    for event in events:
-        seq += 1
-        type_, schema, data = event.type, event.schema, event.data
-        env = {
-            "at": at,
-            "data": data,
-            "prev_hash": prev,
-            "request_id": request_id,
-            "schema": schema,
-            "seq": seq,
-            "stream": stream,
-            "type": type_,
-        }
-        try:
-            digest = sha256(canonical_json(env)).hexdigest()
-            body = encode_body(type_, schema, at, request_id, prev, data)
-        except (TypeError, ValueError, OverflowError) as exc:
-            raise InvalidEvent(f"{type_}: data is not storable: {exc}") from exc
-        args.append(digest)
-        args.append(body)
-        stored.append(StoredEvent(stream, seq, type_, schema, data, request_id, at, prev, digest))
-        prev = digest
+    def _conforms(store: RedisEventStore) -> EventStore:
+        return store  # mypy checks that the Redis store implements the protocol

@@ -75,10 +75,13 @@ class BlockingReader:
     async def xread(self, after: str, count: int) -> list[Any] | None:
         """Entries after id ``after`` (waiting up to block_ms); None when none came.
 
-        Raises StoreUnavailable (the connection is then dropped) when Redis fails.
+        Raises StoreUnavailable (the connection is then dropped) when Redis fails. A read
+        whose connection was dropped under it (``drop`` from another task) gives None,
+        however redis-py broke off.
         """
+        conn: Any = None
         try:
-            conn: Any = await self._connection()
+            conn = await self._connection()
             reply = await conn.execute_command(
                 "XREAD", "COUNT", count, "BLOCK", self.block_ms, "STREAMS", self.key, after
             )
@@ -86,13 +89,16 @@ class BlockingReader:
             await self.drop()
             self._url = with_host(self.store.url, exc.host, int(exc.port))
             return None
-        except UNAVAILABLE_ERRORS as exc:
+        except Exception as exc:
+            if conn is not None and self._conn is not conn:
+                return None  # dropped under the read (closing)
             await self.drop()
-            self._url = None
-            raise StoreUnavailable(f"read {self.key!r}: {exc}") from exc
-        except RedisError as exc:
-            await self.drop()
-            raise store_error(exc, f"read {self.key!r}", self.store.url) from exc
+            if isinstance(exc, UNAVAILABLE_ERRORS):
+                self._url = None
+                raise StoreUnavailable(f"read {self.key!r}: {exc}") from exc
+            if isinstance(exc, RedisError):
+                raise store_error(exc, f"read {self.key!r}", self.store.url) from exc
+            raise
         except BaseException:
             await self.drop()  # cancelled mid-read: the connection holds a pending reply
             raise
@@ -141,6 +147,7 @@ class StreamSubscription:
         self.store = store
         self.stream = stream
         self.batch = batch
+        self.block_ms = block_ms
         self._next = max(from_seq, 0)  # next seq to read from Redis
         self.last_seq = self._next - 1
         self._buffer: deque[StoredEvent] = deque()
@@ -166,6 +173,16 @@ class StreamSubscription:
         event = self._buffer.popleft()
         self.last_seq = event.seq
         return event
+
+    async def next_batch(self) -> list[StoredEvent]:
+        """The next events (at most ``batch``), waiting up to ``block_ms`` for some; empty
+        when none came in that time, or once closed."""
+        if not self._buffer and not self._closed:
+            await self._fetch()
+        batch = [self._buffer.popleft() for _ in range(min(self.batch, len(self._buffer)))]
+        if batch:
+            self.last_seq = batch[-1].seq
+        return batch
 
     async def _fetch(self) -> None:
         try:

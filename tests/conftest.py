@@ -14,7 +14,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from eventstore import LocalCluster, RedisServer
+from eventstore import RedisServer
+from eventstore.localcluster import LocalCluster
 
 from .redis_support import DEFAULT_URL, answers
 

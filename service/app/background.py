@@ -10,6 +10,8 @@ import contextlib
 import logging
 from typing import Protocol
 
+from eventstore import RedisEventStore
+
 from .bot_seats import BotFactory, BotSeats
 from .catalog import CatalogProjection
 from .lease import Lease
@@ -30,12 +32,19 @@ class Worker(Protocol):
 
 class Background:
     def __init__(
-        self, service: GameService, timers: bool = True, make_bot: BotFactory | None = None
+        self,
+        service: GameService,
+        store: RedisEventStore,
+        timers: bool = True,
+        make_bot: BotFactory | None = None,
     ) -> None:
+        """``store``: the Redis the lease and the projections' state live in (the one
+        ``service`` appends to)."""
         self.service = service
+        self.store = store
         self.timers = timers
         self.make_bot = make_bot  # None: this replica plays no bot seats
-        self.lease = Lease(service.store, "background")
+        self.lease = Lease(store, "background")
         self._stopping = asyncio.Event()
         self._running: list[tuple[Worker, asyncio.Task[None]]] = []
 
@@ -69,7 +78,7 @@ class Background:
                 await self.lease.release()
 
     def _start(self) -> None:
-        store = self.service.store
+        store = self.store
         workers: list[Worker] = [
             ResultsProjection(store),
             CatalogProjection(store),

@@ -1,6 +1,9 @@
 """What every projection of this service does the same way: follow the global
 feed, apply each event with its checkpoint in one Redis script, stop on a flag,
-catch up on demand. A projection says only which writes an event makes."""
+catch up on demand. A projection says only which writes an event makes.
+
+Their state lives in Redis beside the events (``RedisCheckpoints``), so they take
+the Redis store, not any ``EventStore``."""
 
 from __future__ import annotations
 

@@ -83,7 +83,7 @@ async def running_service(
         keyring = Keyring(await load_server_key(await store.raw_client()))
         service = GameService(store, keyring, signer)
         server, port = await start_grpc_server(service, grpc_port, host, signing_keys=signing_keys)
-        background = Background(service, timers=timers, make_bot=bot_of_kind)
+        background = Background(service, store, timers=timers, make_bot=bot_of_kind)
         background_task = asyncio.create_task(background.run())
         # what REST reads of the projections, from Redis, whichever replica writes them
         results = ResultsProjection(store)

@@ -15,9 +15,9 @@ from typing import Any
 from eventstore import (
     AppendResult,
     ConcurrencyConflict,
+    EventStore,
     InvalidEvent,
     NewEvent,
-    RedisEventStore,
     StoredEvent,
 )
 from eventstore.fanout import Fanout
@@ -126,9 +126,7 @@ class MatchOptions:
 
 
 class GameService:
-    def __init__(
-        self, store: RedisEventStore, keyring: Keyring, signer: Signer | None = None
-    ) -> None:
+    def __init__(self, store: EventStore, keyring: Keyring, signer: Signer | None = None) -> None:
         self.store = store
         self.keyring = keyring
         self.signer = signer or ephemeral_signer()  # None: a key for this process only

@@ -19,7 +19,8 @@ import pytest
 import redis
 from redis.crc import key_slot
 
-from eventstore import LocalCluster, RedisEventStore, RedisServer
+from eventstore import RedisEventStore, RedisServer
+from eventstore.localcluster import LocalCluster
 
 from ..redis_support import unique
 

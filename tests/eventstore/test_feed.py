@@ -1,9 +1,10 @@
-"""The global feed: catch-up over every stream, live following, checkpoints."""
+"""The Redis global feed: hints lost and made up by sweeps, and ``RedisCheckpoints`` (a
+projection's writes and its checkpoint in one script). The feed's contract for every store
+is in contract.py."""
 
 from __future__ import annotations
 
 import asyncio
-from collections import defaultdict
 
 import pytest
 
@@ -17,53 +18,7 @@ from eventstore import (
 )
 
 from .conftest import Backend
-
-
-async def append_n(store: RedisEventStore, stream: str, n: int) -> None:
-    version = await store.version(stream)
-    for _ in range(n):
-        version = (
-            await store.append(stream, [NewEvent("E", {"v": version + 1})], version)
-        ).last_seq
-
-
-def by_stream(events: list[StoredEvent]) -> dict[str, list[int]]:
-    out: dict[str, list[int]] = defaultdict(list)
-    for e in events:
-        out[e.stream].append(e.seq)
-    return dict(out)
-
-
-async def test_catch_up_delivers_every_stream_in_order(store: RedisEventStore) -> None:
-    sizes = {"m:1": 5, "m:2": 1, "m:3": 12, "m:4": 3}
-    for stream, n in sizes.items():
-        await append_n(store, stream, n)
-    got = [e async for e in store.subscribe_all(InMemoryCheckpoints(), live=False, batch=4)]
-    assert by_stream(got) == {s: list(range(n)) for s, n in sizes.items()}
-    # from checkpoints: only what lies past them
-    checkpoints = InMemoryCheckpoints({"m:1": 4, "m:3": 9})
-    got = [e async for e in store.subscribe_all(checkpoints, live=False)]
-    assert by_stream(got) == {"m:2": [0], "m:3": [10, 11], "m:4": [0, 1, 2]}
-
-
-async def test_live_subscription_sees_new_and_old_streams(store: RedisEventStore) -> None:
-    await append_n(store, "old", 3)
-    sub = store.subscribe_all(InMemoryCheckpoints(), block_ms=200)
-    got: list[StoredEvent] = []
-
-    async def consume() -> None:
-        async for event in sub:
-            got.append(event)
-            if len(got) == 3 + 4 + 5:
-                return
-
-    task = asyncio.create_task(consume())
-    await asyncio.sleep(0.1)
-    await append_n(store, "old", 4)
-    await append_n(store, "new", 5)
-    await asyncio.wait_for(task, 20)
-    await sub.aclose()
-    assert by_stream(got) == {"old": list(range(7)), "new": list(range(5))}
+from .contract import append_n, by_stream
 
 
 async def test_lost_hints_are_made_up_by_sweeps(store: RedisEventStore, backend: Backend) -> None:

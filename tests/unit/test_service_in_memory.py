@@ -1,0 +1,190 @@
+"""GameService over the in-memory event store: the application layer's own behaviour
+(create, join, start, act, refusals, retries, waiting for a turn) without Redis. The
+same service on a real Redis is tested in tests/integration."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import secrets
+from collections.abc import AsyncIterator, Callable
+
+import pytest
+
+from eventstore import InMemoryEventStore, StoredEvent
+from service.app.keyring import Keyring
+from service.app.match import stream_of
+from service.app.service import CreatedMatch, GameService, MatchOptions, ServiceError
+from service.rules.commands import SeatCommand
+from service.rules.legal import legal_actions
+from service.rules.views import SPECTATOR
+
+
+@pytest.fixture
+async def store() -> AsyncIterator[InMemoryEventStore]:
+    store = InMemoryEventStore()
+    yield store
+    await store.close()
+
+
+@pytest.fixture
+async def service(store: InMemoryEventStore) -> AsyncIterator[GameService]:
+    service = GameService(store, Keyring(secrets.token_bytes(32)))
+    yield service
+    await service.fanout.close()
+
+
+async def stored(store: InMemoryEventStore, match_id: str) -> list[StoredEvent]:
+    return await store.read(stream_of(match_id))
+
+
+async def started(service: GameService, players: int = 2) -> CreatedMatch:
+    made = await service.create(MatchOptions("federation", players, {}))
+    await service.start(made.match_id, made.host_token)
+    return made
+
+
+async def first_legal(service: GameService, match_id: str) -> tuple[int, SeatCommand]:
+    match = await service.load(match_id)
+    seat = match.game.turn
+    assert seat is not None
+    return seat, legal_actions(match.game)[0]
+
+
+def always(command: SeatCommand) -> Callable[[int], SeatCommand]:
+    """The command, for the seat of the token it comes with (as the adapters make it)."""
+    return lambda seat: dataclasses.replace(command, seat=seat)
+
+
+async def test_create_writes_the_match_and_its_seats(
+    service: GameService, store: InMemoryEventStore
+) -> None:
+    made = await service.create(MatchOptions("federation", 3, {}))
+    events = await stored(store, made.match_id)
+    assert [e.type for e in events] == ["MatchCreated", "SeatJoined", "SeatJoined", "SeatJoined"]
+    assert len(made.seat_tokens) == 3
+    match = await service.load(made.match_id)
+    assert match.version == 3 and not match.started and match.players == 3
+    assert await store.streams() == [stream_of(made.match_id)]
+    assert (await store.verify(stream_of(made.match_id))).ok
+
+
+async def test_unknown_and_impossible_match_ids_are_not_found(service: GameService) -> None:
+    for match_id in ("nope", "{braces}"):
+        with pytest.raises(ServiceError) as info:
+            await service.load(match_id)
+        assert info.value.code == "not_found"
+
+
+async def test_join_takes_free_seats_and_a_retry_takes_none(
+    service: GameService, store: InMemoryEventStore
+) -> None:
+    made = await service.create(MatchOptions("federation", 2, {}, open_seats=True))
+    seat, token = await service.join(made.match_id, "ann", request_id="join-ann")
+    again = await service.join(made.match_id, "ann", request_id="join-ann")
+    assert again == (seat, token) and seat == 0
+    assert (await service.join(made.match_id, "bob"))[0] == 1
+    with pytest.raises(ServiceError) as info:
+        await service.join(made.match_id, "cat")
+    assert info.value.code == "seats_full"
+    joined = [e.data["name"] for e in await stored(store, made.match_id) if e.type == "SeatJoined"]
+    assert joined == ["ann", "bob"]
+
+
+async def test_only_the_host_starts_and_only_once(
+    service: GameService, store: InMemoryEventStore
+) -> None:
+    made = await service.create(MatchOptions("federation", 2, {}))
+    before = await stored(store, made.match_id)
+    for token, code in [
+        (made.seat_tokens[0], "permission_denied"),
+        ("", "unauthenticated"),
+        ("forged", "permission_denied"),
+    ]:
+        with pytest.raises(ServiceError) as info:
+            await service.start(made.match_id, token)
+        assert info.value.code == code
+    assert await stored(store, made.match_id) == before  # refusals change nothing
+    outcome = await service.start(made.match_id, made.host_token)
+    assert outcome.match.started and outcome.version > before[-1].seq
+    with pytest.raises(ServiceError) as info:
+        await service.start(made.match_id, made.host_token)
+    assert info.value.code == "already_started"
+
+
+async def test_acting_appends_and_refusals_change_nothing(
+    service: GameService, store: InMemoryEventStore
+) -> None:
+    made = await started(service)
+    seat, command = await first_legal(service, made.match_id)
+    other = made.seat_tokens[1 - seat]
+    before = await stored(store, made.match_id)
+    for token in (other, made.host_token, "forged"):  # not this seat's turn, or no seat
+        with pytest.raises(ServiceError):
+            await service.act(made.match_id, token, always(command))
+    assert await stored(store, made.match_id) == before
+    outcome = await service.act(made.match_id, made.seat_tokens[seat], always(command))
+    after = await stored(store, made.match_id)
+    assert outcome.version == after[-1].seq > before[-1].seq
+    assert [e["seq"] for e in outcome.events] == [e.seq for e in after[len(before) :]]
+    assert (await store.verify(stream_of(made.match_id))).ok
+
+
+async def test_a_retried_action_is_carried_out_once(
+    service: GameService, store: InMemoryEventStore
+) -> None:
+    made = await started(service)
+    seat, command = await first_legal(service, made.match_id)
+    token = made.seat_tokens[seat]
+    first = await service.act(made.match_id, token, always(command), request_id="act-1")
+    length = len(await stored(store, made.match_id))
+    # the same request again (the reply was lost): the first outcome, nothing written
+    again = await service.act(made.match_id, token, always(command), request_id="act-1")
+    assert again.version == first.version and again.events == first.events
+    assert len(await stored(store, made.match_id)) == length
+    # also from a service that never saw it (another replica, an empty cache)
+    other = GameService(store, service.keyring)
+    retried = await other.act(made.match_id, token, always(command), request_id="act-1")
+    assert retried.version == first.version
+    assert len(await stored(store, made.match_id)) == length
+
+
+async def test_a_waiting_seat_wakes_when_its_turn_comes(service: GameService) -> None:
+    made = await started(service)
+    seat, command = await first_legal(service, made.match_id)
+    waiter = made.seat_tokens[1 - seat]
+    version = (await service.load(made.match_id)).version
+    waiting = asyncio.create_task(service.next_turn(made.match_id, waiter, version))
+    await asyncio.sleep(0.05)
+    assert not waiting.done()
+    played = await service.act(made.match_id, made.seat_tokens[seat], always(command))
+    turn = await asyncio.wait_for(waiting, 20)
+    assert turn.match.version == played.version
+    assert turn.view.turn == 1 - seat or turn.match.over
+
+
+async def test_a_whole_match_played_to_its_end(
+    service: GameService, store: InMemoryEventStore
+) -> None:
+    made = await started(service)
+    seen: list[int] = []
+
+    async def watch() -> None:
+        async for event in service.events(made.match_id, SPECTATOR, 0):
+            seen.append(event["seq"])
+            if event["type"] == "MatchSealed":  # the last event
+                return
+
+    watching = asyncio.create_task(watch())
+    for _ in range(2000):
+        match = await service.load(made.match_id)
+        if match.over:
+            break
+        seat, command = await first_legal(service, made.match_id)
+        await service.act(made.match_id, made.seat_tokens[seat], always(command))
+    assert (await service.load(made.match_id)).over
+    await asyncio.wait_for(watching, 20)
+    events = await stored(store, made.match_id)
+    assert seen == [e.seq for e in events]  # the live stream missed nothing, repeated nothing
+    assert [e.type for e in events[-2:]] == ["SeedRevealed", "MatchSealed"]
+    assert (await store.verify(stream_of(made.match_id))).ok
