@@ -17,6 +17,7 @@ import pytest
 from eventstore import RedisServer
 from eventstore.localcluster import LocalCluster
 
+from . import hypothesis_profiles  # noqa: F401  (registers and loads the profile)
 from .redis_support import DEFAULT_URL, answers
 
 
