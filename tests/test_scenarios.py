@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from service.cli import main
 from service.scenarios import run_file, run_paths
 
 HERE = Path(__file__).parent / "scenarios"
@@ -45,3 +46,24 @@ def test_runner_reports_failures_and_bad_files(tmp_path: Path) -> None:
     assert lines[0].startswith("FAIL broken: not scenario JSON")
     assert lines[1] == "FAIL wrong: step 1: turn differs (expected 0, got null)"
     assert lines[-1] == "0 passed, 2 failed"
+
+
+@pytest.mark.parametrize(
+    "start",
+    [
+        '{"hands": [["3D"], [], ["4D"]], "leader": 0}',  # a seat holds no card
+        '{"hands": [["3D"], ["5D"], ["4D"]], "leader": "0"}',
+        '{"hands": [["3D"], ["5D"], ["4D"]], "game_number": "2"}',
+    ],
+)
+def test_a_start_the_rules_refuse_is_a_bad_request_failure(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], start: str
+) -> None:
+    (tmp_path / "start.json").write_text(
+        f'{{"name": "start", "rules": {{"preset": "classic"}}, "players": 3, "start": {start},'
+        ' "steps": []}'
+    )
+    assert main(["scenario", str(tmp_path)]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("FAIL start: start: bad_request: ")
+    assert lines[-1] == "0 passed, 1 failed"

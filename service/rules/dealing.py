@@ -98,11 +98,19 @@ def exchange_pairs(places: tuple[int, ...]) -> list[tuple[int, int, int]]:
     return pairs
 
 
-def exchange_steps(places: tuple[int, ...]) -> tuple[tuple[int, int, int, bool], ...]:
-    """The gives in order: 大貧民, 大富豪, 貧民, 富豪; True = must be strongest."""
+def exchange_steps(
+    places: tuple[int, ...], hands: tuple[int, ...]
+) -> tuple[tuple[int, int, int, bool], ...]:
+    """The gives in order: 大貧民, 大富豪, 貧民, 富豪; True = must be strongest.
+
+    A lower player short of the count gives all they hold, and the upper one
+    gives back as many as they received, so no hand empties (RULES.md §1). The
+    pairs share no seat, so each lower hand is still as dealt when it gives."""
     steps: list[tuple[int, int, int, bool]] = []
     for lower, upper, count in exchange_pairs(places):
-        steps += [(lower, upper, count, True), (upper, lower, count, False)]
+        given = min(count, hands[lower].bit_count())
+        if given:
+            steps += [(lower, upper, given, True), (upper, lower, given, False)]
     return tuple(steps)
 
 

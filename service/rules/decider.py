@@ -164,6 +164,10 @@ def _size(mask: int) -> int:
     return mask.bit_count()
 
 
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 # -- dealing -------------------------------------------------------------------
 
 
@@ -198,15 +202,24 @@ def _set_up(state: MatchState, command: SetUp) -> list[ev.Event]:
             raise Refused("bad_request", "the hands overlap or hold unknown cards")
         if joker_count(everything) + joker_count(hand) > 2:
             raise Refused("bad_request", "the hands hold more than two jokers")
+        if not hand:
+            raise Refused("bad_request", "every seat must hold a card at the start")
         everything = add_cards(everything, hand)
     previous = command.previous_places
-    if len(hands) != players or command.game_number < 1:
+    if len(hands) != players:
         raise Refused("bad_request", f"a {players}-player position needs {players} hands")
-    if previous is not None and sorted(previous) != list(range(1, players + 1)):
+    if not _is_int(command.game_number) or command.game_number < 1:
+        raise Refused("bad_request", "the game number is a whole number from 1")
+    if previous is not None and (
+        not all(_is_int(place) for place in previous)
+        or sorted(previous) != list(range(1, players + 1))
+    ):
         raise Refused("bad_request", "previous places must be 1..n, one per seat")
     if command.game_number > 1 and previous is None:
         raise Refused("bad_request", "a later game needs the previous places")
     leader = command.leader
+    if leader is not None and not _is_int(leader):
+        raise Refused("bad_request", "no such leader")
     if leader is None:
         leader = first_leader(hands) if previous is None else seat_at(previous, players)
     if leader is None or not 0 <= leader < players:
@@ -240,7 +253,7 @@ def _start_game(work: _Work, skip_exchange: bool) -> None:
             for lower, upper in tenpenchi_swaps(state.hands, previous):
                 hands = work.state.hands
                 work.emit(ev.HandsSwapped((lower, upper), (hands[upper], hands[lower])))
-        steps = exchange_steps(previous) if state.rules.card_exchange else ()
+        steps = exchange_steps(previous, work.state.hands) if state.rules.card_exchange else ()
         if steps:
             work.emit(ev.ExchangeStarted(steps))
             return

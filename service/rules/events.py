@@ -132,7 +132,8 @@ class CardsDiscarded:
 @dataclass(frozen=True, slots=True)
 class PlayerFinished:
     """A seat leaves the game. ``place`` is its place now (a bottom place may
-    still move up); ``leftover`` are cards it still held, now out of play."""
+    still move up); ``leftover`` are cards it still holds: it keeps them, out of
+    play, until the next deal."""
 
     seat: int
     place: int
@@ -143,7 +144,8 @@ class PlayerFinished:
 
 @dataclass(frozen=True, slots=True)
 class PlayerFell:
-    """Miyako-ochi: the previous 大富豪 falls to the bottom."""
+    """Miyako-ochi: the previous 大富豪 falls to the bottom, keeping the
+    ``leftover`` cards it holds (as ``PlayerFinished``)."""
 
     seat: int
     place: int

@@ -212,17 +212,17 @@ def _cards_discarded(s: MatchState, e: ev.CardsDiscarded) -> None:
         s.pending = s.pending[1:]
 
 
-def _leave(s: MatchState, seat: int, leftover: int) -> None:
-    s.out = add_cards(s.out, leftover)
-    _set_hand(s, seat, 0)
+def _leave(s: MatchState, seat: int) -> None:
+    # The seat keeps any cards it still holds (the event's ``leftover``) until
+    # the next deal: out of play, since only active seats are given a turn.
     s.active &= ~(1 << seat)
     if s.turn == seat and s.pending:
-        # a seat without cards has nothing left to give or discard
+        # a seat that has left gives and discards nothing more
         s.pending = tuple(p for p in s.pending if p[0] == "queen_bomber")
 
 
 def _player_finished(s: MatchState, e: ev.PlayerFinished) -> None:
-    _leave(s, e.seat, e.leftover)
+    _leave(s, e.seat)
     if e.forbidden:
         s.bottom = (*s.bottom, (e.seat, FORBIDDEN))
     else:
@@ -230,7 +230,7 @@ def _player_finished(s: MatchState, e: ev.PlayerFinished) -> None:
 
 
 def _player_fell(s: MatchState, e: ev.PlayerFell) -> None:
-    _leave(s, e.seat, e.leftover)
+    _leave(s, e.seat)
     s.bottom = (*s.bottom, (e.seat, FALLEN))
 
 

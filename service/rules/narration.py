@@ -169,5 +169,5 @@ def _finished(record: dict[str, Any], players: int, writing: Writing) -> str:
         if record.get("cause") not in (None, "play"):
             text += f" ({words(record['cause'])})"
     if record.get("leftover") or record.get("leftover_count"):
-        text += f", leaving {cards(record, 'leftover', writing)}"
+        text += f", keeping {cards(record, 'leftover', writing)} out of play"
     return text

@@ -84,7 +84,7 @@ class MatchState:
     results: tuple[tuple[int, ...], ...]
     hands: tuple[int, ...]
     unused: int
-    out: int
+    out: int  # discarded (ten-discard, queen bomb); cards kept on leaving stay in hands
     played: int
     leader: int
     turn: int | None

@@ -2,8 +2,9 @@
 filters events. Every outward path (gRPC, REST, SSE, the page) goes through them.
 
 A seat sees its own hand, counts of the others and public plays. A spectator
-sees no hands. Blind and unused cards, discards and the cards a player left the
-game with are seen by nobody until the match ends, when everything is revealed
+sees no hands. A player who leaves the game holding cards keeps them in their
+hand until the next deal, seen by them alone. Blind and unused cards and
+discards are seen by nobody until the match ends, when everything is revealed
 to everyone. The auditor's view (everything) opens only then.
 """
 

@@ -207,12 +207,16 @@ def play_set_up_game(
     players: int,
     set_up: SetUp,
     on_state: Callable[[MatchState], None] | None = None,
+    on_step: Callable[[Step], None] | None = None,
 ) -> Match:
     """One game from a SetUp position, each action drawn among the legal ones,
-    until the game is over. ``on_state`` sees each state where a seat acts."""
+    until the game is over. ``on_state`` sees each state where a seat acts,
+    ``on_step`` each accepted command (the SetUp first)."""
     state = initial_state(rules, players)
     events = decide_accepted(state, set_up)
     steps = [Step(state, set_up, events, fold(state, events))]
+    if on_step is not None:
+        on_step(steps[-1])
     state = steps[-1].after
     choose = draw_chooser(data)
     bound = action_bound(rules.with_options({"games_per_set": 1}), players)
@@ -224,21 +228,29 @@ def play_set_up_game(
         command = choose(state, legal)
         events = decide_accepted(state, command)
         steps.append(Step(state, command, events, fold(state, events)))
+        if on_step is not None:
+            on_step(steps[-1])
         state = steps[-1].after
         assert len(steps) <= bound, f"no end after {bound} actions"
     return Match(rules, players, steps, len(steps) - 1)
 
 
+HAND_SIZES = st.integers(2, 6)
+
+
 @st.composite
 def small_set_ups(
-    draw: st.DrawFn, without: frozenset[str] = frozenset()
+    draw: st.DrawFn,
+    without: frozenset[str] = frozenset(),
+    hand_sizes: st.SearchStrategy[int] = HAND_SIZES,
 ) -> tuple[RuleSet, int, SetUp]:
-    """A SetUp with 2–6 cards per seat, a random leader, revolution and game
-    number (with previous places, so exchanges and tenpenchi happen too)."""
+    """A SetUp with ``hand_sizes`` cards per seat (2–6 unless told), a random
+    leader, revolution and game number (with previous places, so exchanges and
+    tenpenchi happen too)."""
     rules = draw(rule_sets(max_games=3, without=without))
     players = draw(players_counts, label="players")
     deck = list(draw(deck_orders(rules), label="deck"))
-    sizes = draw(st.lists(st.integers(2, 6), min_size=players, max_size=players), label="sizes")
+    sizes = draw(st.lists(hand_sizes, min_size=players, max_size=players), label="sizes")
     game_number = draw(st.integers(1, 3), label="game_number")
     previous = None
     low_seat = None
