@@ -4,6 +4,7 @@ rankings, the signing keys, the web page, and its OpenAPI schema at /schema
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 from litestar import Litestar, MediaType, get
@@ -22,6 +23,7 @@ from ..app.projections import ResultsProjection
 from ..app.service import GameService, ServiceError
 from ..records import KeySet
 from . import actions, keys, live, matches, rankings, record
+from .auditing import DEFAULT_QUEUED, DEFAULT_WORKERS, AuditPool
 from .context import Context
 from .errors import EXCEPTION_HANDLERS
 
@@ -37,13 +39,28 @@ async def index() -> File:
     return File(page, content_disposition_type="inline", media_type=MediaType.HTML)
 
 
+@dataclass(frozen=True, slots=True)
+class RestSettings:
+    """``audit_workers`` processes audit, ``audit_queue`` more audits may wait (past
+    that: 503 audit_busy); an SSE keep-alive goes out every ``keepalive_seconds``."""
+
+    audit_workers: int = DEFAULT_WORKERS
+    audit_queue: int = DEFAULT_QUEUED
+    keepalive_seconds: float = live.KEEPALIVE
+
+
 def create_app(
     service: GameService,
     catalog: CatalogProjection,
     results: ResultsProjection,
     signing_keys: KeySet,
+    settings: RestSettings | None = None,
 ) -> Litestar:
-    context = Context(service, catalog, results, signing_keys)
+    settings = settings or RestSettings()
+    if not settings.keepalive_seconds > 0:
+        raise ValueError("the keep-alive period must be positive")
+    audits = AuditPool(settings.audit_workers, settings.audit_queue)
+    context = Context(service, catalog, results, signing_keys, audits, settings.keepalive_seconds)
 
     def provide() -> Context:
         return context
@@ -89,3 +106,9 @@ def end_streams(app: Litestar) -> None:
     cut off mid-response)."""
     context: Context = app.state[CONTEXT]
     context.closing.set()
+
+
+def stop_audits(app: Litestar) -> None:
+    """Stop the app's audit workers (after the server has stopped)."""
+    context: Context = app.state[CONTEXT]
+    context.audits.shutdown()

@@ -23,6 +23,7 @@ from eventstore.connection import store_error
 
 from ..app.service import ServiceError
 from ..grpc.mapping import status_code
+from .auditing import AuditsBusy
 from .models import Error
 
 log = logging.getLogger("daifugo.rest")
@@ -54,7 +55,8 @@ _DESCRIPTIONS = {
     403: "the token is not one of this match's",
     404: "no such match (or event)",
     409: "refused: the rules' reason code, or the match is not in the right state",
-    503: "the event store is unavailable",
+    503: "the event store is unavailable, or (audits) the audit workers are busy: "
+    "try again after Retry-After",
 }
 
 
@@ -83,6 +85,12 @@ def _service_error(_: Request[Any, Any, Any], error: ServiceError) -> Response[E
 
 def _unavailable(_: Request[Any, Any, Any], error: StoreUnavailable) -> Response[Error]:
     return error_response(503, "unavailable", f"the event store is unavailable: {error}")
+
+
+def _audits_busy(_: Request[Any, Any, Any], error: AuditsBusy) -> Response[Error]:
+    response = error_response(503, error.code, error.message)
+    response.headers["Retry-After"] = str(error.retry_after)
+    return response
 
 
 def _store_error(request: Request[Any, Any, Any], error: EventStoreError) -> Response[Error]:
@@ -131,6 +139,7 @@ def _problem(item: dict[str, Any]) -> str:
 EXCEPTION_HANDLERS: ExceptionHandlersMap = {
     ServiceError: _service_error,
     StoreUnavailable: _unavailable,
+    AuditsBusy: _audits_busy,
     EventStoreError: _store_error,
     RedisError: _redis_error,
     ConnectionError: _redis_error,
