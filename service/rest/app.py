@@ -25,7 +25,7 @@ from ..records import KeySet
 from . import actions, keys, live, matches, rankings, record
 from .auditing import DEFAULT_QUEUED, DEFAULT_WORKERS, AuditPool
 from .context import Context
-from .errors import EXCEPTION_HANDLERS
+from .errors import EXCEPTION_HANDLERS, log_exception
 
 STATIC = Path(__file__).parent / "static"
 CONTEXT = "daifugo"
@@ -95,6 +95,7 @@ def create_app(
             loggers={"litestar": {"level": "INFO", "handlers": [], "propagate": True}},
             # log what went wrong on the server, not every refusal
             log_exceptions="always",
+            exception_logging_handler=log_exception,
             disable_stack_trace={*range(400, 500), 503, ServiceError, StoreUnavailable},
         ),
         debug=False,

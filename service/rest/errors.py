@@ -8,6 +8,7 @@ refusal is about the match's state (409). Bad input never becomes a 5xx.
 from __future__ import annotations
 
 import logging
+import sys
 from typing import Any
 
 import grpc
@@ -15,7 +16,8 @@ from litestar import MediaType, Request, Response
 from litestar.exceptions import HTTPException, ValidationException
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.status_codes import HTTP_500_INTERNAL_SERVER_ERROR
-from litestar.types import ExceptionHandlersMap
+from litestar.types import ExceptionHandlersMap, Scope
+from litestar.types.protocols import Logger
 from redis.exceptions import RedisError
 
 from eventstore import EventStoreError, StoreUnavailable
@@ -107,13 +109,30 @@ def _redis_error(request: Request[Any, Any, Any], error: Exception) -> Response[
     return _store_error(request, failure)
 
 
+def _too_deep(error: BaseException | None) -> bool:
+    """msgspec refuses JSON nested deeper than it recurses with a RecursionError, which
+    Litestar does not turn into a 400 as it does msgspec's DecodeError: bad input."""
+    return isinstance(error, RecursionError) and "while deserializing" in str(error)
+
+
 def _recursion(_: Request[Any, Any, Any], error: RecursionError) -> Response[Error]:
-    # msgspec refuses JSON nested deeper than it recurses with a RecursionError, which
-    # Litestar does not turn into a 400 as it does msgspec's DecodeError: bad input.
-    # Any other recursion stays the server's fault (Litestar has logged it).
-    if "while deserializing" in str(error):
+    # any other recursion stays the server's fault (logged with its traceback)
+    if _too_deep(error):
         return error_response(400, "bad_request", "the JSON is nested too deeply")
     return error_response(HTTP_500_INTERNAL_SERVER_ERROR, "internal", "Internal Server Error")
+
+
+def log_exception(logger: Logger, scope: Scope, _: list[str]) -> None:
+    """Litestar's log of an exception no handler made a 4xx of: its traceback, but for
+    bad input that only surfaces as an exception (JSON nested too deeply): one line, as
+    a refusal is worth, not a traceback anyone can make the server write at will."""
+    error = sys.exc_info()[1]
+    if _too_deep(error):
+        logger.warning("refused on %s: bad_request: the JSON is nested too deeply", scope["path"])
+        return
+    logger.exception(
+        "Uncaught exception (connection_type=%s, path=%r):", scope["type"], scope["path"]
+    )
 
 
 def _http_error(_: Request[Any, Any, Any], error: HTTPException) -> Response[Error]:
