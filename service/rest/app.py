@@ -42,11 +42,12 @@ async def index() -> File:
 @dataclass(frozen=True, slots=True)
 class RestSettings:
     """``audit_workers`` processes audit, ``audit_queue`` more audits may wait (past
-    that: 503 audit_busy); an SSE keep-alive goes out every ``keepalive_seconds``."""
+    that: 503 audit_busy); an SSE keep-alive goes out every ``keepalive_seconds`` (None:
+    ``live.KEEPALIVE``)."""
 
     audit_workers: int = DEFAULT_WORKERS
     audit_queue: int = DEFAULT_QUEUED
-    keepalive_seconds: float = live.KEEPALIVE
+    keepalive_seconds: float | None = None
 
 
 def create_app(
@@ -57,7 +58,7 @@ def create_app(
     settings: RestSettings | None = None,
 ) -> Litestar:
     settings = settings or RestSettings()
-    if not settings.keepalive_seconds > 0:
+    if settings.keepalive_seconds is not None and not settings.keepalive_seconds > 0:
         raise ValueError("the keep-alive period must be positive")
     audits = AuditPool(settings.audit_workers, settings.audit_queue)
     context = Context(service, catalog, results, signing_keys, audits, settings.keepalive_seconds)

@@ -28,7 +28,7 @@ class Context:
     results: ResultsProjection
     signing_keys: KeySet  # the public keys, retired ones too
     audits: AuditPool = field(default_factory=AuditPool)
-    keepalive_seconds: float = 15.0  # the SSE keep-alive period
+    keepalive_seconds: float | None = None  # the SSE keep-alive period (None: live's)
     # set when the server stops: open event streams end (the page resumes them)
     closing: asyncio.Event = field(default_factory=asyncio.Event)
 
