@@ -135,3 +135,50 @@ async def test_big_audits_do_not_stall_play_and_the_queue_is_bounded(
     assert all(answer.json()["verdict"] == "invalid" for answer in answers)
     # the queue drained: audits are taken again
     assert (await http.post("/audit", content=exported.encode())).status_code == 200
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rpartition(")")[2].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid and fields[0] != "Z":
+                found.append(int(entry.name))
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return (Path("/proc") / str(pid) / "stat").read_text().rpartition(")")[2].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+async def test_the_audit_workers_end_with_a_killed_service(
+    redis_server: RedisServer, tmp_path: Path
+) -> None:
+    served = ServeProcess(redis_server.url, tmp_path / "serve.log").wait_ready()
+    try:
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{served.http_port}") as http:
+            answer = await http.post("/audit", content=b'{"not": "a log"}\n', timeout=60)
+        assert answer.status_code == 400  # answered by a worker: it exists now
+        workers = [pid for pid in _children(served.pid) if "spawn" in _cmdline(pid)]
+        assert workers, _children(served.pid)
+        served.kill()  # -9: no shutdown
+        deadline = asyncio.get_running_loop().time() + 30
+        while any(_alive(pid) for pid in workers):
+            assert asyncio.get_running_loop().time() < deadline, "an audit worker outlived it"
+            await asyncio.sleep(0.05)
+    finally:
+        if served.alive:
+            served.kill()
+
+
+def _cmdline(pid: int) -> str:
+    try:
+        return (Path("/proc") / str(pid) / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+    except OSError:
+        return ""
