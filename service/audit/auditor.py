@@ -1,13 +1,16 @@
-"""``audit_events``: every check on one match's log, and the verdict."""
+"""``audit_events``: every check on one match's log, and the verdict; ``audit_log``: the
+same on an exported log, the one report that POST /audit and ``daifugo audit FILE`` give."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from eventstore import StoredEvent
 
 from . import chain, commitment, legality
 from .decoding import Decoded, decode_all
+from .jsonl import AuditInputError, parse_jsonl
 from .report import AuditReport, CheckResult, failed, report_of
 
 
@@ -21,6 +24,29 @@ def audit_events(events: Sequence[StoredEvent]) -> AuditReport:
         _guarded(legality.NAME, lambda: legality.check_legality(decoded)),
     )
     return report_of(_match_id(decoded), len(events), checks)
+
+
+def audit_log(text: str | bytes) -> AuditReport:
+    """Audit an exported log (JSON Lines). AuditInputError when it is not one at all;
+    a log that is one but out of order, or mixed, is an ``invalid`` report instead."""
+    return audit_events(parse_jsonl(text))
+
+
+INPUT_ERROR = "input_error"
+
+
+def report_of_log(text: str | bytes) -> dict[str, Any]:
+    """``audit_log`` as plain data, for a worker process: the report's dict, or
+    ``{INPUT_ERROR: why}`` when the text is not a log."""
+    try:
+        return audit_log(text).to_dict()
+    except AuditInputError as error:
+        return {INPUT_ERROR: str(error)}
+
+
+def report_of_events(events: Sequence[StoredEvent]) -> dict[str, Any]:
+    """``audit_events`` as plain data, for a worker process."""
+    return audit_events(events).to_dict()
 
 
 def _guarded(name: str, check: Callable[[], CheckResult]) -> CheckResult:

@@ -4,9 +4,7 @@ only once the match is over; before that, what a spectator may see."""
 
 from __future__ import annotations
 
-import asyncio
 import json
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -23,10 +21,8 @@ from litestar.openapi.spec import (
 )
 from litestar.params import FromPath, FromQuery, RawBody
 
-from eventstore import StoredEvent
-
 from ..app.service import ServiceError, visible
-from ..audit import AuditInputError, audit_events, export_jsonl, parse_jsonl
+from ..audit import INPUT_ERROR, export_jsonl, report_of_events, report_of_log
 from ..rules.views import SPECTATOR
 from .context import Context
 from .errors import ERROR_RESPONSES, responses
@@ -84,7 +80,8 @@ async def get_record(
     "/matches/{match_id:str}/audit",
     summary="Audit a finished match",
     description="Recomputes the hash chain, the deals from the revealed seed and every event "
-    "through the rules. 409 match_not_over while the match is live (its seed is still secret).",
+    "through the rules. 409 match_not_over while the match is live (its seed is still secret); "
+    "503 audit_busy (with Retry-After) when the audit workers have enough to do.",
     responses=responses(404, 409, 503),
 )
 async def audit_match(ctx: NamedDependency[Context], match_id: FromPath[str]) -> AuditResult:
@@ -92,7 +89,8 @@ async def audit_match(ctx: NamedDependency[Context], match_id: FromPath[str]) ->
     if not seen.match.over:
         raise ServiceError("match_not_over", "a match is audited once it is over")
     stored = await read(ctx.service, match_id, 0, seen.match.version)
-    return await _audit(stored)
+    report = await ctx.audits.run(report_of_events, stored)
+    return msgspec.convert(report, AuditResult)
 
 
 @dataclass
@@ -114,23 +112,19 @@ class _JsonlBody(Operation):
     "/audit",
     status_code=200,
     summary="Audit an exported event log",
-    description="The body is a match's event log as JSON Lines. 400 with the reason when it "
-    "is not one.",
-    responses=responses(400),
+    description="The body is a match's event log as JSON Lines: the report `daifugo audit "
+    "FILE` gives. 400 with the reason when it is not one (a log out of order is an invalid "
+    "report, naming the first bad seq); 503 audit_busy (with Retry-After) when the audit "
+    "workers have enough to do.",
+    responses=responses(400, 503),
     operation_class=_JsonlBody,
 )
-async def audit_log(body: RawBody) -> AuditResult:
-    try:
-        events = parse_jsonl(body)
-    except AuditInputError as error:
-        raise ServiceError("bad_request", str(error)) from None
-    return await _audit(events)
-
-
-async def _audit(events: Sequence[StoredEvent]) -> AuditResult:
-    # replaying a whole match is CPU work: keep the event loop free for others
-    report = await asyncio.to_thread(audit_events, events)
-    return msgspec.convert(report.to_dict(), AuditResult)
+async def audit_log(ctx: NamedDependency[Context], body: RawBody) -> AuditResult:
+    # parsing too is the worker's: the loop only hands it the bytes
+    report = await ctx.audits.run(report_of_log, bytes(body))
+    if INPUT_ERROR in report:
+        raise ServiceError("bad_request", report[INPUT_ERROR])
+    return msgspec.convert(report, AuditResult)
 
 
 HANDLERS = [get_record, audit_match, audit_log]
