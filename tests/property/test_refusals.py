@@ -196,7 +196,7 @@ def probes(state: MatchState) -> list[ProbeMaker]:
     unheld = cards & ~hand & REAL_CARDS
     if waiting == PLAY:
         options.append(lambda: card_sets(unheld).map(lambda c: (Play(seat, c), "card_not_in_hand")))
-        if state.field is None:
+        if state.field is None and not state.rules.leader_may_pass:
             options.append(lambda: st.just((Pass(seat), "cannot_pass")))
     if waiting in (EXCHANGE, SEVEN_PASS, TEN_DISCARD):
         count = state.exchange_steps[0][2] if waiting == EXCHANGE else state.pending[0][1]
