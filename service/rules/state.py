@@ -212,8 +212,11 @@ class MatchState:
     def next_active(self, seat: int, direction: int | None = None) -> int | None:
         """The next seat after ``seat`` still in the game, or None."""
         step = self.turn_direction if direction is None else direction
-        for offset in range(1, self.players + 1):
-            candidate = self.seat_after(seat, step * offset)
+        players, seating = self.players, self.seating
+        start = seating.index(seat) if seating else seat
+        for offset in range(1, players + 1):
+            at = (start + step * offset) % players
+            candidate = seating[at] if seating else at
             if self.active >> candidate & 1 and candidate != seat:
                 return candidate
         return None
