@@ -29,6 +29,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=os.environ.get("REDIS_URL"),
         help="default: REDIS_URL, else an embedded redis-server",
     )
+    serve.add_argument("--uecda-port", type=int, help="also serve UECda clients (protocol 20070)")
+    serve.add_argument("--uecda-games", type=int, default=1000, help="games per UECda table")
+    serve.add_argument("--uecda-bots", type=int, default=0, help="seats of a table our bot plays")
+    serve.add_argument(
+        "--uecda-turn-seconds", type=float, default=10.0, help="a UECda seat's time per turn"
+    )
+    serve.add_argument("--uecda-host", help="the UECda listener's address (default: --host)")
 
     demo = commands.add_parser("demo", help="bots play whole matches through the gRPC API")
     demo.add_argument("--grpc", metavar="HOST:PORT", help="a running service (default: start one)")
@@ -78,7 +85,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         benchmark = importlib.import_module(f"bench.{args.benchmark}")
         return int(benchmark.main(args.options) or 0)
     if args.command == "serve":
-        return asyncio.run(_serve(args.redis_url, args.grpc_port, args.http_port, args.host))
+        return asyncio.run(_serve(args))
     if args.command == "demo":
         from clients.demo import demo_matches
 
@@ -90,18 +97,35 @@ def main(argv: Sequence[str] | None = None) -> int:
     return asyncio.run(play_in_terminal(args.grpc, args.preset, args.players, args.games))
 
 
-async def _serve(redis_url: str | None, grpc_port: int, http_port: int, host: str) -> int:
+async def _serve(args: argparse.Namespace) -> int:
     from .app.runtime import running_service, tune_gc_for_serving
+    from .uecda.server import UecdaSettings
 
+    redis_url, grpc_port, http_port, host = (
+        args.redis_url,
+        args.grpc_port,
+        args.http_port,
+        args.host,
+    )
+    uecda = UecdaSettings(args.uecda_games, args.uecda_bots, args.uecda_turn_seconds)
     tune_gc_for_serving()
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signal_number in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signal_number, stop.set)  # stop cleanly: Redis flushes its AOF
-    async with running_service(redis_url, grpc_port, host, http_port=http_port) as running:
+    async with running_service(
+        redis_url,
+        grpc_port,
+        host,
+        http_port=http_port,
+        uecda_port=args.uecda_port,
+        uecda=uecda,
+        uecda_host=args.uecda_host,
+    ) as running:
+        tables = f", UECda on {running.uecda_port}" if running.uecda_port is not None else ""
         print(
             f"daifugo: gRPC on {host}:{running.grpc_port}, "
-            f"REST on http://{host}:{running.http_port}, Redis at {running.redis_url}",
+            f"REST on http://{host}:{running.http_port}{tables}, Redis at {running.redis_url}",
             flush=True,
         )
         await stop.wait()

@@ -1,6 +1,7 @@
 """Everything `daifugo serve` runs, started and stopped together: Redis (the
 given one, or an embedded redis-server), the event store, the game service,
-the gRPC server, the REST server (uvicorn, same loop), and the background work (the
+the gRPC server, the REST server (uvicorn, same loop), the UECda listener when asked
+for, and the background work (the
 projections and the turn timers) while this replica holds its lease."""
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from eventstore import EmbeddedRedis, RedisEventStore, redis_url_or_embedded
 from ..grpc.server import start_grpc_server
 from ..rest.app import create_app, end_streams
 from ..rest.server import HttpServer, start_http_server
+from ..uecda.server import UecdaServer, UecdaSettings
 from .background import Background, stop_tasks
 from .catalog import CatalogProjection
 from .keyring import Keyring, load_server_key
@@ -39,6 +41,8 @@ class Running:
     catalog: CatalogProjection
     http_port: int | None  # None: no REST server
     background: Background
+    uecda_port: int | None = None  # None: no UECda listener
+    uecda: UecdaServer | None = None
 
 
 def tune_gc_for_serving() -> None:
@@ -58,9 +62,13 @@ async def running_service(
     timers: bool = True,
     http_port: int | None = None,
     prefix: str = STORE_PREFIX,
+    uecda_port: int | None = None,
+    uecda: UecdaSettings | None = None,
+    uecda_host: str | None = None,
 ) -> AsyncIterator[Running]:
     """Start the service; stop all of it (an embedded Redis too) on exit.
     ``http_port``: serve REST there too (0 picks a free port; None: no REST).
+    ``uecda_port``: listen for UECda clients there too (0: a free port), with ``uecda``.
     ``prefix``: the store's key prefix (tests keep apart with their own)."""
     embedded: EmbeddedRedis | None = None
     if redis_url is None:
@@ -82,12 +90,30 @@ async def running_service(
         catalog = CatalogProjection(store)
         app = create_app(service, catalog, results) if http_port is not None else None
         http: HttpServer | None = None
+        tables: UecdaServer | None = None
         try:
             if app is not None and http_port is not None:
                 http = await start_http_server(app, http_port, host)
             http_bound = http.port if http is not None else None
-            yield Running(url, service, server, port, results, catalog, http_bound, background)
+            uecda_bound = None
+            if uecda_port is not None:
+                tables = UecdaServer(service, uecda or UecdaSettings())
+                uecda_bound = await tables.start(uecda_host or host, uecda_port)
+            yield Running(
+                url,
+                service,
+                server,
+                port,
+                results,
+                catalog,
+                http_bound,
+                background,
+                uecda_bound,
+                tables,
+            )
         finally:
+            if tables is not None:
+                await tables.stop()
             if app is not None and http is not None:
                 end_streams(app)
                 await http.stop()

@@ -67,6 +67,7 @@ class Outcome:
     events: tuple[dict[str, Any], ...]
     match: Match
     viewer: Viewer
+    stored: tuple[StoredEvent, ...] = ()  # the events as stored, nothing hidden
 
 
 @dataclass(frozen=True, slots=True)
@@ -331,7 +332,7 @@ class GameService:
         match = fold_match(match, stored)
         self._remember(match)
         events = tuple(visible(item, viewer, match.over) for item in stored)
-        return Outcome(match.version, events, match, viewer)
+        return Outcome(match.version, events, match, viewer, tuple(stored))
 
     async def _append(
         self, match_id: str, events: Sequence[MatchEvent], expected: int, request_id: str
@@ -344,7 +345,7 @@ class GameService:
         match = await self.load(match_id)
         stored = await self.store.read(stream_of(match_id), first, last - first + 1)
         events = tuple(visible(item, viewer, match.over) for item in stored)
-        return Outcome(last, events, match, viewer)
+        return Outcome(last, events, match, viewer, tuple(stored))
 
     # -- seeing ----------------------------------------------------------------
 
