@@ -613,3 +613,17 @@ class _Decision:
 
 
 __all__ = ["Bot", "GreedyBot", "RandomBot", "StrongerBot"]
+
+
+def bot_of_kind(kind: str, rules: RuleSet) -> Bot:
+    """A fresh bot of a named kind (``random``, ``greedy``, ``stronger``) for a match
+    with these rules: the bots the service seats itself."""
+    match kind:
+        case "random":
+            return RandomBot(random.getrandbits(64))
+        case "greedy":
+            return GreedyBot(avoid_forbidden=True, rules=rules)
+        case "stronger":
+            return StrongerBot(rules)
+        case _:
+            raise ValueError(f"no bot {kind!r}")

@@ -1,6 +1,7 @@
 """The work one replica does for all of them: the projections (results, the match
-catalog) and the turn timers, run while this replica holds the lease, stopped when it
-loses it. Any replica reads what the projections wrote; only the holder writes."""
+catalog), the turn timers and the service's bot seats, run while this replica holds
+the lease, stopped when it loses it. Any replica reads what the projections wrote;
+only the holder writes."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import contextlib
 import logging
 from typing import Protocol
 
+from .bot_seats import BotFactory, BotSeats
 from .catalog import CatalogProjection
 from .lease import Lease
 from .projections import ResultsProjection
@@ -26,9 +28,12 @@ class Worker(Protocol):
 
 
 class Background:
-    def __init__(self, service: GameService, timers: bool = True) -> None:
+    def __init__(
+        self, service: GameService, timers: bool = True, make_bot: BotFactory | None = None
+    ) -> None:
         self.service = service
         self.timers = timers
+        self.make_bot = make_bot  # None: this replica plays no bot seats
         self.lease = Lease(service.store, "background")
         self._stopping = asyncio.Event()
         self._running: list[tuple[Worker, asyncio.Task[None]]] = []
@@ -67,6 +72,8 @@ class Background:
         workers: list[Worker] = [ResultsProjection(store), CatalogProjection(store)]
         if self.timers:
             workers.append(TurnTimers(self.service))
+        if self.make_bot is not None:
+            workers.append(BotSeats(self.service, self.make_bot))
         self._running = [(worker, asyncio.create_task(worker.run())) for worker in workers]
 
     async def _stop_work(self) -> None:

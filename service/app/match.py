@@ -36,6 +36,8 @@ class Match:
     turn_ms: int
     spectator_delay_ms: int
     names: tuple[str, ...]
+    bots: tuple[str, ...]  # per seat: the BotKind the service plays it with, or ""
+    bot_pause_ms: int
     client_seeds: tuple[str, ...]
     commitment: str
     seed: str
@@ -68,6 +70,8 @@ def created(event: MatchCreated, at: int) -> Match:
         turn_ms=event.turn_ms,
         spectator_delay_ms=event.spectator_delay_ms,
         names=("",) * event.players if event.open_seats else ("host",) * event.players,
+        bots=("",) * event.players,
+        bot_pause_ms=event.bot_pause_ms,
         client_seeds=(),
         commitment="",
         seed="",
@@ -109,8 +113,10 @@ def _apply_match_event(match: Match, event: object) -> Match:
     if isinstance(event, SeatJoined):
         names = list(match.names)
         names[event.seat] = event.name
+        bots = list(match.bots)
+        bots[event.seat] = event.bot
         seeds = match.client_seeds + ((event.client_seed,) if event.client_seed else ())
-        return replace(match, names=tuple(names), client_seeds=seeds)
+        return replace(match, names=tuple(names), bots=tuple(bots), client_seeds=seeds)
     if isinstance(event, MatchStarted):
         return replace(match, commitment=event.seed_commitment, client_seeds=event.client_seeds)
     if isinstance(event, SeedRevealed):

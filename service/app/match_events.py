@@ -4,7 +4,16 @@ committed to its dealing seed, timed, and how the seed was revealed."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
+
+
+class BotKind(StrEnum):
+    """The service's own bots, which a match's creator or host may seat."""
+
+    RANDOM = "random"
+    GREEDY = "greedy"
+    STRONGER = "stronger"
 
 
 @dataclass(frozen=True, slots=True)
@@ -16,6 +25,7 @@ class MatchCreated:
     open_seats: bool
     turn_ms: int  # 0: no turn timer (times are whole ms: floats hash differently by language)
     spectator_delay_ms: int = 0
+    bot_pause_ms: int = 0  # how long the service's bots wait before each action
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,6 +33,7 @@ class SeatJoined:
     seat: int
     name: str
     client_seed: str = ""  # hex; mixed into every deal
+    bot: str = ""  # a BotKind: the service plays this seat; "": a client holds its token
 
 
 @dataclass(frozen=True, slots=True)

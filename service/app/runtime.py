@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import grpc
 
+from clients.bots import bot_of_kind
 from eventstore import EmbeddedRedis, RedisEventStore, redis_url_or_embedded
 
 from ..grpc.server import start_grpc_server
@@ -83,7 +84,7 @@ async def running_service(
         keyring = Keyring(await load_server_key(await store.raw_client()))
         service = GameService(store, keyring)
         server, port = await start_grpc_server(service, grpc_port, host)
-        background = Background(service, timers=timers)
+        background = Background(service, timers=timers, make_bot=bot_of_kind)
         background_task = asyncio.create_task(background.run())
         # what REST reads of the projections, from Redis, whichever replica writes them
         results = ResultsProjection(store)

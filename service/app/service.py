@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import functools
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from eventstore import (
@@ -30,7 +30,14 @@ from ..rules.views import SPECTATOR, View, Viewer, build_view, visible_record
 from .codec import MatchEvent, decode, encode, remember_decoded
 from .keyring import HOST, Keyring, Role
 from .match import Match, fold_match, stream_of
-from .match_events import MatchCreated, MatchStarted, SeatJoined, SeedRevealed, TurnTimedOut
+from .match_events import (
+    BotKind,
+    MatchCreated,
+    MatchStarted,
+    SeatJoined,
+    SeedRevealed,
+    TurnTimedOut,
+)
 from .match_waits import MatchWaits
 from .shuffle import SHUFFLE_VERSION, commitment, shuffled
 
@@ -38,6 +45,7 @@ CONFLICT_RETRIES = 20
 CACHE_SIZE = 4096
 # google.protobuf.Duration's range; a time beyond it would not even store
 MAX_SECONDS = 315_576_000_000
+MAX_BOT_PAUSE = 10.0  # seconds: enough to follow a bot's play, too little to stall a table
 
 
 class ServiceError(Exception):
@@ -104,6 +112,8 @@ class MatchOptions:
     open_seats: bool = False
     client_seeds: tuple[bytes, ...] = ()
     spectator_delay: float = 0.0
+    bots: Mapping[int, BotKind] = field(default_factory=dict)  # seat -> the bot playing it
+    bot_pause: float = 0.0  # seconds the service's bots wait before each action
 
 
 class GameService:
@@ -161,6 +171,12 @@ class GameService:
             raise ServiceError("bad_request", "times cannot be negative")
         if max(options.turn_seconds, options.spectator_delay) > MAX_SECONDS:
             raise ServiceError("bad_request", "times are at most 10,000 years")
+        if not 0 <= options.bot_pause <= MAX_BOT_PAUSE:
+            raise ServiceError("bad_request", f"a bot pauses 0 to {MAX_BOT_PAUSE:g} s")
+        for seat, kind in options.bots.items():
+            if not 0 <= seat < options.players:
+                raise ServiceError("bad_request", f"no seat {seat} for a bot")
+            _bot_kind(kind)
         match_id = self.keyring.match_id(request_id)
         events: list[MatchEvent] = [
             MatchCreated(
@@ -171,14 +187,17 @@ class GameService:
                 options.open_seats,
                 round(options.turn_seconds * 1000),
                 round(options.spectator_delay * 1000),
+                round(options.bot_pause * 1000),
             )
         ]
-        if not options.open_seats:
-            seeds = [seed.hex() for seed in options.client_seeds]
-            events += [
-                SeatJoined(seat, f"seat {seat}", seeds[seat] if seat < len(seeds) else "")
-                for seat in range(options.players)
-            ]
+        seeds = [seed.hex() for seed in options.client_seeds]
+        for seat in range(options.players):
+            bot = options.bots.get(seat)
+            if bot is not None:
+                events.append(SeatJoined(seat, bot_name(bot, seat), "", bot))
+            elif not options.open_seats:
+                seed = seeds[seat] if seat < len(seeds) else ""
+                events.append(SeatJoined(seat, f"seat {seat}", seed))
         await self._append(match_id, events, -1, request_id or f"create:{match_id}")
         seat_tokens = (
             ()
@@ -193,22 +212,44 @@ class GameService:
         self, match_id: str, name: str, client_seed: bytes = b"", request_id: str = ""
     ) -> tuple[int, str]:
         """Take the next free seat; returns (seat, token)."""
+
+        def joining(seat: int) -> SeatJoined:
+            return SeatJoined(seat, name.strip()[:40] or f"seat {seat}", client_seed.hex())
+
+        seat = await self._take_seat(match_id, joining, request_id)
+        return seat, self.keyring.token(match_id, Role("seat", seat))
+
+    async def seat_bot(
+        self, match_id: str, token: str | None, kind: BotKind, request_id: str = ""
+    ) -> int:
+        """Give the next free seat to one of the service's bots (host only); the
+        background work plays it from then on. Returns the seat."""
+        match = await self.load(match_id)
+        if self.authorize(match, token) != HOST:
+            raise ServiceError("permission_denied", "only the host token may seat a bot")
+        bot = _bot_kind(kind)
+        return await self._take_seat(
+            match_id, lambda seat: SeatJoined(seat, bot_name(bot, seat), "", bot), request_id
+        )
+
+    async def _take_seat(
+        self, match_id: str, joining: Callable[[int], SeatJoined], request_id: str
+    ) -> int:
         for _ in range(CONFLICT_RETRIES):
             match = await self.load(match_id)
             if not match.open_seats or not match.seats_free:
                 raise ServiceError("seats_full", "no free seat in this match")
             if match.started:
                 raise ServiceError("already_started", "the match has started")
-            seat = match.seats_free[0]
-            event = SeatJoined(seat, name.strip()[:40] or f"seat {seat}", client_seed.hex())
             try:
+                event = joining(match.seats_free[0])
                 result = await self._append(match_id, [event], match.version, request_id)
             except ConcurrencyConflict:
                 continue
             if result.duplicate:
                 first = (await self.store.read(stream_of(match_id), result.first_seq, 1))[0]
-                seat = int(first.data["seat"])
-            return seat, self.keyring.token(match_id, Role("seat", seat))
+                return int(first.data["seat"])
+            return event.seat
         raise ServiceError("busy", "too many concurrent joins; try again")
 
     async def start(self, match_id: str, token: str | None, request_id: str = "") -> Outcome:
@@ -440,6 +481,17 @@ def game_deck(
     auditor recomputes it once the seed is revealed (``client_seeds`` in hex)."""
     contributions = [bytes.fromhex(seed_hex) for seed_hex in client_seeds]
     return shuffled(deck_for(rules), seed, game_number, contributions)
+
+
+def _bot_kind(kind: str) -> BotKind:
+    try:
+        return BotKind(kind)
+    except ValueError:
+        raise ServiceError("bad_request", f"no bot {kind!r}") from None
+
+
+def bot_name(kind: BotKind, seat: int) -> str:
+    return f"{kind.value} bot {seat}"
 
 
 def viewer_of(role: Role) -> Viewer:

@@ -14,7 +14,14 @@ from collections.abc import Sequence
 
 from ..app.codec import MatchEvent
 from ..app.match import Match, created, stream_of
-from ..app.match_events import MatchCreated, MatchStarted, SeatJoined, SeedRevealed, TurnTimedOut
+from ..app.match_events import (
+    BotKind,
+    MatchCreated,
+    MatchStarted,
+    SeatJoined,
+    SeedRevealed,
+    TurnTimedOut,
+)
 from ..rules import (
     Bomb,
     Deal,
@@ -140,7 +147,7 @@ class _Replay:
             _is_int(event.players) and 2 <= event.players <= 5, seq, "a match has 2 to 5 seats"
         )
         _require(isinstance(event.open_seats, bool), seq, "open_seats is not true or false")
-        for name in ("turn_ms", "spectator_delay_ms"):
+        for name in ("turn_ms", "spectator_delay_ms", "bot_pause_ms"):
             value = getattr(event, name)
             _require(_is_int(value) and value >= 0, seq, f"{name} is not a whole number ≥ 0")
         _require(
@@ -161,10 +168,16 @@ class _Replay:
         free = [seat for seat, name in enumerate(self.names) if not name]
         if isinstance(event, SeatJoined):
             _require(bool(free), seq, "SeatJoined, but every seat is taken")
+            # a bot may be given any free seat; a client joining takes the next one
             _require(
-                _is_int(event.seat) and event.seat == free[0],
+                _is_int(event.seat) and event.seat in (free if event.bot else free[:1]),
                 seq,
                 f"SeatJoined for seat {event.seat!r}; the next free seat is {free[0]}",
+            )
+            _require(
+                event.bot in ("", *BotKind) and not (event.bot and event.client_seed),
+                seq,
+                f"SeatJoined with the bot {event.bot!r}, which the service does not seat",
             )
             name = event.name
             _require(

@@ -1,0 +1,140 @@
+"""Bot seats: seats a match gave to one of the service's own bots (``SeatJoined.bot``)
+are played by the replica holding the background lease, through the same
+decide → append path as any client's seat, with the seat's own token.
+
+Like the turn timers, the worker follows the global feed, so it finds every bot seat
+wherever its match was created, and a replica that takes the lease over picks up the
+bot seats of every live match: a bot seat never stalls a match because the process
+that created it went away. A bot sees only its seat's view and legal actions.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+from collections.abc import Callable, Sequence
+
+from eventstore import EventStoreError, InMemoryCheckpoints, StoredEvent
+
+from ..rules.commands import SeatCommand
+from ..rules.rulesets import RuleSet
+from ..rules.views import View
+from .keyring import Role
+from .match import Match, stream_of
+from .match_events import BotKind
+from .service import GameService, ServiceError
+
+log = logging.getLogger("daifugo.bots")
+
+Policy = Callable[[View, Sequence[SeatCommand]], SeatCommand]
+BotFactory = Callable[[BotKind, RuleSet], Policy]
+"""A fresh bot of a kind for a match with these rules (the wiring gives the policies:
+the service layer knows no bot's strategy)."""
+
+# refusals that mean the match moved on while the bot thought (a timer acted first)
+_MOVED_ON = frozenset({"not_your_turn", "wrong_action", "game_over", "match_over"})
+RETRY_PAUSE = 1.0  # seconds after a failure before the seat looks again
+
+
+class BotSeats:
+    def __init__(self, service: GameService, make_bot: BotFactory) -> None:
+        self.service = service
+        self.make_bot = make_bot
+        self.playing: dict[tuple[str, int], asyncio.Task[None]] = {}
+        self._stopping = asyncio.Event()
+
+    def stop(self) -> None:
+        """Ask ``run`` to return. (A flag, not only cancellation: a cancellation
+        that lands inside a Redis client call may not come out.)"""
+        self._stopping.set()
+
+    async def run(self) -> None:
+        try:
+            checkpoints = InMemoryCheckpoints(await self._live_positions())
+            follow = asyncio.create_task(self._follow(checkpoints))
+            stopping = asyncio.create_task(self._stopping.wait())
+            await asyncio.wait([follow, stopping], return_when=asyncio.FIRST_COMPLETED)
+            follow.cancel()
+            stopping.cancel()
+        finally:
+            seats = list(self.playing.values())
+            for task in seats:
+                task.cancel()
+            if seats:
+                await asyncio.wait(seats, timeout=2.0)
+
+    async def _live_positions(self) -> dict[str, int]:
+        """Where every stream is now, playing the bot seats of the live matches."""
+        store = self.service.store
+        positions: dict[str, int] = {}
+        offset, page = 0, 500
+        while (streams := await store.streams(offset, page)) and not self._stopping.is_set():
+            offset += len(streams)
+            for stream in streams:
+                version = positions[stream] = await store.version(stream)
+                if not stream.startswith("m:") or version < 0:
+                    continue
+                last = await store.read(stream, version, 1)
+                if last and last[0].type in ("MatchEnded", "SeedRevealed"):
+                    continue
+                self._play_all(await self.service.load(stream.removeprefix("m:")))
+        return positions
+
+    async def _follow(self, checkpoints: InMemoryCheckpoints) -> None:
+        while True:
+            try:
+                async for event in self.service.store.subscribe_all(checkpoints):
+                    checkpoints.commit(event.stream, event.seq)
+                    await self._note(event)
+            except EventStoreError as error:
+                log.warning("bot seats lost the feed (%s); resuming", error)
+                await asyncio.sleep(RETRY_PAUSE)
+
+    async def _note(self, event: StoredEvent) -> None:
+        if event.type == "SeatJoined" and event.data.get("bot") and event.stream.startswith("m:"):
+            self._play_all(await self.service.load(event.stream.removeprefix("m:")))
+
+    def _play_all(self, match: Match) -> None:
+        if match.over:
+            return
+        for seat, kind in enumerate(match.bots):
+            key = (match.match_id, seat)
+            if kind and (key not in self.playing or self.playing[key].done()):
+                bot = self.make_bot(BotKind(kind), match.rules)
+                self.playing[key] = asyncio.create_task(self._play(match, seat, bot))
+
+    async def _play(self, match: Match, seat: int, bot: Policy) -> None:
+        """Act whenever it is the seat's turn, until the match is over."""
+        service, match_id = self.service, match.match_id
+        token = service.keyring.token(match_id, Role("seat", seat))
+        pause = match.bot_pause_ms / 1000
+        after = -1
+        try:
+            while not self._stopping.is_set():
+                try:
+                    seen = await service.next_turn(match_id, token, after)
+                    if seen.match.over:
+                        return
+                    after = seen.match.version
+                    if not seen.actions:
+                        continue
+                    if pause:
+                        await asyncio.sleep(pause)
+                    chosen = bot(seen.view, seen.actions)
+                    await service.act(
+                        match_id, token, functools.partial(_same, chosen), f"bot:{after}"
+                    )
+                except ServiceError as refused:
+                    if refused.code not in _MOVED_ON:
+                        log.warning("bot seat %d of %s: %s", seat, stream_of(match_id), refused)
+                        await asyncio.sleep(RETRY_PAUSE)
+                except EventStoreError as error:
+                    log.warning("bot seat %d of %s: %s", seat, stream_of(match_id), error)
+                    await asyncio.sleep(RETRY_PAUSE)
+        finally:
+            self.playing.pop((match_id, seat), None)
+
+
+def _same(command: SeatCommand, seat: int) -> SeatCommand:
+    return command
