@@ -10,6 +10,7 @@ import contextlib
 import logging
 from dataclasses import dataclass
 
+from ..app.match_events import BotKind
 from ..app.service import GameService, MatchOptions, ServiceError
 from .connection import Connection
 from .table import SEATS, UecdaTable
@@ -127,16 +128,11 @@ class UecdaServer:
             games_per_set=settings.games,
             turn_seconds=settings.turn_seconds,
             open_seats=True,
+            bots={seat: BotKind.STRONGER for seat in range(settings.bots)},
         )
         created = await self.service.create(options)
         table = UecdaTable(self.service, created, settings.turn_seconds)
-        for _ in range(settings.bots):
-            await seat_bot(self.service, created.match_id, created.host_token)
         self._waiting = table
         self.match_ids.append(created.match_id)
         self._spawn(table.run(), f"table {created.match_id}")
         return table
-
-
-async def seat_bot(service: GameService, match_id: str, host_token: str) -> None:
-    raise NotImplementedError("bot seats arrive with the in-process bot worker")
