@@ -179,3 +179,39 @@ def told_places(transcript: Transcript) -> list[list[int]]:
     return [
         [rank + 1 for rank in game.start[cell(6, 5) : cell(6, 10)]] for game in transcript.games[1:]
     ]
+
+
+class RawClient:
+    """A UECda client written here, byte by byte, for tests that need one the official
+    client cannot be: hostile, scripted, or one that leaves."""
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.reader, self.writer = reader, writer
+        self.player = -1
+
+    @classmethod
+    async def connect(cls, port: int, name: str = "raw", version: int = 20070) -> RawClient:
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        client = cls(reader, writer)
+        profile = [0] * 120
+        profile[0] = version
+        for column, char in enumerate(name.encode()[:14]):
+            profile[15 + column] = char
+        client.send(profile)
+        client.player = await client.read_int()
+        return client
+
+    def send(self, table: Table) -> None:
+        self.writer.write(b"".join(value.to_bytes(4, "big") for value in table))
+
+    def send_bytes(self, data: bytes) -> None:
+        self.writer.write(data)
+
+    async def read_table(self) -> Table:
+        return unpack_table(await self.reader.readexactly(TABLE_BYTES))
+
+    async def read_int(self) -> int:
+        return unpack_int(await self.reader.readexactly(INT_BYTES))
+
+    def close(self) -> None:
+        self.writer.close()
