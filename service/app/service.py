@@ -141,6 +141,10 @@ class GameService:
         self._remember(match)
         return match
 
+    def cached(self, match_id: str) -> Match | None:
+        """The match as this process last saw it (no read: it may be behind)."""
+        return self._cache.get(match_id)
+
     def _remember(self, match: Match) -> None:
         self._cache[match.match_id] = match
         self._cache.move_to_end(match.match_id)

@@ -4,7 +4,7 @@ Pure: the table of a state, no sockets, no service."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from ..rules import events as ev
 from ..rules.cards import JOKER, JOKER_BIT, REAL_CARDS, cards_of, rank_of
@@ -18,7 +18,9 @@ from .wire import (
     card_cell_tuple,
     cell,
     empty_table,
+    hand_cells,
     joker_cell_as,
+    pack_table,
     put_hand,
     put_play,
 )
@@ -67,14 +69,33 @@ def start_table(game: MatchState, dealt: Sequence[int], player: int) -> Table:
 
 def hand_table(game: MatchState, player: int) -> Table:
     """The table every player gets before each turn: its hand and the state."""
+    return list(hand_cells(game.hands[player])) + state_rows(game, player)
+
+
+def hand_tables(game: MatchState, players: Iterable[int]) -> dict[int, bytes]:
+    """``hand_table`` for each of ``players``, packed: rows 5–7 are built once."""
+    rows = state_rows(game, -1)
+    mover = rows[TURN - FIELD_CELLS]
+    tables = {}
+    for player in players:
+        if player == mover:
+            mine = list(rows)
+            mine[MY_TURN - FIELD_CELLS] = 1
+            tables[player] = pack_table([*hand_cells(game.hands[player]), *mine])
+        else:
+            tables[player] = pack_table([*hand_cells(game.hands[player]), *rows])
+    return tables
+
+
+def state_rows(game: MatchState, player: int) -> list[int]:
+    """Rows 5–7 of a turn's hand table to ``player`` (-1: to none in particular)."""
     table = empty_table()
-    put_hand(table, game.hands[player])
     mover = game.turn if game.turn is not None else 0
     table[MY_TURN] = int(mover == player)
     table[TURN] = mover
     table[ONSET] = int(game.field is None)
     _state_rows(table, game)
-    return table
+    return table[FIELD_CELLS:]
 
 
 def field_table(game: MatchState, field: Table, actor: int) -> Table:
@@ -130,6 +151,7 @@ __all__ = [
     "exchange_counts",
     "field_table",
     "hand_table",
+    "hand_tables",
     "play_cells",
     "played_cells",
     "seat_order",

@@ -28,7 +28,7 @@ from ..rules.state import EXCHANGE, MATCH_OVER, PLAY, MatchState
 from .connection import Connection
 from .messages import (
     field_table,
-    hand_table,
+    hand_tables,
     play_cells,
     played_cells,
     start_table,
@@ -53,6 +53,8 @@ from .wire import (
 
 log = logging.getLogger("daifugo.uecda")
 SEATS = 5
+# refusals that mean the match moved on (a timer acted first), not that a play is illegal
+MOVED_ON = frozenset({"not_your_turn", "wrong_action", "game_over", "match_over"})
 GRACE = 1.0  # seconds past the turn time before a silent client is dropped (the timer acts)
 
 
@@ -115,8 +117,9 @@ class UecdaTable:
         if waiting == PLAY:
             if game.field is None:
                 self.field = empty_table()
+            tables = hand_tables(game, self.clients)
             for player, other in self.clients.items():
-                other.send_table(hand_table(game, player))
+                other.send_bytes(tables[player])
             if client is not None:
                 await self._client_plays(client, game, seat)  # type: ignore[arg-type]
                 return
@@ -134,20 +137,20 @@ class UecdaTable:
             wire: WirePlay | None = read_play(table)
         except MalformedPlay:
             wire = None
-        command, reply = self._command_for(game, seat, wire)
-        cells = play_cells(wire) if wire is not None and isinstance(command, Play) else None
-        await self._act(seat, command, client, reply, cells)
+        if wire is not None and not wire.is_pass:
+            # the service decides it; a refusal by the rules makes it a pass (rare: no
+            # decision of its own here first, that would cost every play a second one)
+            play = Play(seat, wire.cards, jokers_as(wire))
+            if await self._act(seat, play, client, ACCEPTED, play_cells(wire), refusable=True):
+                return
+        command, reply = self._pass_for(game, seat, wire)
+        await self._act(seat, command, client, reply)
 
-    def _command_for(
+    def _pass_for(
         self, game: MatchState, seat: int, wire: WirePlay | None
     ) -> tuple[SeatCommand, int]:
-        """What a client's table does: its play if the rules take it (9); else a pass
-        (8), and an all-zero table is a pass too (9 on an empty field, as the reference
-        server answers)."""
-        if wire is not None and not wire.is_pass:
-            play = Play(seat, wire.cards, jokers_as(wire))
-            if not isinstance(decide(game, play), Refusal):
-                return play, ACCEPTED
+        """A table the rules do not take as a play is a pass: 8, or 9 for an all-zero
+        table on an empty field (as the reference server answers)."""
         reply = ACCEPTED if wire is not None and wire.is_pass and game.field is None else REJECTED
         command: SeatCommand = Pass(seat, "" if reply == ACCEPTED else "refused")
         if game.field is None and isinstance(decide(game, command), Refusal):
@@ -169,26 +172,40 @@ class UecdaTable:
         command: SeatCommand = Give(seat, cards)
         if isinstance(decide(game, command), Refusal):
             command = timeout_action(game) or command
-        await self._act(seat, command, None, None, None)
+        await self._act(seat, command)
 
     async def _act(
         self,
         seat: int,
         command: SeatCommand,
-        client: Connection | None,
-        reply: int | None,
-        cells: Table | None,
-    ) -> None:
+        client: Connection | None = None,
+        reply: int | None = None,
+        cells: Table | None = None,
+        refusable: bool = False,
+    ) -> bool:
+        """Carry ``command`` out for the seat and tell the clients; False (nothing
+        done) when ``refusable`` and the rules refuse it while the seat is to act."""
         try:
             outcome = await self.service.act(
                 self.match_id, self.tokens[seat], lambda _: command, f"uecda:{self.version}"
             )
         except ServiceError as error:
+            moved_on = error.code in MOVED_ON or self._moved_on()
+            if refusable and not moved_on:
+                return False
             # the turn was taken meanwhile (the timer): this table was not used
             log.info("uecda table %s seat %d: %s", self.match_id, seat, error)
             await self._next_action(client, REJECTED if client is not None else None)
-            return
-        self._take(outcome.stored, client, reply, cells)
+            return True
+        fresh = outcome.stored and outcome.version == outcome.stored[-1].seq
+        self._take(outcome.stored, client, reply, cells, outcome.match.game if fresh else None)
+        return True
+
+    def _moved_on(self) -> bool:
+        """Whether the match has events this table has not taken (the service's cache
+        has them once a refusal has looked)."""
+        latest = self.service.cached(self.match_id)
+        return latest is not None and latest.version > self.version
 
     async def _next_action(
         self, client: Connection | None = None, reply: int | None = None
@@ -223,9 +240,11 @@ class UecdaTable:
         client: Connection | None = None,
         reply: int | None = None,
         cells: Table | None = None,
+        folded: MatchState | None = None,
     ) -> None:
-        """Fold one append's events and send what they mean: after a play or pass, the
-        accept int, the field table and the end flag; after a deal, the start tables."""
+        """Fold one append's events (``folded``: the state after them, when known) and
+        send what they mean: after a play or pass, the accept int, the field table and
+        the end flag; after a deal, the start tables."""
         if not stored or stored[-1].seq <= self.version:
             return
         stored = [item for item in stored if item.seq > self.version]
@@ -239,8 +258,11 @@ class UecdaTable:
             (index for index, event in enumerate(rules) if isinstance(event, ev.GameDealt)),
             len(rules),
         )
-        acted = fold(before, rules[:split]) if split else before
-        after = fold(acted, rules[split:]) if split < len(rules) else acted
+        if split == len(rules) and folded is not None:
+            acted = after = folded
+        else:
+            acted = fold(before, rules[:split]) if split else before
+            after = fold(acted, rules[split:]) if split < len(rules) else acted
         self.version = stored[-1].seq
         self.game = after
         if before.waiting_for == PLAY and before.turn is not None:

@@ -7,6 +7,7 @@ hold the joker (value 2). Pure: no sockets, no service.
 
 from __future__ import annotations
 
+import functools
 import struct
 from dataclasses import dataclass
 
@@ -43,8 +44,12 @@ def cell(row: int, column: int) -> int:
 
 
 def pack_table(table: Table) -> bytes:
-    """The 480 bytes of a table; negative values go out as 0, as the reference server's."""
-    return _TABLE.pack(*(value if value > 0 else 0 for value in table))
+    """The 480 bytes of a table; negative values go out as 0, as the reference server's
+    (the tables built here never hold one: only a table from elsewhere needs the look)."""
+    try:
+        return _TABLE.pack(*table)
+    except struct.error:
+        return _TABLE.pack(*(value if value > 0 else 0 for value in table))
 
 
 def unpack_table(data: bytes) -> Table:
@@ -64,15 +69,27 @@ def card_cell(card: int) -> int:
     return cell(ROW_OF_SUIT[suit_of(card)], rank_of(card) + 1)
 
 
+CARD_CELLS = tuple(card_cell(card) for card in range(52))
+
+
 def put_hand(table: Table, hand: int) -> None:
     """A hand into rows 0–4: each card 1, the joker as ``[4][1] = 2``."""
+    table[: cell(JOKER_ROW + 1, 0)] = hand_cells(hand)
+
+
+@functools.lru_cache(maxsize=4096)
+def hand_cells(hand: int) -> tuple[int, ...]:
+    """Rows 0–4 of a hand (a table is built for every player every turn, and a hand
+    changes only when its player plays)."""
+    cells = [0] * cell(JOKER_ROW + 1, 0)
     real = hand & REAL_CARDS
     while real:
         low = real & -real
-        table[card_cell(low.bit_length() - 1)] = 1
+        cells[CARD_CELLS[low.bit_length() - 1]] = 1
         real ^= low
     if hand & ~REAL_CARDS:
-        table[cell(JOKER_ROW, 1)] = 2
+        cells[cell(JOKER_ROW, 1)] = 2
+    return tuple(cells)
 
 
 def hand_of_cells(table: Table) -> int:
@@ -110,11 +127,9 @@ def read_play(table: Table) -> WirePlay:
     """Rows 0–4 of a client's play (rows 5–7 are ignored, as the reference server does)."""
     cards = 0
     joker: tuple[int, int] | None = None
-    for row in range(JOKER_ROW + 1):
-        for column in range(COLUMNS):
-            value = table[cell(row, column)]
-            if value == 0:
-                continue
+    for index, value in enumerate(table[: cell(JOKER_ROW + 1, 0)]):
+        if value:
+            row, column = divmod(index, COLUMNS)
             if value == 2:
                 if joker is not None:
                     raise MalformedPlay("more than one joker")
