@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
+import httpx
 import pytest
 
 from service.app.match import fold_match, stream_of
 from service.audit.auditor import audit_events
-from service.uecda.server import UecdaSettings
+from service.uecda.server import PRESET, UecdaSettings
 from tests.service_support import isolated_service
 
 from .support import Recorder, parse_stream, run_clients, told_places
@@ -19,7 +21,9 @@ GAMES = 10
 
 async def test_five_official_clients_play_ten_games(redis_url: str, official_client: Path) -> None:
     settings = UecdaSettings(games=GAMES, turn_seconds=30.0)
-    async with isolated_service(redis_url, grpc_port=0, uecda_port=0, uecda=settings) as running:
+    async with isolated_service(
+        redis_url, grpc_port=0, http_port=0, uecda_port=0, uecda=settings
+    ) as running:
         assert running.uecda is not None and running.uecda_port is not None
         recorder = Recorder(running.uecda_port)
         async with recorder.running():
@@ -28,7 +32,7 @@ async def test_five_official_clients_play_ten_games(redis_url: str, official_cli
         [match_id] = running.uecda.match_ids
         stored = await running.service.store.read(stream_of(match_id), 0)
         match = fold_match(None, stored)
-        assert match.over and match.rules.preset == "uecda"
+        assert match.over and match.rules.preset == PRESET
         assert match.game.game_number == GAMES
         assert sorted(match.names) == [f"cli{n}" for n in range(5)]
         report = audit_events(stored)
@@ -39,3 +43,17 @@ async def test_five_official_clients_play_ten_games(redis_url: str, official_cli
         for transcript in transcripts:
             assert len(transcript.games) == GAMES
             assert told_places(transcript) == replayed[: GAMES - 1]
+        # the programs' leaderboard: places and points by profile name
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{running.http_port}") as rest:
+            for _ in range(300):
+                standings = (await rest.get("/rankings")).json()["rankings"]
+                if sum(standing["games"] for standing in standings) == 5 * GAMES:
+                    break
+                await asyncio.sleep(0.1)
+        by_name = {standing["name"]: standing for standing in standings}
+        assert set(by_name) == {f"cli{n}" for n in range(5)}
+        for seat, name in enumerate(match.names):
+            places = [place[seat] for place in replayed]
+            assert by_name[name]["games"] == GAMES
+            assert by_name[name]["points"] == sum(5 - place for place in places)
+            assert by_name[name]["places"][0] == places.count(1)
