@@ -27,7 +27,7 @@ from service.rules.cards import (
     cards_of,
     joker_count,
     mask_of,
-    parse_card,
+    parse_reading,
     rank_mask,
     remove_cards,
 )
@@ -303,7 +303,7 @@ def effects_of(view: View, table: Table, meld: Meld, hand: int, field_meld: Meld
 def _field_meld(view: View, reversed_order: bool) -> Meld | None:
     if not view.field:
         return None
-    readings = tuple(parse_card(code) for code in view.field_jokers_as)
+    readings = tuple(parse_reading(code) for code in view.field_jokers_as)
     return meld_of(codes_mask(view.field), readings, reversed_order)
 
 
