@@ -260,7 +260,11 @@ def effects_of(view: View, table: Table, meld: Meld, hand: int, field_meld: Meld
                 rules.revolution
                 and (
                     (meld.kind == Kind.GROUP and meld.size >= 4)
-                    or (meld.kind == Kind.STAIRS and meld.size >= 4 and rules.stairs_revolt)
+                    or (
+                        meld.kind == Kind.STAIRS
+                        and meld.size >= rules.stairs_revolt_from
+                        and rules.stairs_revolt
+                    )
                 )
             )
         )
@@ -518,6 +522,8 @@ class _Decision:
         best_value = float("-inf")
         for action in actions:
             if isinstance(action, Pass):
+                if lead:  # a leader's pass (uecda) only hands the lead on
+                    continue
                 value = -now.cost - self.weights.pass_cost
             elif isinstance(action, Play):
                 meld = meld_of(action.cards, action.jokers_as, trick_order)

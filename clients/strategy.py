@@ -76,8 +76,9 @@ def card_strength(card: int, reversed_order: bool) -> int:
 
 
 def meld_of(cards: int, jokers_as: tuple[int, ...], reversed_order: bool) -> Meld | None:
-    """What a legal play is (its shape, ranks and joker readings)."""
-    return classify(cards, jokers_as, reversed_order, True, True)
+    """What a legal play is (its shape, ranks and joker readings, a stairs joker
+    past the 3 or the 2 included: legal plays name their readings)."""
+    return classify(cards, jokers_as, reversed_order, True, True, True)
 
 
 def real_count(mask: int, rank: int) -> int:

@@ -16,6 +16,7 @@ from service.rules.cards import DECK, format_card, parse_reading
 from service.rules.commands import Command, Play
 from service.rules.dealing import deck_for
 from service.rules.legal import legal_actions
+from service.rules.narration import describe as describe_event
 from service.rules.notation import describe, parse_mask, seat_command
 from service.rules.records import from_record, to_record
 from service.rules.refusals import Refused
@@ -471,3 +472,11 @@ def test_the_other_presets_deal_exactly_as_before() -> None:
     rules = rule_set("torasobi")
     deal = game_deal(rules, 4, b"seed", 2, ["ab"])
     assert deal == Deal(shuffled(deck_for(rules), b"seed", 2, [bytes.fromhex("ab")]))
+
+
+def test_the_record_tells_a_lifted_lock_and_the_seating() -> None:
+    assert describe_event({"type": "SuitLocked", "suits": []}, 5) == "suit lock lifted"
+    dealt = {"type": "GameDealt", "game_number": 4, "hands": [None] * 5, "leader": 1,
+             "hand_sizes": [11, 11, 11, 10, 10], "seating": [2, 0, 4, 1, 3]}  # fmt: skip
+    line = describe_event(dealt, 5)
+    assert line is not None and "seats round the table 2 0 4 1 3" in line
