@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import sys
 from collections.abc import AsyncIterator
+
+from rich.console import Console
+from rich.progress import MofNCompleteColumn, Progress
 
 from service.rules import rule_set
 
@@ -28,20 +30,7 @@ async def service_target(grpc_target: str | None) -> AsyncIterator[str]:
         yield f"127.0.0.1:{running.grpc_port}"
 
 
-class ProgressBar:
-    """One line on stderr: games played out of all games."""
-
-    def __init__(self, total: int, width: int = 30) -> None:
-        self.total, self.done, self.width = total, 0, width
-
-    def advance(self, games: int = 1) -> None:
-        self.done += games
-        filled = self.width * self.done // max(1, self.total)
-        bar = "#" * filled + "-" * (self.width - filled)
-        sys.stderr.write(f"\r[{bar}] {self.done}/{self.total} games")
-        if self.done >= self.total:
-            sys.stderr.write("\n")
-        sys.stderr.flush()
+DEFAULT_WEB = "http://127.0.0.1:8080"  # where `./serve` serves the page
 
 
 def table_of_bots(preset: str, players: int, seed: int) -> list[Chooser]:
@@ -51,23 +40,33 @@ def table_of_bots(preset: str, players: int, seed: int) -> list[Chooser]:
 
 
 async def demo_matches(
-    grpc_target: str | None, matches: int, preset: str, players: int, games: int
+    grpc_target: str | None,
+    matches: int,
+    preset: str,
+    players: int,
+    games: int,
+    web: str = DEFAULT_WEB,
 ) -> int:
+    """Play the matches; print each one's id, its page and the command that audits it."""
     per_match = games or rule_set(preset).games_per_set
-    progress = ProgressBar(matches * per_match)
-    async with service_target(grpc_target) as target, DaifugoClient(target) as client:
-        ids = await asyncio.gather(
-            *(
-                play_match(
-                    client,
-                    preset,
-                    table_of_bots(preset, players, number),
-                    games_per_set=games,
-                    on_progress=progress.advance,
+    columns = (*Progress.get_default_columns(), MofNCompleteColumn())
+    with Progress(*columns, console=Console(stderr=True), transient=True) as progress:
+        task = progress.add_task("games", total=matches * per_match)
+        async with service_target(grpc_target) as target, DaifugoClient(target) as client:
+            ids = await asyncio.gather(
+                *(
+                    play_match(
+                        client,
+                        preset,
+                        table_of_bots(preset, players, number),
+                        games_per_set=games,
+                        on_progress=lambda done: progress.advance(task, done),
+                    )
+                    for number in range(matches)
                 )
-                for number in range(matches)
             )
-        )
     for match_id in ids:
         print(match_id)
+        print(f"  watch or replay: {web.rstrip('/')}/#/match/{match_id}")
+        print(f"  audit: daifugo audit {match_id}")
     return 0

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import sys
+from collections.abc import Sequence
 from typing import Any
 
 from service.grpc.actions import action_to_message
 from service.rules.commands import Pass, SeatCommand
+from service.rules.narration import GLYPHS, describe
 from service.rules.views import View
 
 from .demo import service_target, table_of_bots
@@ -28,6 +30,28 @@ def describe_action(command: SeatCommand) -> str:
     return text
 
 
+def narrate(events: Sequence[dict[str, Any]], players: int) -> list[str]:
+    """An action's events as a person reads them: what the seat did, then what it
+    brought about on the same line ("Seat 2 plays 7♠ 7♥ — suit lock: ♠ ♥"); a deal or
+    the end of a game on lines of their own."""
+    lines: list[str] = []
+    joined = False  # whether the last line takes the effects that follow
+    for event in events:
+        said = describe(event, players, GLYPHS)
+        if said is None:
+            continue
+        said = said[0].upper() + said[1:]
+        if event["type"] in _ACTIONS:
+            lines.append(said)
+            joined = True
+        elif joined and event["type"] not in _OWN_LINE:
+            lines[-1] += f" — {said[0].lower()}{said[1:]}"
+        else:
+            lines.append(said)
+            joined = False
+    return lines
+
+
 def describe_view(view: View) -> str:
     others = ", ".join(
         f"seat {seat}: {size} cards"
@@ -37,10 +61,11 @@ def describe_view(view: View) -> str:
     lines = [
         f"game {view.game_number}/{view.games_per_set}, turn: seat {view.turn}"
         f" ({view.waiting_for}){', REVOLUTION' if view.revolution else ''}",
-        f"field: {' '.join(view.field) if view.field else '(empty)'}"
-        f"{'  locked ' + ''.join(view.suit_lock) if view.suit_lock else ''}",
+        f"field: {GLYPHS.cards(view.field) if view.field else '(empty)'}"
+        f"{'  suit lock ' + ''.join(map(GLYPHS.suit, view.suit_lock)) if view.suit_lock else ''}"
+        f"{'  number lock' if view.number_lock else ''}",
         f"others: {others}",
-        f"your hand: {' '.join(view.hand or ())}",
+        f"your hand: {GLYPHS.cards(view.hand or ())}",
     ]
     return "\n".join(lines)
 
@@ -49,18 +74,19 @@ async def _ask(prompt: str) -> str:
     return (await asyncio.to_thread(input, prompt)).strip()
 
 
-_SHOWN = {"CardsPlayed", "Passed", "FieldFlushed", "PlayerFinished", "RevolutionChanged"}
-_SHOWN |= {"GameEnded", "SuitLocked", "NumberLocked", "ElevenBackStarted", "DirectionReversed"}
+# what a seat does; the effects after one are said on its line
+_ACTIONS = {"CardsPlayed", "Passed", "CardsGiven", "CardsDiscarded", "RanksBombed"}
+_OWN_LINE = {"GameDealt", "GameEnded", "MatchEnded", "SeedRevealed", "ExchangeStarted"}
 
 
 async def _human_turns(session: SeatSession) -> None:
     """Show what happens as it happens; ask for a move whenever the seat is to act."""
     first = await session.turn()
+    players = first.view.players
     done = await _take_turns(session, first) if first.actions else first.version
     async for update in session.updates(first.version + 1):
-        for event in update.events:
-            if event["type"] in _SHOWN:
-                print(f"  {event['type']}: {_short(event)}")
+        for line in narrate(update.events, players):
+            print(f"  {line}")
         if update.events[-1]["type"] == "SeedRevealed":
             view = (await session.turn()).view
             print(f"match over; places by game: {list(view.results)}")
@@ -96,13 +122,6 @@ def _pick(answer: str, actions: list[SeatCommand]) -> SeatCommand | None:
     if answer.isdigit() and int(answer) < len(actions):
         return actions[int(answer)]
     return None
-
-
-def _short(event: dict[str, Any]) -> str:
-    shown = {
-        k: v for k, v in event.items() if k not in ("seq", "at", "type") and v not in (None, [])
-    }
-    return ", ".join(f"{k}={v}" for k, v in shown.items())
 
 
 async def play_in_terminal(grpc_target: str | None, preset: str, players: int, games: int) -> int:

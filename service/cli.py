@@ -43,6 +43,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     demo.add_argument("--preset", choices=sorted(PRESETS), default="federation")
     demo.add_argument("--players", type=int, default=4, choices=range(2, 6))
     demo.add_argument("--games", type=int, default=0, help="games per match (default: preset's)")
+    demo.add_argument(
+        "--web", default="http://127.0.0.1:8080", help="the page's address, for the links it prints"
+    )
 
     play = commands.add_parser("play", help="play a seat from the terminal against bots")
     play.add_argument("--grpc", metavar="HOST:PORT", help="a running service (default: start one)")
@@ -90,7 +93,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from clients.demo import demo_matches
 
         return asyncio.run(
-            demo_matches(args.grpc, args.matches, args.preset, args.players, args.games)
+            demo_matches(args.grpc, args.matches, args.preset, args.players, args.games, args.web)
         )
     from clients.terminal import play_in_terminal
 

@@ -10,26 +10,36 @@ import pytest
 from service.scenarios import run_file, run_paths
 
 HERE = Path(__file__).parent / "scenarios"
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "scenarios" / "public"
-FILES = sorted(HERE.glob("*.json"))
+# shared/ sits beside the clone (or beside the folder of worktrees holding it)
+SHARED = next(
+    (up / "shared" / "scenarios" for up in Path(__file__).resolve().parents[2:4]
+     if (up / "shared" / "scenarios").is_dir()),
+    Path(__file__).resolve().parents[2] / "shared" / "scenarios",
+)  # fmt: skip
+# each shared folder kept here, and where: public/ at the top, uecda/ as uecda/
+KEPT = {"public": HERE, "uecda": HERE / "uecda"}
+FILES = sorted(HERE.rglob("*.json"))
 
 
 def test_the_repo_keeps_scenarios() -> None:
     assert len(FILES) >= 47
 
 
-@pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
+@pytest.mark.parametrize("path", FILES, ids=[str(p.relative_to(HERE)) for p in FILES])
 def test_scenario(path: Path) -> None:
     outcome = run_file(path)
     assert outcome.passed, outcome.line()
 
 
 @pytest.mark.skipif(not SHARED.is_dir(), reason="no shared/ beside this clone")
-def test_scenarios_match_the_shared_copy() -> None:
-    shared = sorted(p.name for p in SHARED.glob("*.json"))
-    missing = [name for name in shared if not (HERE / name).exists()]
-    differing = [name for name in shared if (HERE / name).exists()
-                 and not filecmp.cmp(SHARED / name, HERE / name, shallow=False)]  # fmt: skip
+@pytest.mark.parametrize("folder", sorted(KEPT))
+def test_scenarios_match_the_shared_copy(folder: str) -> None:
+    source, kept = SHARED / folder, KEPT[folder]
+    shared = sorted(p.name for p in source.glob("*.json"))
+    assert shared, f"no scenarios in {source}"
+    missing = [name for name in shared if not (kept / name).exists()]
+    differing = [name for name in shared if (kept / name).exists()
+                 and not filecmp.cmp(source / name, kept / name, shallow=False)]  # fmt: skip
     assert not missing and not differing, (missing, differing)
 
 

@@ -6,9 +6,10 @@ checkpoint in one Redis script (``RedisCheckpoints.apply``), so a restarted or
 doubled projection never skips an event nor counts one twice. ``rebuild``
 throws the projection away and folds every stream again from seq 0.
 
-Points for a game: players - place (大富豪 of four gets 3, 大貧民 0). A player is
-known by the name it joined a seat with (a UECda program by its profile's name), and
-counted by points, games, firsts and games in each place.
+Points for a game: players - place (大富豪 of four gets 3, 大貧民 0), plus the
+rule set's ``points_for_last`` (1 in ``uecda``: 5/4/3/2/1 for five players). A
+player is known by the name it joined a seat with (a UECda program by its profile's
+name), and counted by points, games, firsts and games in each place.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ class ResultsProjection(FeedProjection):
         super().__init__(store)
         self._names: dict[str, dict[int, str]] = {}
         self._players: dict[str, int] = {}
+        self._bonus: dict[str, int] = {}  # points_for_last of each match
 
     @property
     def ranking_key(self) -> str:
@@ -54,6 +56,11 @@ class ResultsProjection(FeedProjection):
         match_id = event.stream.removeprefix("m:")
         if event.type == "MatchCreated":
             self._players[match_id] = int(event.data["players"])
+            options = event.data.get("options")
+            bonus = options.get("points_for_last", 0) if isinstance(options, dict) else 0
+            self._bonus[match_id] = bonus if isinstance(bonus, int) and 0 < bonus <= 1 else 0
+            if self._bonus[match_id]:
+                return [("SET", self._key(f"bonus:{match_id}"), self._bonus[match_id])]
         elif event.type == "SeatJoined":
             seat, name = int(event.data["seat"]), str(event.data["name"])
             self._names.setdefault(match_id, {})[seat] = name
@@ -64,7 +71,7 @@ class ResultsProjection(FeedProjection):
 
     async def _game_ops(self, match_id: str, places: list[int]) -> list[Op]:
         names = await self._names_of(match_id)
-        players = len(places)
+        players = len(places) + await self._bonus_of(match_id)
         ops: list[Op] = [("RPUSH", self._key(f"games:{match_id}"), json.dumps(places))]
         for seat, place in enumerate(places):
             name = names.get(seat, f"seat {seat}")
@@ -78,6 +85,12 @@ class ResultsProjection(FeedProjection):
             if place == 1:
                 ops.append(("HINCRBY", self._key("firsts"), name, 1))
         return ops
+
+    async def _bonus_of(self, match_id: str) -> int:
+        if match_id not in self._bonus:
+            client = await self.store.raw_client()
+            self._bonus[match_id] = int(await client.get(self._key(f"bonus:{match_id}")) or 0)
+        return self._bonus[match_id]
 
     async def _names_of(self, match_id: str) -> dict[int, str]:
         if match_id not in self._names:
@@ -129,4 +142,5 @@ class ResultsProjection(FeedProjection):
         await self.checkpoints.reset()
         self._names.clear()
         self._players.clear()
+        self._bonus.clear()
         await self.catch_up()

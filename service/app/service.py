@@ -39,7 +39,7 @@ from .match_events import (
     TurnTimedOut,
 )
 from .match_waits import MatchWaits
-from .shuffle import SHUFFLE_VERSION, commitment, shuffled
+from .shuffle import SHUFFLE_VERSION, commitment, game_deal, shuffled
 
 CONFLICT_RETRIES = 20
 CACHE_SIZE = 4096
@@ -267,14 +267,14 @@ class GameService:
             seed = self.keyring.seed(match.match_id)
             started = MatchStarted(commitment(seed), SHUFFLE_VERSION, match.client_seeds)
             game = match.game
-            deal = decide(game, Deal(self._deck(match, seed, 1)))
+            deal = decide(game, self._deal(match, seed, 1))
             assert not isinstance(deal, Refusal), deal
             return [started, *deal]
 
         return await self._command(match_id, token, plan, request_id, host_only=True)
 
-    def _deck(self, match: Match, seed: bytes, game_number: int) -> tuple[int, ...]:
-        return game_deck(match.rules, seed, game_number, match.client_seeds)
+    def _deal(self, match: Match, seed: bytes, game_number: int) -> Deal:
+        return game_deal(match.rules, match.players, seed, game_number, match.client_seeds)
 
     # -- playing ---------------------------------------------------------------
 
@@ -323,7 +323,7 @@ class GameService:
         after = fold(match.game, decision)
         seed = self.keyring.seed(match.match_id)
         if after.phase == GAME_OVER:
-            deal = decide(after, Deal(self._deck(match, seed, after.game_number + 1)))
+            deal = decide(after, self._deal(match, seed, after.game_number + 1))
             assert not isinstance(deal, Refusal), deal
             events += deal
         elif after.phase == MATCH_OVER:

@@ -18,7 +18,8 @@ from .models import RankingPage, Standing
     "/rankings",
     summary="Players by points, best first",
     description="From the results projection (eventually consistent). A player is known by "
-    "the name it sat down with; a game gives players - place points (大富豪 of four: 3).",
+    "the name it sat down with; a game gives players - place points (大富豪 of four: 3), "
+    "one more in `uecda` (5/4/3/2/1).",
     responses=responses(400, 503),
 )
 async def rankings(

@@ -70,6 +70,7 @@ class View:
     omen: bool
     passed: tuple[int, ...]
     active: tuple[int, ...]
+    seating: tuple[int, ...]  # the turn order, seats round the table
     places: dict[int, int]
     forbidden: tuple[int, ...]
     fallen: tuple[int, ...]
@@ -139,6 +140,7 @@ def build_view(state: MatchState, viewer: Viewer) -> View:
         omen=state.omen,
         passed=tuple(s for s in range(state.players) if state.passed >> s & 1),
         active=tuple(s for s in range(state.players) if state.is_active(s)),
+        seating=state.seating or tuple(range(state.players)),
         places=state.places(),
         forbidden=tuple(s for s, how in state.bottom if how == FORBIDDEN),
         fallen=tuple(s for s, how in state.bottom if how == FALLEN),
@@ -175,6 +177,8 @@ def visible_record(event: ev.Event, viewer: Viewer, revealed: bool) -> dict[str,
         ]
         _hide(record, "blind", event.blind)
         _hide(record, "unused", event.unused)
+        if event.stalemate:
+            record["stalemate"] = None  # the draw a stalemate would rank by
     elif isinstance(event, ev.HandsSwapped):
         record["hand_sizes"] = [hand.bit_count() for hand in event.hands]
         record["hands"] = [

@@ -59,5 +59,6 @@ async def test_a_person_plays_a_whole_match_from_the_terminal(running: Running) 
     assert "you are seat 0" in text
     assert DONE.decode() in text, text[-2000:]
     assert moves > 0
-    assert "CardsPlayed" in text  # what the bot did was shown as it happened
+    assert "Seat 1 plays " in text  # what the bot did was told as it happened, in words
+    assert "CardsPlayed" not in text and "seq=" not in text  # no raw event dumps
     assert "refused" not in text  # a listed move is always legal
