@@ -48,5 +48,3 @@ def record_text(match: Match, state: str, created_ms: int, events: Iterable[dict
         if line is not None:
             lines.append(f"{record['seq']:>5}  {line}")
     return "\n".join(lines) + "\n"
-
-

@@ -7,12 +7,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from ..rules import events as ev
-from ..rules.cards import JOKER, JOKER_BIT, REAL_CARDS, cards_of, rank_of
+from ..rules.cards import JOKER_BIT, REAL_CARDS, cards_of, rank_of
 from ..rules.state import MatchState
 from .wire import (
     JOKER_ROW,
     START_TABLE_TURN,
-    SUIT_OF_ROW,
     Table,
     WirePlay,
     card_cell_tuple,
@@ -35,7 +34,7 @@ FIELD_CELLS = cell(JOKER_ROW + 1, 0)  # rows 0–4: the cards
 
 def seat_order(game: MatchState) -> tuple[int, ...]:
     """``[6][10+i]``: the player sitting in seat i; play goes around it."""
-    return tuple(range(game.players))
+    return game.seating or tuple(range(game.players))
 
 
 def _state_rows(table: Table, game: MatchState) -> None:
@@ -129,23 +128,6 @@ def play_cells(play: WirePlay) -> Table:
     return table
 
 
-def strongest(hand: int, count: int) -> int:
-    """The ``count`` strongest cards of ``hand`` as the reference server takes them: the
-    joker first, then by rank, ties ♠ > ♡ > ♢ > ♣."""
-    suit_order = {suit: 3 - row for row, suit in enumerate(SUIT_OF_ROW)}
-    real = sorted(
-        (card for card in cards_of(hand) if card != JOKER),
-        key=lambda card: (rank_of(card), suit_order[card & 3]),
-        reverse=True,
-    )
-    chosen = [JOKER_BIT] if hand & JOKER_BIT else []
-    chosen += [1 << card for card in real]
-    mask = 0
-    for bit in chosen[:count]:
-        mask |= bit
-    return mask
-
-
 __all__ = [
     "card_cell_tuple",
     "exchange_counts",
@@ -156,5 +138,4 @@ __all__ = [
     "played_cells",
     "seat_order",
     "start_table",
-    "strongest",
 ]

@@ -21,8 +21,9 @@ from ..app.match import Match, stream_of
 from ..app.service import CreatedMatch, GameService, ServiceError
 from ..rules import Refusal, decide, fold
 from ..rules import events as ev
-from ..rules.cards import JOKER_BIT, contains, make_card
+from ..rules.cards import HIGH_RANK, JOKER_BIT, LOW_RANK, contains, make_card, reading_card
 from ..rules.commands import Give, Pass, Play, SeatCommand
+from ..rules.dealing import strongest_cards
 from ..rules.legal import timeout_action
 from ..rules.state import EXCHANGE, MATCH_OVER, PLAY, MatchState
 from .connection import Connection
@@ -32,11 +33,12 @@ from .messages import (
     play_cells,
     played_cells,
     start_table,
-    strongest,
 )
 from .wire import (
+    ABOVE_2,
     ACCEPTED,
     ALL_GAMES_OVER,
+    BELOW_3,
     GAME_GOES_ON,
     GAME_OVER,
     JOKER_ROW,
@@ -168,7 +170,7 @@ class UecdaTable:
                 return
             cards = hand_of_cells(table)
         if cards.bit_count() != count or not contains(hand, cards):
-            cards = strongest(hand, count)  # the reference server's penalty, and its take
+            cards = strongest_cards(hand, count, game.reversed_order)  # the server's penalty
         command: SeatCommand = Give(seat, cards)
         if isinstance(decide(game, command), Refusal):
             command = timeout_action(game) or command
@@ -310,11 +312,17 @@ def _after(version: int, match: Match) -> bool:
 
 
 def jokers_as(wire: WirePlay) -> tuple[int, ...]:
-    """What the joker stands for, from its cell: the card of that cell; in row 4 (a
-    group's fifth card) or alone, the rules' default reading."""
+    """What the joker stands for, from its cell: the card of that cell, or in columns
+    0 and 14 the one below the 3 or above the 2; in row 4 (a group's fifth card) or
+    alone, the rules' default reading."""
     if wire.joker_cell is None or wire.cards == JOKER_BIT:
         return ()
     row, column = wire.joker_cell
-    if row == JOKER_ROW or not 0 < column < 14:
+    if row == JOKER_ROW:
         return ()
-    return (make_card(column - 1, SUIT_OF_ROW[row]),)
+    suit = SUIT_OF_ROW[row]
+    if column == BELOW_3:
+        return (reading_card(LOW_RANK, suit),)
+    if column == ABOVE_2:
+        return (reading_card(HIGH_RANK, suit),)
+    return (make_card(column - 1, suit),)

@@ -11,7 +11,17 @@ import functools
 import struct
 from dataclasses import dataclass
 
-from ..rules.cards import JOKER, JOKER_BIT, REAL_CARDS, make_card, rank_of, suit_of
+from ..rules.cards import (
+    JOKER,
+    JOKER_BIT,
+    LOW_RANK,
+    REAL_CARDS,
+    is_past_ends,
+    make_card,
+    rank_of,
+    reading_rank,
+    suit_of,
+)
 
 PROTOCOL_VERSION = 20070
 ROWS, COLUMNS = 8, 15
@@ -156,9 +166,12 @@ def put_play(table: Table, cards: int, joker_cell: tuple[int, int] | None) -> No
 
 def joker_cell_as(card: int | None, revolution: bool, group_rank: int | None) -> tuple[int, int]:
     """Where a played joker goes in a field table: the cell of the card it stands for
-    (``card``); a fifth card of a group in row 4; alone, ``[0][14]`` (``[0][0]`` under
-    revolution), as the official client puts it."""
+    (``card``, columns 0 and 14 below the 3 and above the 2); a fifth card of a group
+    in row 4; alone, ``[0][14]`` (``[0][0]`` under revolution), as the official
+    client puts it."""
     if card is not None and card != JOKER:
+        if is_past_ends(card):
+            return (ROW_OF_SUIT[card & 3], BELOW_3 if reading_rank(card) == LOW_RANK else ABOVE_2)
         return card_cell_tuple(card)
     if group_rank is not None:
         return (JOKER_ROW, group_rank + 1)

@@ -55,5 +55,5 @@ async def test_five_official_clients_play_ten_games(redis_url: str, official_cli
         for seat, name in enumerate(match.names):
             places = [place[seat] for place in replayed]
             assert by_name[name]["games"] == GAMES
-            assert by_name[name]["points"] == sum(5 - place for place in places)
+            assert by_name[name]["points"] == sum(6 - place for place in places)  # 5/4/3/2/1
             assert by_name[name]["places"][0] == places.count(1)

@@ -6,14 +6,16 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from service.rules.cards import JOKER_BIT, parse_card
-from service.uecda.messages import strongest
+from service.rules.cards import JOKER_BIT, parse_card, parse_reading
 from service.uecda.server import clean_name
+from service.uecda.table import jokers_as
 from service.uecda.wire import (
     MalformedPlay,
+    card_cell_tuple,
     cell,
     empty_table,
     hand_of_cells,
+    joker_cell_as,
     pack_table,
     profile_name,
     put_hand,
@@ -91,11 +93,26 @@ def test_the_name_ends_at_the_first_nul_and_is_cleaned() -> None:
     assert clean_name("\t\n") == "uecda"
 
 
-def test_strongest_takes_the_joker_first_then_spades_over_hearts() -> None:
-    hand = mask("2S", "2H", "2C", "AS", "JK")
-    assert strongest(hand, 2) == mask("JK", "2S")
-    assert strongest(mask("2C", "2H", "2D"), 2) == mask("2H", "2D")
+def test_a_hand_reads_back_as_the_cards_it_shows() -> None:
     assert hand_of_cells(pack_and_back(mask("3D", "JK"))) == mask("3D", "JK")
+
+
+def test_a_joker_stands_for_the_card_of_its_cell_or_past_the_ends() -> None:
+    def joker_at(row: int, column: int, *codes: str) -> tuple[int, ...]:
+        table = empty_table()
+        for code in codes:
+            table[cell(*card_cell_tuple(parse_card(code)))] = 1
+        table[cell(row, column)] = 2
+        return jokers_as(read_play(table))
+
+    assert joker_at(1, 0, "3H", "4H") == (parse_reading("LH"),)
+    assert joker_at(0, 14, "AS", "2S") == (parse_reading("HS"),)
+    assert joker_at(2, 6, "7D", "9D") == (parse_card("8D"),)
+    assert joker_at(4, 3, "5S", "5H", "5D", "5C") == ()  # a group's fifth card
+    assert joker_at(0, 14) == ()  # alone
+    for reading, where in (("LH", (1, 0)), ("HS", (0, 14)), ("8D", (2, 6))):
+        assert joker_cell_as(parse_reading(reading), False, None) == where
+    assert joker_cell_as(None, True, None) == (0, 0)
 
 
 def pack_and_back(hand: int) -> list[int]:
