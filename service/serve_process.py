@@ -16,19 +16,28 @@ from typing import IO
 
 from eventstore.embedded import tied_to_parent
 
+from .app.signing import create_key_file, now_ms
+
 _STARTED = re.compile(r"gRPC on ([^,]+:(\d+)), REST on http://[^ ,]+:(\d+)")
 
 
 class ServeProcess:
     """Started at once; ``wait_ready()`` waits for it to listen. Its output goes to
     ``log_path`` (a pipe nobody reads would fill up and stall it); it ends with the
-    thread that started it, even when that one is killed."""
+    thread that started it, even when that one is killed. It signs with ``key_file``
+    (default: ``signing-keys.json`` beside the log, made if missing; services logging
+    to one folder share it, as replicas must)."""
 
-    def __init__(self, redis_url: str, log_path: Path, *options: str) -> None:
+    def __init__(
+        self, redis_url: str, log_path: Path, *options: str, key_file: Path | None = None
+    ) -> None:
         self.log_path = log_path
+        self.key_file = key_file or log_path.parent / "signing-keys.json"
+        create_key_file(self.key_file, now_ms())
         self._log: IO[bytes] = log_path.open("wb")
         command = [sys.executable, "-m", "service.cli", "serve"]
-        command += ["--grpc-port", "0", "--http-port", "0", *options]
+        command += ["--grpc-port", "0", "--http-port", "0"]
+        command += ["--signing-key-file", str(self.key_file), *options]
         self.process = subprocess.Popen(
             tied_to_parent(command),
             env={**os.environ, "REDIS_URL": redis_url},

@@ -1,7 +1,6 @@
 """Everything `daifugo serve` runs, started and stopped together: Redis (the
 given one, or an embedded redis-server), the event store, the game service,
-the gRPC server, the REST server (uvicorn, same loop), the UECda listener when asked
-for, and the background work (the
+the gRPC server, the REST server (uvicorn, same loop), and the background work (the
 projections and the turn timers) while this replica holds its lease."""
 
 from __future__ import annotations
@@ -27,6 +26,7 @@ from .catalog import CatalogProjection
 from .keyring import Keyring, load_server_key
 from .projections import ResultsProjection
 from .service import GameService
+from .signing import Signer, ephemeral_signer
 
 log = logging.getLogger("daifugo")
 STORE_PREFIX = "daifugo"
@@ -42,6 +42,7 @@ class Running:
     catalog: CatalogProjection
     http_port: int | None  # None: no REST server
     background: Background
+    signer: Signer
     uecda_port: int | None = None  # None: no UECda listener
     uecda: UecdaServer | None = None
 
@@ -63,14 +64,20 @@ async def running_service(
     timers: bool = True,
     http_port: int | None = None,
     prefix: str = STORE_PREFIX,
+    signer: Signer | None = None,
     uecda_port: int | None = None,
     uecda: UecdaSettings | None = None,
     uecda_host: str | None = None,
 ) -> AsyncIterator[Running]:
     """Start the service; stop all of it (an embedded Redis too) on exit.
     ``http_port``: serve REST there too (0 picks a free port; None: no REST).
-    ``uecda_port``: listen for UECda clients there too (0: a free port), with ``uecda``.
-    ``prefix``: the store's key prefix (tests keep apart with their own)."""
+    ``prefix``: the store's key prefix (tests keep apart with their own).
+    ``uecda_port``: listen for UECda clients there too (0: a free port; None: not), on
+    ``uecda_host`` (default ``host``), their tables as ``uecda`` says.
+    ``signer``: the deployment's keys (``daifugo serve`` loads them); None: a key made
+    for this run only, which nothing can check once it stops (tests, demos)."""
+    signer = ephemeral_signer() if signer is None else signer
+    signing_keys = signer.key_set()
     embedded: EmbeddedRedis | None = None
     if redis_url is None:
         # started from this thread: the server dies with the thread that made it
@@ -83,13 +90,13 @@ async def running_service(
     try:
         keyring = Keyring(await load_server_key(await store.raw_client()))
         service = GameService(store, keyring)
-        server, port = await start_grpc_server(service, grpc_port, host)
+        server, port = await start_grpc_server(service, grpc_port, host, signing_keys=signing_keys)
         background = Background(service, timers=timers, make_bot=bot_of_kind)
         background_task = asyncio.create_task(background.run())
         # what REST reads of the projections, from Redis, whichever replica writes them
         results = ResultsProjection(store)
         catalog = CatalogProjection(store)
-        app = create_app(service, catalog, results) if http_port is not None else None
+        app = create_app(service, catalog, results, signing_keys) if http_port is not None else None
         http: HttpServer | None = None
         tables: UecdaServer | None = None
         try:
@@ -109,6 +116,7 @@ async def running_service(
                 catalog,
                 http_bound,
                 background,
+                signer,
                 uecda_bound,
                 tables,
             )

@@ -1,4 +1,4 @@
-"""The gRPC server: MatchService, health checking and reflection."""
+"""The gRPC server: MatchService, KeysService, health checking and reflection."""
 
 from __future__ import annotations
 
@@ -10,12 +10,17 @@ from grpc_reflection.v1alpha import reflection, reflection_pb2_grpc
 
 from ..app.match import Match
 from ..app.service import GameService
+from ..records import KeySet
+from .gen.daifugo.v1 import keys_service_pb2 as keys_pb
+from .gen.daifugo.v1 import keys_service_pb2_grpc as keys_pb_grpc
 from .gen.daifugo.v1 import match_service_pb2 as pb
 from .gen.daifugo.v1 import match_service_pb2_grpc as pb_grpc
 from .guards import GuardedRegistration
+from .keys import KeysServicer
 from .servicer import MatchServicer
 
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["MatchService"].full_name
+KEYS_SERVICE_NAME = keys_pb.DESCRIPTOR.services_by_name["KeysService"].full_name
 # calls that act for or look as a seat (or the host) need a token
 _NEEDS_TOKEN = {
     f"/{SERVICE_NAME}/{name}"
@@ -45,17 +50,20 @@ def turn_deadline(match: Match) -> int | None:
 
 
 async def start_grpc_server(
-    service: GameService, port: int, host: str = "127.0.0.1"
+    service: GameService, port: int, host: str = "127.0.0.1", *, signing_keys: KeySet
 ) -> tuple[grpc.aio.Server, int]:
     """Start serving; returns the server and the port it bound (0 picks one)."""
     server = grpc.aio.server()
     registration = GuardedRegistration(server, needs_token=_NEEDS_TOKEN)
     servicer = MatchServicer(service, turn_deadline)
     pb_grpc.add_MatchServiceServicer_to_server(servicer, registration)  # type: ignore[no-untyped-call]
+    keys_servicer = KeysServicer(signing_keys)
+    keys_pb_grpc.add_KeysServiceServicer_to_server(keys_servicer, registration)  # type: ignore[no-untyped-call]
     health_servicer = HealthService()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, registration)
     names = (
         SERVICE_NAME,
+        KEYS_SERVICE_NAME,
         health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
         reflection.SERVICE_NAME,
     )
@@ -63,6 +71,6 @@ async def start_grpc_server(
     reflection_pb2_grpc.add_ServerReflectionServicer_to_server(reflector, registration)
     bound = server.add_insecure_port(f"{host}:{port}")
     await server.start()
-    for name in ("", SERVICE_NAME):
+    for name in ("", SERVICE_NAME, KEYS_SERVICE_NAME):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
     return server, bound

@@ -1,5 +1,6 @@
 """The REST app (Litestar): replays, spectators, a seat for the page, audit,
-rankings, the web page, and its OpenAPI schema at /schema (/schema/openapi.json)."""
+rankings, the signing keys, the web page, and its OpenAPI schema at /schema
+(/schema/openapi.json)."""
 
 from __future__ import annotations
 
@@ -19,7 +20,8 @@ from eventstore import StoreUnavailable
 from ..app.catalog import CatalogProjection
 from ..app.projections import ResultsProjection
 from ..app.service import GameService, ServiceError
-from . import actions, live, matches, rankings, record
+from ..records import KeySet
+from . import actions, keys, live, matches, rankings, record
 from .context import Context
 from .errors import EXCEPTION_HANDLERS
 
@@ -36,9 +38,12 @@ async def index() -> File:
 
 
 def create_app(
-    service: GameService, catalog: CatalogProjection, results: ResultsProjection
+    service: GameService,
+    catalog: CatalogProjection,
+    results: ResultsProjection,
+    signing_keys: KeySet,
 ) -> Litestar:
-    context = Context(service, catalog, results)
+    context = Context(service, catalog, results, signing_keys)
 
     def provide() -> Context:
         return context
@@ -51,6 +56,7 @@ def create_app(
             *actions.HANDLERS,
             *record.HANDLERS,
             *rankings.HANDLERS,
+            *keys.HANDLERS,
             index,
             create_static_files_router(
                 "/static", directories=[STATIC], include_in_schema=False, send_as_attachment=False

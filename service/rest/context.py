@@ -12,6 +12,7 @@ from litestar.params import HeaderParameter
 from ..app.catalog import CatalogProjection
 from ..app.projections import ResultsProjection
 from ..app.service import GameService, ServiceError
+from ..records import KeySet
 
 Authorization = Annotated[
     str | None,
@@ -24,6 +25,7 @@ class Context:
     service: GameService
     catalog: CatalogProjection
     results: ResultsProjection
+    signing_keys: KeySet  # the public keys, retired ones too
     # set when the server stops: open event streams end (the page resumes them)
     closing: asyncio.Event = field(default_factory=asyncio.Event)
 

@@ -118,3 +118,22 @@ class AuditResult(Struct):
     match_id: str | None
     events: int
     checks: list[dict[str, Any]]
+
+
+class SigningKey(Struct):
+    """A public key that signs receipts and seals. A record counts only when its own
+    time ``at`` is in [valid_from, valid_to) of the key its ``key_id`` names."""
+
+    key_id: Annotated[
+        str, Meta(description="the first 16 hex digits of sha256 over the raw public key")
+    ]
+    algorithm: Literal["Ed25519"]
+    public_key: Annotated[str, Meta(description="the raw 32-byte public key, standard base64")]
+    valid_from: Annotated[int, Meta(description="ms since the epoch")]
+    valid_to: Annotated[
+        int | None, Meta(description="ms since the epoch, exclusive; null: the active key")
+    ]
+
+
+class SigningKeyList(Struct):
+    keys: list[SigningKey]  # oldest first; retired keys stay listed

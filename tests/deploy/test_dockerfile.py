@@ -115,10 +115,29 @@ def test_cmd_serves_on_all_interfaces_and_requires_redis_url(tmp_path: Path) -> 
     fake.write_text('#!/bin/sh\necho "$@"\n')
     fake.chmod(0o755)
     env = {"PATH": f"{tmp_path}:/usr/bin:/bin"}
-    given = {**env, "REDIS_URL": "redis://redis:6379/0"}
+    key_file = "/run/secrets/signing-keys.json"
+    given = {**env, "REDIS_URL": "redis://redis:6379/0", "DAIFUGO_SIGNING_KEY_FILE": key_file}
     ran = subprocess.run(list(cmd.value), env=given, capture_output=True, text=True, check=True)
     args = ran.stdout.split()
     assert args[0] == "serve" and args[args.index("--host") + 1] == "0.0.0.0"
     assert args[args.index("--redis-url") + 1] == "redis://redis:6379/0"
-    refused = subprocess.run(list(cmd.value), env=env, capture_output=True, text=True, check=False)
-    assert refused.returncode != 0 and "REDIS_URL" in refused.stderr and not refused.stdout
+    assert args[args.index("--signing-key-file") + 1] == key_file
+    for missing in ("REDIS_URL", "DAIFUGO_SIGNING_KEY_FILE"):
+        partial = {name: value for name, value in given.items() if name != missing}
+        refused = subprocess.run(
+            list(cmd.value), env=partial, capture_output=True, text=True, check=False
+        )
+        assert refused.returncode != 0 and missing in refused.stderr and not refused.stdout
+
+
+def test_no_signing_key_reaches_the_image() -> None:
+    # a key file anywhere in the context stays out of the build, and nothing names one
+    rules = dockerignore()
+    for path in ("signing-keys.json", "service/signing-keys.json", "deploy/signing-keys.json"):
+        assert not sent_to_the_build(path, rules), path
+    for command in instructions():
+        text = " ".join(command.value)
+        if command.cmd == "CMD":
+            text = text.replace("${DAIFUGO_SIGNING_KEY_FILE:?", "")
+        assert "signing-keys" not in text and "PRIVATE KEY" not in text, command.original
+        assert not (command.cmd == "ENV" and "DAIFUGO_SIGNING_KEY_FILE" in text), command.original

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 import kubernetes_validate
@@ -98,6 +98,32 @@ def test_k8s_objects_refer_to_each_other() -> None:
     assert ref["name"] == secret["metadata"]["name"] and ref["key"] in secret["stringData"]
 
 
+def test_k8s_pods_read_one_signing_key_from_a_secret_made_out_of_band() -> None:
+    objects = k8s_objects()
+    pod = objects["Deployment"]["spec"]["template"]["spec"]
+    container = pod["containers"][0]
+    (setting,) = [env for env in container["env"] if env["name"] == "DAIFUGO_SIGNING_KEY_FILE"]
+    key_file = PurePosixPath(setting["value"])
+    (mount,) = [
+        mount
+        for mount in container["volumeMounts"]
+        if PurePosixPath(mount["mountPath"]) in key_file.parents
+    ]
+    assert mount["readOnly"] is True
+    (volume,) = [volume for volume in pod["volumes"] if volume["name"] == mount["name"]]
+    secret = volume["secret"]
+    relative = str(key_file.relative_to(mount["mountPath"]))
+    assert [item["path"] for item in secret["items"]] == [relative]
+    # readable by the pod's group only, never written, never by others
+    mode = secret["defaultMode"]
+    assert mode & 0o040 and not mode & 0o222 and not mode & 0o007, oct(mode)
+    assert str(pod["securityContext"]["fsGroup"]) == final_user().split(":")[1]
+    # never a key in git: the Secret is not one of the manifests
+    assert secret["secretName"] != objects["Secret"]["metadata"]["name"]
+    for path in K8S.glob("*.yaml"):
+        assert "private_key" not in path.read_text(), path.name
+
+
 def test_k8s_pod_runs_as_the_images_user() -> None:
     security = k8s_objects()["Deployment"]["spec"]["template"]["spec"]["securityContext"]
     assert security["runAsNonRoot"] is True
@@ -141,6 +167,23 @@ def test_compose_wiring() -> None:
     assert lb["depends_on"]["daifugo"]["condition"] == "service_healthy"
     config = lb["volumes"][0].split(":")[0]
     assert (DEPLOY / config).resolve() == DEPLOY / "nginx" / "nginx.conf"
+
+
+def test_compose_gives_every_replica_one_signing_key_as_a_secret() -> None:
+    compose = yaml.safe_load((DEPLOY / "compose.yaml").read_text())
+    daifugo = compose["services"]["daifugo"]
+    (secret,) = daifugo["secrets"]
+    target = secret["target"]
+    assert daifugo["environment"]["DAIFUGO_SIGNING_KEY_FILE"] == f"/run/secrets/{target}"
+    source = (DEPLOY / compose["secrets"][secret["source"]]["file"]).resolve()
+    assert source.parent == DEPLOY
+    # the file it names is made locally and never committed
+    relative = str(source.relative_to(DEPLOY.parent))
+    ignored = subprocess.run(
+        ["git", "-C", str(DEPLOY.parent), "check-ignore", "-q", "--no-index", relative],
+        check=False,
+    )
+    assert ignored.returncode == 0, f"{relative} is not ignored by git"
 
 
 # --- nginx (run for real in test_load_balancer.py) ---------------------------------

@@ -19,7 +19,7 @@ RANK_CODES = list("3456789TJQKA2")
 ODD_CODES = ["10s", "joker", " 3d ", "3D3D", "", "JK ", "1S", "3X", "♢3", "10"]
 # ids no match can have: braces (the store's hash tags), huge, odd characters
 ODD_IDS = ["{", "a}b", "{m:x}", "", "*", "\x00", "é" * 3000, "x" * 20000]
-SERVICES = ["", "daifugo.v1.MatchService", "grpc.health.v1.Health"]
+SERVICES = ["", "daifugo.v1.MatchService", "daifugo.v1.KeysService", "grpc.health.v1.Health"]
 SYMBOLS = ["daifugo.v1.MatchService", "daifugo.v1.ActRequest", "grpc.health.v1.Health"]
 FILES = ["daifugo/v1/match_service.proto", "google/protobuf/struct.proto"]
 ASCII = st.characters(min_codepoint=0x20, max_codepoint=0x7E)  # what gRPC metadata may carry

@@ -251,6 +251,7 @@ async def test_health_checking_and_reflection_are_on(running: Running) -> None:
         assert {name: status.status for name, status in listed.statuses.items()} == {
             "": health_pb2.HealthCheckResponse.SERVING,
             "daifugo.v1.MatchService": health_pb2.HealthCheckResponse.SERVING,
+            "daifugo.v1.KeysService": health_pb2.HealthCheckResponse.SERVING,
         }
         reflection = reflection_pb2_grpc.ServerReflectionStub(channel)
         request = reflection_pb2.ServerReflectionRequest(list_services="")

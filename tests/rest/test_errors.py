@@ -18,6 +18,7 @@ from service.app.keyring import Keyring
 from service.app.projections import ResultsProjection
 from service.app.runtime import Running
 from service.app.service import GameService
+from service.app.signing import ephemeral_signer
 from service.rest.app import create_app
 from service.rest.server import start_http_server
 
@@ -114,7 +115,8 @@ async def no_store() -> AsyncIterator[httpx.AsyncClient]:
     """REST on a store whose Redis does not answer."""
     store = RedisEventStore.from_url(f"redis://127.0.0.1:{free_port()}", connect_timeout=0.5)
     service = GameService(store, Keyring(b"k" * 32))
-    app = create_app(service, CatalogProjection(store), ResultsProjection(store))
+    keys = ephemeral_signer().key_set()
+    app = create_app(service, CatalogProjection(store), ResultsProjection(store), keys)
     server = await start_http_server(app, 0)
     try:
         async with httpx.AsyncClient(

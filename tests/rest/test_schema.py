@@ -32,6 +32,7 @@ from service.app.catalog import CatalogProjection
 from service.app.keyring import Keyring
 from service.app.projections import ResultsProjection
 from service.app.service import GameService
+from service.app.signing import ephemeral_signer
 from service.rest.app import create_app
 
 from ..service_support import isolated_service
@@ -144,7 +145,8 @@ def app_schema() -> dict[str, Any]:
     """The OpenAPI schema the app serves (making the app connects to nothing)."""
     store = RedisEventStore.from_url("redis://127.0.0.1:1")
     service = GameService(store, Keyring(b"k" * 32))
-    app = create_app(service, CatalogProjection(store), ResultsProjection(store))
+    keys = ephemeral_signer().key_set()
+    app = create_app(service, CatalogProjection(store), ResultsProjection(store), keys)
     return app.openapi_schema.to_schema()
 
 
