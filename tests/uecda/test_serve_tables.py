@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import secrets
 from pathlib import Path
 
 import httpx
@@ -24,7 +25,8 @@ async def test_clients_fill_tables_in_connect_order(redis_url: str, tmp_path: Pa
         found = re.search(r"UECda on (\d+)", serve.log_tail())
         assert found, serve.log_tail()
         port = int(found[1])
-        clients = [await RawClient.connect(port, f"prog{n}") for n in range(7)]
+        run = secrets.token_hex(3)  # this run's clients, among whatever the store holds
+        clients = [await RawClient.connect(port, f"p{n}-{run}") for n in range(7)]
         assert [client.player for client in clients] == [0, 1, 2, 3, 4, 0, 1]
         for client in clients[:5]:
             start = await client.read_table()
@@ -35,14 +37,14 @@ async def test_clients_fill_tables_in_connect_order(redis_url: str, tmp_path: Pa
                 names = sorted(
                     tuple(match["names"])
                     for match in listed["matches"]
-                    if any(name.startswith("prog") for name in match["names"])
+                    if any(name.endswith(run) for name in match["names"])
                 )
                 if len(names) == 2 and names[1].count("") == 3:
                     break
                 await asyncio.sleep(0.1)
         assert names == [
-            ("prog0", "prog1", "prog2", "prog3", "prog4"),
-            ("prog5", "prog6", "", "", ""),
+            tuple(f"p{n}-{run}" for n in range(5)),
+            (f"p5-{run}", f"p6-{run}", "", "", ""),
         ]
         for client in clients:
             client.close()
