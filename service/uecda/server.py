@@ -131,7 +131,7 @@ class UecdaServer:
             bots={seat: BotKind.STRONGER for seat in range(settings.bots)},
         )
         created = await self.service.create(options)
-        table = UecdaTable(self.service, created, settings.turn_seconds)
+        table = UecdaTable(self.service, created, settings.turn_seconds, self._seating)
         self._waiting = table
         self.match_ids.append(created.match_id)
         self._spawn(table.run(), f"table {created.match_id}")

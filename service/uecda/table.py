@@ -61,8 +61,17 @@ GRACE = 1.0  # seconds past the turn time before a silent client is dropped (the
 
 
 class UecdaTable:
-    def __init__(self, service: GameService, created: CreatedMatch, turn_seconds: float) -> None:
+    def __init__(
+        self,
+        service: GameService,
+        created: CreatedMatch,
+        turn_seconds: float,
+        seating: asyncio.Lock | None = None,
+    ) -> None:
+        """``seating``: held while a client is seated (joined, then told its number);
+        the match starts only once the client that filled the table has been told."""
         self.service = service
+        self.seating = seating or asyncio.Lock()
         self.match_id = created.match_id
         self.host_token = created.host_token
         self.turn_seconds = turn_seconds
@@ -83,6 +92,8 @@ class UecdaTable:
         """Wait for five seats, start the match, play it out, close every client."""
         try:
             match = await self._until_seated()
+            async with self.seating:
+                pass
             self.game, self.version = match.game, match.version
             try:
                 outcome = await self.service.start(self.match_id, self.host_token, "uecda:start")
