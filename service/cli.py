@@ -34,6 +34,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=os.environ.get("REDIS_URL"),
         help="default: REDIS_URL, else an embedded redis-server",
     )
+    serve.add_argument("--uecda-port", type=int, help="also serve UECda clients (protocol 20070)")
+    serve.add_argument("--uecda-games", type=int, default=1000, help="games per UECda table")
+    serve.add_argument("--uecda-bots", type=int, default=0, help="seats of a table our bot plays")
+    serve.add_argument(
+        "--uecda-turn-seconds", type=float, default=10.0, help="a UECda seat's time per turn"
+    )
+    serve.add_argument("--uecda-host", help="the UECda listener's address (default: --host)")
     serve.add_argument(
         "--signing-key-file",
         default=os.environ.get(KEY_FILE_ENV),
@@ -129,16 +136,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.audit_workers < 1 or args.audit_queue < 0 or not args.sse_keepalive > 0:
             parser.error("--audit-workers ≥ 1, --audit-queue ≥ 0, --sse-keepalive > 0")
         rest = RestSettings(args.audit_workers, args.audit_queue, args.sse_keepalive)
-        return asyncio.run(
-            _serve(
-                args.redis_url,
-                args.grpc_port,
-                args.http_port,
-                args.host,
-                args.signing_key_file,
-                rest,
-            )
-        )
+        return asyncio.run(_serve(args, rest))
     if args.command == "demo":
         from clients.demo import demo_matches
 
@@ -150,22 +148,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     return asyncio.run(play_in_terminal(args.grpc, args.preset, args.players, args.games))
 
 
-async def _serve(
-    redis_url: str | None,
-    grpc_port: int,
-    http_port: int,
-    host: str,
-    key_file: str | None,
-    rest: RestSettings,
-) -> int:
+async def _serve(args: argparse.Namespace, rest: RestSettings) -> int:
     from eventstore import redacted_url
     from eventstore.embedded import URL_FILE
 
     from .app.runtime import running_service, tune_gc_for_serving
     from .app.signing import SigningKeyProblem, serving_signer
+    from .uecda.server import UecdaSettings
 
+    redis_url, grpc_port, http_port, host = (
+        args.redis_url,
+        args.grpc_port,
+        args.http_port,
+        args.host,
+    )
+    uecda = UecdaSettings(args.uecda_games, args.uecda_bots, args.uecda_turn_seconds)
     try:
-        signer = serving_signer(key_file)  # before anything starts
+        signer = serving_signer(args.signing_key_file)  # before anything starts
     except SigningKeyProblem as error:
         print(f"daifugo: {error}", file=sys.stderr)
         return 2
@@ -175,11 +174,20 @@ async def _serve(
     for signal_number in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signal_number, stop.set)  # stop cleanly: Redis flushes its AOF
     async with running_service(
-        redis_url, grpc_port, host, http_port=http_port, signer=signer, rest=rest
+        redis_url,
+        grpc_port,
+        host,
+        http_port=http_port,
+        signer=signer,
+        rest=rest,
+        uecda_port=args.uecda_port,
+        uecda=uecda,
+        uecda_host=args.uecda_host,
     ) as running:
+        tables = f", UECda on {running.uecda_port}" if running.uecda_port is not None else ""
         print(
             f"daifugo: gRPC on {host}:{running.grpc_port}, "
-            f"REST on http://{host}:{running.http_port}, "
+            f"REST on http://{host}:{running.http_port}{tables}, "
             f"Redis at {redacted_url(running.redis_url)}",
             flush=True,
         )

@@ -8,7 +8,8 @@ throws the projection away and folds every stream again from seq 0.
 
 Points for a game: players - place (大富豪 of four gets 3, 大貧民 0), plus the
 rule set's ``points_for_last`` (1 in ``uecda``: 5/4/3/2/1 for five players). A
-player is known by the name it joined a seat with.
+player is known by the name it joined a seat with (a UECda program by its profile's
+name), and counted by points, games, firsts and games in each place.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from eventstore.feed import Op
 from .following import FeedProjection, pairs
 
 NAME = "results"
+MAX_PLACES = 5
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,6 +32,7 @@ class Standing:
     points: int
     games: int
     firsts: int
+    places: tuple[int, ...] = ()  # games finished in each place, 1st first
 
 
 class ResultsProjection(FeedProjection):
@@ -77,6 +80,7 @@ class ResultsProjection(FeedProjection):
                 ("HINCRBY", self._key(f"points:{match_id}"), seat, points),
                 ("ZINCRBY", self.ranking_key, points, name),
                 ("HINCRBY", self._key("games"), name, 1),
+                ("HINCRBY", self._key(f"places:{place}"), name, 1),
             ]
             if place == 1:
                 ops.append(("HINCRBY", self._key("firsts"), name, 1))
@@ -117,7 +121,15 @@ class ResultsProjection(FeedProjection):
             name = raw_name.decode()
             games = await client.hget(self._key("games"), name)  # type: ignore[misc]
             firsts = await client.hget(self._key("firsts"), name)  # type: ignore[misc]
-            standings.append(Standing(name, int(score), int(games or 0), int(firsts or 0)))
+            places = [
+                int(await client.hget(self._key(f"places:{place}"), name) or 0)  # type: ignore[misc]
+                for place in range(1, MAX_PLACES + 1)
+            ]
+            while places and not places[-1]:
+                places.pop()
+            standings.append(
+                Standing(name, int(score), int(games or 0), int(firsts or 0), tuple(places))
+            )
         return standings
 
     async def rebuild(self) -> None:

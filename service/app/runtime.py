@@ -21,6 +21,7 @@ from eventstore.embedded import URL_FILE
 from ..grpc.server import start_grpc_server
 from ..rest.app import RestSettings, create_app, end_streams, stop_audits
 from ..rest.server import HttpServer, start_http_server
+from ..uecda.server import UecdaServer, UecdaSettings
 from .background import Background, stop_tasks
 from .catalog import CatalogProjection
 from .keyring import Keyring, load_server_key
@@ -44,6 +45,8 @@ class Running:
     http_port: int | None  # None: no REST server
     background: Background
     signer: Signer
+    uecda_port: int | None = None  # None: no UECda listener
+    uecda: UecdaServer | None = None
 
 
 def tune_gc_for_serving() -> None:
@@ -65,10 +68,15 @@ async def running_service(
     prefix: str = STORE_PREFIX,
     signer: Signer | None = None,
     rest: RestSettings | None = None,
+    uecda_port: int | None = None,
+    uecda: UecdaSettings | None = None,
+    uecda_host: str | None = None,
 ) -> AsyncIterator[Running]:
     """Start the service; stop all of it (an embedded Redis too) on exit.
     ``http_port``: serve REST there too (0 picks a free port; None: no REST).
     ``prefix``: the store's key prefix (tests keep apart with their own).
+    ``uecda_port``: listen for UECda clients there too (0: a free port; None: not), on
+    ``uecda_host`` (default ``host``), their tables as ``uecda`` says.
     ``signer``: the deployment's keys (``daifugo serve`` loads them); None: a key made
     for this run only, which nothing can check once it stops (tests, demos).
     ``rest``: the REST app's audit workers and keep-alive period."""
@@ -99,10 +107,15 @@ async def running_service(
             else None
         )
         http: HttpServer | None = None
+        tables: UecdaServer | None = None
         try:
             if app is not None and http_port is not None:
                 http = await start_http_server(app, http_port, host)
             http_bound = http.port if http is not None else None
+            uecda_bound = None
+            if uecda_port is not None:
+                tables = UecdaServer(service, uecda or UecdaSettings())
+                uecda_bound = await tables.start(uecda_host or host, uecda_port)
             yield Running(
                 url,
                 embedded,
@@ -114,8 +127,12 @@ async def running_service(
                 http_bound,
                 background,
                 signer,
+                uecda_bound,
+                tables,
             )
         finally:
+            if tables is not None:
+                await tables.stop()
             if app is not None and http is not None:
                 end_streams(app)
                 await http.stop()

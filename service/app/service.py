@@ -75,6 +75,7 @@ class Outcome:
     events: tuple[dict[str, Any], ...]
     match: Match
     viewer: Viewer
+    stored: tuple[StoredEvent, ...] = ()  # the events as stored, nothing hidden
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,6 +140,10 @@ class GameService:
         assert match is not None
         self._remember(match)
         return match
+
+    def cached(self, match_id: str) -> Match | None:
+        """The match as this process last saw it (no read: it may be behind)."""
+        return self._cache.get(match_id)
 
     def _remember(self, match: Match) -> None:
         self._cache[match.match_id] = match
@@ -372,7 +377,7 @@ class GameService:
         match = fold_match(match, stored)
         self._remember(match)
         events = tuple(visible(item, viewer, match.over) for item in stored)
-        return Outcome(match.version, events, match, viewer)
+        return Outcome(match.version, events, match, viewer, tuple(stored))
 
     async def _append(
         self, match_id: str, events: Sequence[MatchEvent], expected: int, request_id: str
@@ -385,7 +390,7 @@ class GameService:
         match = await self.load(match_id)
         stored = await self.store.read(stream_of(match_id), first, last - first + 1)
         events = tuple(visible(item, viewer, match.over) for item in stored)
-        return Outcome(last, events, match, viewer)
+        return Outcome(last, events, match, viewer, tuple(stored))
 
     # -- seeing ----------------------------------------------------------------
 

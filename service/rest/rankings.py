@@ -28,7 +28,10 @@ async def rankings(
     limit: Annotated[int, QueryParameter(ge=1, le=500)] = 50,
 ) -> RankingPage:
     found = await ctx.results.ranking(offset, limit + 1)
-    page = [Standing(item.name, item.points, item.games, item.firsts) for item in found[:limit]]
+    page = [
+        Standing(item.name, item.points, item.games, item.firsts, list(item.places))
+        for item in found[:limit]
+    ]
     return RankingPage(page, offset + limit if len(found) > limit else None)
 
 
