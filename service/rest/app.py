@@ -21,9 +21,9 @@ from ..app.catalog import CatalogProjection
 from ..app.projections import ResultsProjection
 from ..app.service import GameService, ServiceError
 from ..records import KeySet
-from . import actions, keys, live, matches, rankings, record
+from . import actions, keys, live, matches, rankings, record, tables
 from .context import Context
-from .errors import EXCEPTION_HANDLERS
+from .errors import EXCEPTION_HANDLERS, BadInput
 
 STATIC = Path(__file__).parent / "static"
 CONTEXT = "daifugo"
@@ -52,6 +52,7 @@ def create_app(
         state=State({CONTEXT: context}),
         route_handlers=[
             *matches.HANDLERS,
+            *tables.HANDLERS,
             *live.HANDLERS,
             *actions.HANDLERS,
             *record.HANDLERS,
@@ -78,7 +79,7 @@ def create_app(
             loggers={"litestar": {"level": "INFO", "handlers": [], "propagate": True}},
             # log what went wrong on the server, not every refusal
             log_exceptions="always",
-            disable_stack_trace={*range(400, 500), 503, ServiceError, StoreUnavailable},
+            disable_stack_trace={*range(400, 500), 503, ServiceError, BadInput, StoreUnavailable},
         ),
         debug=False,
     )
