@@ -114,6 +114,7 @@ class MatchOptions:
     spectator_delay: float = 0.0
     bots: Mapping[int, BotKind] = field(default_factory=dict)  # seat -> the bot playing it
     bot_pause: float = 0.0  # seconds the service's bots wait before each action
+    auto_start: bool = False  # with open seats: start once the last is taken
 
 
 class GameService:
@@ -192,6 +193,7 @@ class GameService:
                 round(options.turn_seconds * 1000),
                 round(options.spectator_delay * 1000),
                 round(options.bot_pause * 1000),
+                options.auto_start and options.open_seats,
             )
         ]
         seeds = [seed.hex() for seed in options.client_seeds]
@@ -253,8 +255,48 @@ class GameService:
             if result.duplicate:
                 first = (await self.store.read(stream_of(match_id), result.first_seq, 1))[0]
                 return int(first.data["seat"])
+            if match.auto_start and match.seats_free == (event.seat,):
+                await self._auto_start(match_id)
             return event.seat
         raise ServiceError("busy", "too many concurrent joins; try again")
+
+    async def claim_seat(
+        self, match_id: str, seat: int, name: str, client_seed: bytes = b"", request_id: str = ""
+    ) -> str:
+        """Seat ``name`` at open seat ``seat`` (whoever may: the caller checked an
+        invite or is the creator); returns the seat's token. A seat is taken once:
+        another try finds it taken, unless it retries the same ``request_id``.
+        With the match's auto start, taking the last seat starts it."""
+        for _ in range(CONFLICT_RETRIES):
+            match = await self.load(match_id)
+            if request_id:
+                done = await self.store.request_result(stream_of(match_id), request_id)
+                if done is not None:
+                    first = (await self.store.read(stream_of(match_id), done.first_seq, 1))[0]
+                    if first.type == "SeatJoined" and int(first.data["seat"]) == seat:
+                        return self.keyring.token(match_id, Role("seat", seat))
+            if not 0 <= seat < match.players or not match.open_seats:
+                raise ServiceError("bad_request", f"no open seat {seat} in this match")
+            if seat not in match.seats_free:
+                raise ServiceError("seat_taken", f"seat {seat} is taken")
+            if match.started:
+                raise ServiceError("already_started", "the match has started")
+            event = SeatJoined(seat, name.strip()[:40] or f"seat {seat}", client_seed.hex())
+            try:
+                await self._append(match_id, [event], match.version, request_id)
+            except ConcurrencyConflict:
+                continue
+            if match.auto_start and match.seats_free == (seat,):
+                await self._auto_start(match_id)
+            return self.keyring.token(match_id, Role("seat", seat))
+        raise ServiceError("busy", "too many concurrent joins; try again")
+
+    async def _auto_start(self, match_id: str) -> None:
+        try:
+            await self.start(match_id, self.keyring.token(match_id, HOST), f"autostart:{match_id}")
+        except ServiceError as error:
+            if error.code != "already_started":
+                raise
 
     async def start(self, match_id: str, token: str | None, request_id: str = "") -> Outcome:
         """Commit to the dealing seed and deal the first game (host only)."""

@@ -22,10 +22,10 @@ from ..app.catalog import CatalogProjection
 from ..app.projections import ResultsProjection
 from ..app.service import GameService, ServiceError
 from ..records import KeySet
-from . import actions, keys, live, matches, rankings, record
+from . import actions, keys, live, matches, rankings, record, tables
 from .auditing import DEFAULT_QUEUED, DEFAULT_WORKERS, AuditPool
 from .context import Context
-from .errors import EXCEPTION_HANDLERS, log_exception
+from .errors import EXCEPTION_HANDLERS, BadInput, log_exception
 
 STATIC = Path(__file__).parent / "static"
 CONTEXT = "daifugo"
@@ -70,6 +70,7 @@ def create_app(
         state=State({CONTEXT: context}),
         route_handlers=[
             *matches.HANDLERS,
+            *tables.HANDLERS,
             *live.HANDLERS,
             *actions.HANDLERS,
             *record.HANDLERS,
@@ -97,7 +98,7 @@ def create_app(
             # log what went wrong on the server, not every refusal
             log_exceptions="always",
             exception_logging_handler=log_exception,
-            disable_stack_trace={*range(400, 500), 503, ServiceError, StoreUnavailable},
+            disable_stack_trace={*range(400, 500), 503, ServiceError, BadInput, StoreUnavailable},
         ),
         debug=False,
     )

@@ -62,6 +62,16 @@ _DESCRIPTIONS = {
 }
 
 
+class BadInput(Exception):
+    """Input the REST layer refuses before the service sees it: 400 with its own
+    reason code (too_many_bots, unknown_option…)."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+
+
 def responses(*statuses: int) -> dict[int, ResponseSpec]:
     """The OpenAPI entries of these error statuses."""
     return {
@@ -83,6 +93,10 @@ def error_response(status: int, code: str, message: str) -> Response[Error]:
 
 def _service_error(_: Request[Any, Any, Any], error: ServiceError) -> Response[Error]:
     return error_response(http_status(error.code), error.code, error.message)
+
+
+def _bad_input(_: Request[Any, Any, Any], error: BadInput) -> Response[Error]:
+    return error_response(400, error.code, error.message)
 
 
 def _unavailable(_: Request[Any, Any, Any], error: StoreUnavailable) -> Response[Error]:
@@ -157,6 +171,7 @@ def _problem(item: dict[str, Any]) -> str:
 
 EXCEPTION_HANDLERS: ExceptionHandlersMap = {
     ServiceError: _service_error,
+    BadInput: _bad_input,
     StoreUnavailable: _unavailable,
     AuditsBusy: _audits_busy,
     EventStoreError: _store_error,
