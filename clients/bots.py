@@ -27,7 +27,7 @@ from service.rules.cards import (
     cards_of,
     joker_count,
     mask_of,
-    parse_card,
+    parse_reading,
     rank_mask,
     remove_cards,
 )
@@ -260,7 +260,11 @@ def effects_of(view: View, table: Table, meld: Meld, hand: int, field_meld: Meld
                 rules.revolution
                 and (
                     (meld.kind == Kind.GROUP and meld.size >= 4)
-                    or (meld.kind == Kind.STAIRS and meld.size >= 4 and rules.stairs_revolt)
+                    or (
+                        meld.kind == Kind.STAIRS
+                        and meld.size >= rules.stairs_revolt_from
+                        and rules.stairs_revolt
+                    )
                 )
             )
         )
@@ -303,7 +307,7 @@ def effects_of(view: View, table: Table, meld: Meld, hand: int, field_meld: Meld
 def _field_meld(view: View, reversed_order: bool) -> Meld | None:
     if not view.field:
         return None
-    readings = tuple(parse_card(code) for code in view.field_jokers_as)
+    readings = tuple(parse_reading(code) for code in view.field_jokers_as)
     return meld_of(codes_mask(view.field), readings, reversed_order)
 
 
@@ -518,6 +522,8 @@ class _Decision:
         best_value = float("-inf")
         for action in actions:
             if isinstance(action, Pass):
+                if lead:  # a leader's pass (uecda) only hands the lead on
+                    continue
                 value = -now.cost - self.weights.pass_cost
             elif isinstance(action, Play):
                 meld = meld_of(action.cards, action.jokers_as, trick_order)

@@ -53,6 +53,7 @@ _PRESETS = {
     "federation": pb.PRESET_FEDERATION,
     "torasobi": pb.PRESET_TORASOBI,
     "classic": pb.PRESET_CLASSIC,
+    "uecda": pb.PRESET_UECDA,
 }
 _RETRIED = {grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED}
 
@@ -462,6 +463,7 @@ def view_from_message(message: pb.View) -> View:
         omen=message.omen,
         passed=tuple(message.passed),
         active=tuple(message.active),
+        seating=tuple(message.seating) or tuple(range(message.players)),
         places=dict(message.places),
         forbidden=tuple(message.forbidden),
         fallen=tuple(message.fallen),

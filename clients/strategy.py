@@ -76,8 +76,9 @@ def card_strength(card: int, reversed_order: bool) -> int:
 
 
 def meld_of(cards: int, jokers_as: tuple[int, ...], reversed_order: bool) -> Meld | None:
-    """What a legal play is (its shape, ranks and joker readings)."""
-    return classify(cards, jokers_as, reversed_order, True, True)
+    """What a legal play is (its shape, ranks and joker readings, a stairs joker
+    past the 3 or the 2 included: legal plays name their readings)."""
+    return classify(cards, jokers_as, reversed_order, True, True, True)
 
 
 def real_count(mask: int, rank: int) -> int:
@@ -395,7 +396,8 @@ class Planner:
     def _stairs_price(self, low: int, high: int, reversed_order: bool) -> tuple[float, bool, bool]:
         size = high - low + 1
         wins = self.odds.stairs_wins(size, low, reversed_order)
-        if self.eight_cut and self.eight_reading == "classic" and low <= RANK_8 <= high:
+        cuts = self.eight_reading in ("classic", "uecda")  # stairs holding the 8 cut
+        if self.eight_cut and cuts and low <= RANK_8 <= high:
             wins = 1.0
         safe = True
         if self.forbidden and self.reading in ("federation", "classic"):

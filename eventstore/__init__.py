@@ -10,9 +10,13 @@ from .codec import FORMAT, Upcaster, Upcasters
 from .embedded import (
     EmbeddedRedis,
     RedisServer,
+    daifugo_data_dir,
     default_data_dir,
     find_redis_server,
+    redacted_url,
     redis_url_or_embedded,
+    running_embedded_url,
+    store_redis_url,
 )
 from .errors import (
     CheckpointGap,
@@ -68,10 +72,14 @@ __all__ = [
     "Upcasters",
     "Verification",
     "canonical_json",
+    "daifugo_data_dir",
     "default_data_dir",
     "envelope",
     "event_hash",
     "find_redis_server",
     "recompute_hash",
+    "redacted_url",
     "redis_url_or_embedded",
+    "running_embedded_url",
+    "store_redis_url",
 ]

@@ -10,8 +10,12 @@ import os
 import signal
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from .rules import PRESETS
+
+if TYPE_CHECKING:
+    from .rest.app import RestSettings
 
 BENCHMARKS = ("load", "spectators")  # modules of bench/
 KEY_FILE_ENV = "DAIFUGO_SIGNING_KEY_FILE"  # as service.app.signing (not imported: it is slow)
@@ -30,11 +34,27 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=os.environ.get("REDIS_URL"),
         help="default: REDIS_URL, else an embedded redis-server",
     )
+    serve.add_argument("--uecda-port", type=int, help="also serve UECda clients (protocol 20070)")
+    serve.add_argument("--uecda-games", type=int, default=1000, help="games per UECda table")
+    serve.add_argument("--uecda-bots", type=int, default=0, help="seats of a table our bot plays")
+    serve.add_argument(
+        "--uecda-turn-seconds", type=float, default=10.0, help="a UECda seat's time per turn"
+    )
+    serve.add_argument("--uecda-host", help="the UECda listener's address (default: --host)")
     serve.add_argument(
         "--signing-key-file",
         default=os.environ.get(KEY_FILE_ENV),
         help=f"the signing keys (a Secret's file); default: {KEY_FILE_ENV}, "
         "else the data folder's (made on first start)",
+    )
+    serve.add_argument(
+        "--audit-workers", type=int, default=1, help="processes that run audits (default 1)"
+    )
+    serve.add_argument(
+        "--audit-queue", type=int, default=4, help="audits that may wait; more: 503 (default 4)"
+    )
+    serve.add_argument(
+        "--sse-keepalive", type=float, default=15.0, help="seconds between SSE keep-alives"
     )
 
     demo = commands.add_parser("demo", help="bots play whole matches through the gRPC API")
@@ -121,9 +141,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         benchmark = importlib.import_module(f"bench.{args.benchmark}")
         return int(benchmark.main(args.options) or 0)
     if args.command == "serve":
-        return asyncio.run(
-            _serve(args.redis_url, args.grpc_port, args.http_port, args.host, args.signing_key_file)
-        )
+        from .rest.app import RestSettings
+
+        if args.audit_workers < 1 or args.audit_queue < 0 or not args.sse_keepalive > 0:
+            parser.error("--audit-workers ≥ 1, --audit-queue ≥ 0, --sse-keepalive > 0")
+        rest = RestSettings(args.audit_workers, args.audit_queue, args.sse_keepalive)
+        return asyncio.run(_serve(args, rest))
     if args.command == "demo":
         from clients.demo import demo_matches
 
@@ -135,14 +158,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     return asyncio.run(play_in_terminal(args.grpc, args.preset, args.players, args.games))
 
 
-async def _serve(
-    redis_url: str | None, grpc_port: int, http_port: int, host: str, key_file: str | None
-) -> int:
+async def _serve(args: argparse.Namespace, rest: RestSettings) -> int:
+    from eventstore import redacted_url
+    from eventstore.embedded import URL_FILE
+
     from .app.runtime import running_service, tune_gc_for_serving
     from .app.signing import SigningKeyProblem, serving_signer
+    from .uecda.server import UecdaSettings
 
+    redis_url, grpc_port, http_port, host = (
+        args.redis_url,
+        args.grpc_port,
+        args.http_port,
+        args.host,
+    )
+    uecda = UecdaSettings(args.uecda_games, args.uecda_bots, args.uecda_turn_seconds)
     try:
-        signer = serving_signer(key_file)  # before anything starts
+        signer = serving_signer(args.signing_key_file)  # before anything starts
     except SigningKeyProblem as error:
         print(f"daifugo: {error}", file=sys.stderr)
         return 2
@@ -152,13 +184,27 @@ async def _serve(
     for signal_number in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signal_number, stop.set)  # stop cleanly: Redis flushes its AOF
     async with running_service(
-        redis_url, grpc_port, host, http_port=http_port, signer=signer
+        redis_url,
+        grpc_port,
+        host,
+        http_port=http_port,
+        signer=signer,
+        rest=rest,
+        uecda_port=args.uecda_port,
+        uecda=uecda,
+        uecda_host=args.uecda_host,
     ) as running:
+        tables = f", UECda on {running.uecda_port}" if running.uecda_port is not None else ""
         print(
             f"daifugo: gRPC on {host}:{running.grpc_port}, "
-            f"REST on http://{host}:{running.http_port}, Redis at {running.redis_url}",
+            f"REST on http://{host}:{running.http_port}{tables}, "
+            f"Redis at {redacted_url(running.redis_url)}",
             flush=True,
         )
+        if running.embedded is not None:
+            # the password stays out of the terminal's scrollback and logs: the file has it
+            url_file = running.embedded.data_dir / URL_FILE
+            print(f"daifugo: the Redis URL (with its password) is in {url_file}", file=sys.stderr)
         await stop.wait()
     return 0
 

@@ -109,7 +109,7 @@ def _start(data: dict[str, Any]) -> MatchState:
         hands=masks,
         leader=start.get("leader"),
         revolution=bool(start.get("revolution", False)),
-        game_number=int(start.get("game_number", 1)),
+        game_number=start.get("game_number", 1),
         previous_places=previous_places,
         skip_exchange=bool(start.get("skip_exchange", False)),
     )

@@ -10,7 +10,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import IO
 
@@ -29,8 +29,15 @@ class ServeProcess:
     to one folder share it, as replicas must)."""
 
     def __init__(
-        self, redis_url: str, log_path: Path, *options: str, key_file: Path | None = None
+        self,
+        redis_url: str | None,
+        log_path: Path,
+        *options: str,
+        key_file: Path | None = None,
+        env: dict[str, str] | None = None,
     ) -> None:
+        """``redis_url`` None: no REDIS_URL, so it runs the embedded Redis; ``env``: the
+        child's environment (default: this process's)."""
         self.log_path = log_path
         self.key_file = key_file or log_path.parent / "signing-keys.json"
         create_key_file(self.key_file, now_ms())
@@ -40,7 +47,7 @@ class ServeProcess:
         command += ["--signing-key-file", str(self.key_file), *options]
         self.process = subprocess.Popen(
             tied_to_parent(command),
-            env={**os.environ, "REDIS_URL": redis_url},
+            env=_child_env(os.environ if env is None else env, redis_url),
             stdin=subprocess.DEVNULL,
             stdout=self._log,
             stderr=subprocess.STDOUT,
@@ -89,6 +96,13 @@ class ServeProcess:
 
     def log_tail(self, chars: int = 4000) -> str:
         return self.log_path.read_text(errors="replace")[-chars:]
+
+
+def _child_env(env: Mapping[str, str], redis_url: str | None) -> dict[str, str]:
+    child = {name: value for name, value in env.items() if name != "REDIS_URL"}
+    if redis_url is not None:
+        child["REDIS_URL"] = redis_url
+    return child
 
 
 @contextlib.contextmanager

@@ -1,7 +1,8 @@
 """Shared fixtures: a real Redis for every test that needs one.
 
-- ``redis_url`` (session): REDIS_URL if it answers, else 127.0.0.1:6379 if it answers,
-  else a redis-server started for the session (stopped after it).
+- ``redis_url`` (session): REDIS_URL when it is set (and answers), else a redis-server
+  started for the session on a free port (stopped after it). Never a Redis found by
+  guessing (127.0.0.1:6379 may be the user's own).
 - ``local_cluster`` / ``cluster_url`` (session): a 3-master Redis Cluster on free ports in
   a temporary directory, torn down after the session.
 """
@@ -17,15 +18,15 @@ import pytest
 from eventstore import RedisServer
 from eventstore.localcluster import LocalCluster
 
-from .redis_support import DEFAULT_URL, answers
+from . import hypothesis_profiles  # noqa: F401  (registers and loads the profile)
+from .redis_support import answers
 
 
 @pytest.fixture(scope="session")
 def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     given = os.environ.get("REDIS_URL")
-    candidate = given or DEFAULT_URL
-    if answers(candidate):
-        yield candidate
+    if given and answers(given):
+        yield given
         return
     if given:
         warnings.warn(f"REDIS_URL={given} does not answer; starting a Redis", stacklevel=1)

@@ -35,6 +35,7 @@ the service layer knows no bot's strategy)."""
 # refusals that mean the match moved on while the bot thought (a timer acted first)
 _MOVED_ON = frozenset({"not_your_turn", "wrong_action", "game_over", "match_over"})
 RETRY_PAUSE = 1.0  # seconds after a failure before the seat looks again
+FEED_PACE = 0.25  # seconds between reads of the global feed
 
 
 class BotSeats:
@@ -84,7 +85,10 @@ class BotSeats:
     async def _follow(self, checkpoints: InMemoryCheckpoints) -> None:
         while True:
             try:
-                async for event in self.service.store.subscribe_all(checkpoints):
+                # only to find new bot seats: a quarter second late is soon enough, and
+                # a busy match's events then cost one read per pace, not two per action
+                feed = self.service.store.subscribe_all(checkpoints, pace=FEED_PACE)
+                async for event in feed:
                     checkpoints.commit(event.stream, event.seq)
                     await self._note(event)
             except EventStoreError as error:

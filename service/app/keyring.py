@@ -45,6 +45,23 @@ class Keyring:
         name = "host" if role.kind == "host" else f"seat:{role.seat}"
         return base64.urlsafe_b64encode(self._derive("token", match_id, name)).decode().rstrip("=")
 
+    def invite(self, match_id: str, seat: int) -> str:
+        """The secret of the invite link to open seat ``seat``: ``<seat>.<mac>``,
+        exchanged once for the seat's token (the exchange seats someone, so a
+        second use finds the seat taken)."""
+        mac = self._derive("invite", match_id, str(seat))[:18]
+        return f"{seat}.{base64.urlsafe_b64encode(mac).decode()}"
+
+    def invited_seat(self, match_id: str, secret: str, players: int) -> int | None:
+        """The seat an invite secret is for (compared in constant time), or None."""
+        seat_text, dot, _ = secret.partition(".")
+        if not dot or not seat_text.isascii() or not seat_text.isdigit() or len(seat_text) > 2:
+            return None
+        if int(seat_text) >= players:
+            return None
+        expected = self.invite(match_id, int(seat_text))
+        return int(seat_text) if hmac.compare_digest(expected.encode(), secret.encode()) else None
+
     def seed(self, match_id: str) -> bytes:
         """The match's secret dealing seed (committed at start, revealed at the end)."""
         return self._derive("seed", match_id)

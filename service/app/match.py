@@ -36,6 +36,7 @@ class Match:
     open_seats: bool
     turn_ms: int
     spectator_delay_ms: int
+    auto_start: bool
     names: tuple[str, ...]
     bots: tuple[str, ...]  # per seat: the BotKind the service plays it with, or ""
     bot_pause_ms: int
@@ -72,6 +73,7 @@ def created(event: MatchCreated, at: int) -> Match:
         open_seats=event.open_seats,
         turn_ms=event.turn_ms,
         spectator_delay_ms=event.spectator_delay_ms,
+        auto_start=event.auto_start,
         names=("",) * event.players if event.open_seats else ("host",) * event.players,
         bots=("",) * event.players,
         bot_pause_ms=event.bot_pause_ms,

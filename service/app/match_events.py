@@ -26,6 +26,7 @@ class MatchCreated:
     turn_ms: int  # 0: no turn timer (times are whole ms: floats hash differently by language)
     spectator_delay_ms: int = 0
     bot_pause_ms: int = 0  # how long the service's bots wait before each action
+    auto_start: bool = False  # deal as soon as the last open seat is taken
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,8 +6,10 @@ checkpoint in one Redis script (``RedisCheckpoints.apply``), so a restarted or
 doubled projection never skips an event nor counts one twice. ``rebuild``
 throws the projection away and folds every stream again from seq 0.
 
-Points for a game: players - place (大富豪 of four gets 3, 大貧民 0). A player is
-known by the name it joined a seat with.
+Points for a game: players - place (大富豪 of four gets 3, 大貧民 0), plus the
+rule set's ``points_for_last`` (1 in ``uecda``: 5/4/3/2/1 for five players). A
+player is known by the name it joined a seat with (a UECda program by its profile's
+name), and counted by points, games, firsts and games in each place.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from eventstore.feed import Op
 from .following import FeedProjection, pairs
 
 NAME = "results"
+MAX_PLACES = 5
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,6 +32,7 @@ class Standing:
     points: int
     games: int
     firsts: int
+    places: tuple[int, ...] = ()  # games finished in each place, 1st first
 
 
 class ResultsProjection(FeedProjection):
@@ -38,6 +42,7 @@ class ResultsProjection(FeedProjection):
         super().__init__(store)
         self._names: dict[str, dict[int, str]] = {}
         self._players: dict[str, int] = {}
+        self._bonus: dict[str, int] = {}  # points_for_last of each match
 
     @property
     def ranking_key(self) -> str:
@@ -51,6 +56,11 @@ class ResultsProjection(FeedProjection):
         match_id = event.stream.removeprefix("m:")
         if event.type == "MatchCreated":
             self._players[match_id] = int(event.data["players"])
+            options = event.data.get("options")
+            bonus = options.get("points_for_last", 0) if isinstance(options, dict) else 0
+            self._bonus[match_id] = bonus if isinstance(bonus, int) and 0 < bonus <= 1 else 0
+            if self._bonus[match_id]:
+                return [("SET", self._key(f"bonus:{match_id}"), self._bonus[match_id])]
         elif event.type == "SeatJoined":
             seat, name = int(event.data["seat"]), str(event.data["name"])
             self._names.setdefault(match_id, {})[seat] = name
@@ -61,7 +71,7 @@ class ResultsProjection(FeedProjection):
 
     async def _game_ops(self, match_id: str, places: list[int]) -> list[Op]:
         names = await self._names_of(match_id)
-        players = len(places)
+        players = len(places) + await self._bonus_of(match_id)
         ops: list[Op] = [("RPUSH", self._key(f"games:{match_id}"), json.dumps(places))]
         for seat, place in enumerate(places):
             name = names.get(seat, f"seat {seat}")
@@ -70,10 +80,17 @@ class ResultsProjection(FeedProjection):
                 ("HINCRBY", self._key(f"points:{match_id}"), seat, points),
                 ("ZINCRBY", self.ranking_key, points, name),
                 ("HINCRBY", self._key("games"), name, 1),
+                ("HINCRBY", self._key(f"places:{place}"), name, 1),
             ]
             if place == 1:
                 ops.append(("HINCRBY", self._key("firsts"), name, 1))
         return ops
+
+    async def _bonus_of(self, match_id: str) -> int:
+        if match_id not in self._bonus:
+            client = await self.store.raw_client()
+            self._bonus[match_id] = int(await client.get(self._key(f"bonus:{match_id}")) or 0)
+        return self._bonus[match_id]
 
     async def _names_of(self, match_id: str) -> dict[int, str]:
         if match_id not in self._names:
@@ -104,7 +121,15 @@ class ResultsProjection(FeedProjection):
             name = raw_name.decode()
             games = await client.hget(self._key("games"), name)  # type: ignore[misc]
             firsts = await client.hget(self._key("firsts"), name)  # type: ignore[misc]
-            standings.append(Standing(name, int(score), int(games or 0), int(firsts or 0)))
+            places = [
+                int(await client.hget(self._key(f"places:{place}"), name) or 0)  # type: ignore[misc]
+                for place in range(1, MAX_PLACES + 1)
+            ]
+            while places and not places[-1]:
+                places.pop()
+            standings.append(
+                Standing(name, int(score), int(games or 0), int(firsts or 0), tuple(places))
+            )
         return standings
 
     async def rebuild(self) -> None:
@@ -117,4 +142,5 @@ class ResultsProjection(FeedProjection):
         await self.checkpoints.reset()
         self._names.clear()
         self._players.clear()
+        self._bonus.clear()
         await self.catch_up()

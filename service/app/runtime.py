@@ -16,10 +16,12 @@ import grpc
 
 from clients.bots import bot_of_kind
 from eventstore import EmbeddedRedis, RedisEventStore, redis_url_or_embedded
+from eventstore.embedded import URL_FILE
 
 from ..grpc.server import start_grpc_server
-from ..rest.app import create_app, end_streams
+from ..rest.app import RestSettings, create_app, end_streams, stop_audits
 from ..rest.server import HttpServer, start_http_server
+from ..uecda.server import UecdaServer, UecdaSettings
 from .background import Background, stop_tasks
 from .catalog import CatalogProjection
 from .keyring import Keyring, load_server_key
@@ -34,6 +36,7 @@ STORE_PREFIX = "daifugo"
 @dataclass
 class Running:
     redis_url: str
+    embedded: EmbeddedRedis | None  # the redis-server started for this service, if any
     service: GameService
     grpc_server: grpc.aio.Server
     grpc_port: int
@@ -42,6 +45,8 @@ class Running:
     http_port: int | None  # None: no REST server
     background: Background
     signer: Signer
+    uecda_port: int | None = None  # None: no UECda listener
+    uecda: UecdaServer | None = None
 
 
 def tune_gc_for_serving() -> None:
@@ -62,12 +67,19 @@ async def running_service(
     http_port: int | None = None,
     prefix: str = STORE_PREFIX,
     signer: Signer | None = None,
+    rest: RestSettings | None = None,
+    uecda_port: int | None = None,
+    uecda: UecdaSettings | None = None,
+    uecda_host: str | None = None,
 ) -> AsyncIterator[Running]:
     """Start the service; stop all of it (an embedded Redis too) on exit.
     ``http_port``: serve REST there too (0 picks a free port; None: no REST).
     ``prefix``: the store's key prefix (tests keep apart with their own).
+    ``uecda_port``: listen for UECda clients there too (0: a free port; None: not), on
+    ``uecda_host`` (default ``host``), their tables as ``uecda`` says.
     ``signer``: the deployment's keys (``daifugo serve`` loads them); None: a key made
-    for this run only, which nothing can check once it stops (tests, demos)."""
+    for this run only, which nothing can check once it stops (tests, demos).
+    ``rest``: the REST app's audit workers and keep-alive period."""
     signer = ephemeral_signer() if signer is None else signer
     signing_keys = signer.key_set()
     embedded: EmbeddedRedis | None = None
@@ -75,7 +87,8 @@ async def running_service(
         # started from this thread: the server dies with the thread that made it
         url, embedded = redis_url_or_embedded({})
         if embedded is not None:
-            log.info("embedded redis-server on %s, data in %s", url, embedded.data_dir)
+            where = embedded.data_dir / URL_FILE
+            log.info("embedded redis-server on port %s, its URL in %s", embedded.port, where)
     else:
         url = redis_url
     store = RedisEventStore.from_url(url, prefix=prefix)
@@ -88,19 +101,43 @@ async def running_service(
         # what REST reads of the projections, from Redis, whichever replica writes them
         results = ResultsProjection(store)
         catalog = CatalogProjection(store)
-        app = create_app(service, catalog, results, signing_keys) if http_port is not None else None
+        app = (
+            create_app(service, catalog, results, signing_keys, rest)
+            if http_port is not None
+            else None
+        )
         http: HttpServer | None = None
+        tables: UecdaServer | None = None
         try:
             if app is not None and http_port is not None:
                 http = await start_http_server(app, http_port, host)
             http_bound = http.port if http is not None else None
+            uecda_bound = None
+            if uecda_port is not None:
+                tables = UecdaServer(service, uecda or UecdaSettings())
+                uecda_bound = await tables.start(uecda_host or host, uecda_port)
             yield Running(
-                url, service, server, port, results, catalog, http_bound, background, signer
+                url,
+                embedded,
+                service,
+                server,
+                port,
+                results,
+                catalog,
+                http_bound,
+                background,
+                signer,
+                uecda_bound,
+                tables,
             )
         finally:
+            if tables is not None:
+                await tables.stop()
             if app is not None and http is not None:
                 end_streams(app)
                 await http.stop()
+            if app is not None:
+                stop_audits(app)
             background.stop()
             await stop_tasks([background_task], timeout=10.0)
             await server.stop(grace=1.0)

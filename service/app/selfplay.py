@@ -9,12 +9,11 @@ from dataclasses import dataclass
 
 from ..rules import Deal, MatchState, Refusal, RuleSet, decide, fold, initial_state
 from ..rules.commands import SeatCommand
-from ..rules.dealing import deck_for
 from ..rules.events import Event
 from ..rules.legal import legal_actions
 from ..rules.state import BEFORE_DEAL, GAME_OVER, MATCH_OVER
 from ..rules.views import View, Viewer, build_view
-from .shuffle import shuffled
+from .shuffle import game_deal
 
 # A player sees what its seat may see, never the state: the same inputs a bot
 # gets over the API.
@@ -51,9 +50,7 @@ def play_match(
     actions = 0
     while state.phase != MATCH_OVER:
         if state.phase in (BEFORE_DEAL, GAME_OVER):
-            command: Deal | SeatCommand = Deal(
-                shuffled(deck_for(rules), seed, state.game_number + 1)
-            )
+            command: Deal | SeatCommand = game_deal(rules, players, seed, state.game_number + 1)
         else:
             legal = legal_actions(state)
             seat = state.turn

@@ -43,7 +43,7 @@ from .match_events import (
     TurnTimedOut,
 )
 from .match_waits import MatchWaits
-from .shuffle import SHUFFLE_VERSION, commitment, shuffled
+from .shuffle import SHUFFLE_VERSION, commitment, game_deal, shuffled
 from .signing import Signer, ephemeral_signer
 
 CONFLICT_RETRIES = 20
@@ -84,6 +84,7 @@ class Outcome:
     events: tuple[dict[str, Any], ...]
     match: Match
     viewer: Viewer
+    stored: tuple[StoredEvent, ...] = ()  # the events as stored, nothing hidden
     receipt: SignedRecord | None = None  # what the caller is given: signed, of its events
 
 
@@ -123,6 +124,7 @@ class MatchOptions:
     spectator_delay: float = 0.0
     bots: Mapping[int, BotKind] = field(default_factory=dict)  # seat -> the bot playing it
     bot_pause: float = 0.0  # seconds the service's bots wait before each action
+    auto_start: bool = False  # with open seats: start once the last is taken
 
 
 class GameService:
@@ -150,6 +152,10 @@ class GameService:
         assert match is not None
         self._remember(match)
         return match
+
+    def cached(self, match_id: str) -> Match | None:
+        """The match as this process last saw it (no read: it may be behind)."""
+        return self._cache.get(match_id)
 
     def _remember(self, match: Match) -> None:
         self._cache[match.match_id] = match
@@ -198,6 +204,7 @@ class GameService:
                 round(options.turn_seconds * 1000),
                 round(options.spectator_delay * 1000),
                 round(options.bot_pause * 1000),
+                options.auto_start and options.open_seats,
             )
         ]
         seeds = [seed.hex() for seed in options.client_seeds]
@@ -261,8 +268,48 @@ class GameService:
             if result.duplicate:
                 first = (await self.store.read(stream_of(match_id), result.first_seq, 1))[0]
                 return int(first.data["seat"])
+            if match.auto_start and match.seats_free == (event.seat,):
+                await self._auto_start(match_id)
             return event.seat
         raise ServiceError("busy", "too many concurrent joins; try again")
+
+    async def claim_seat(
+        self, match_id: str, seat: int, name: str, client_seed: bytes = b"", request_id: str = ""
+    ) -> str:
+        """Seat ``name`` at open seat ``seat`` (whoever may: the caller checked an
+        invite or is the creator); returns the seat's token. A seat is taken once:
+        another try finds it taken, unless it retries the same ``request_id``.
+        With the match's auto start, taking the last seat starts it."""
+        for _ in range(CONFLICT_RETRIES):
+            match = await self.load(match_id)
+            if request_id:
+                done = await self.store.request_result(stream_of(match_id), request_id)
+                if done is not None:
+                    first = (await self.store.read(stream_of(match_id), done.first_seq, 1))[0]
+                    if first.type == "SeatJoined" and int(first.data["seat"]) == seat:
+                        return self.keyring.token(match_id, Role("seat", seat))
+            if not 0 <= seat < match.players or not match.open_seats:
+                raise ServiceError("bad_request", f"no open seat {seat} in this match")
+            if seat not in match.seats_free:
+                raise ServiceError("seat_taken", f"seat {seat} is taken")
+            if match.started:
+                raise ServiceError("already_started", "the match has started")
+            event = SeatJoined(seat, name.strip()[:40] or f"seat {seat}", client_seed.hex())
+            try:
+                await self._append(match_id, [event], match.version, request_id)
+            except ConcurrencyConflict:
+                continue
+            if match.auto_start and match.seats_free == (seat,):
+                await self._auto_start(match_id)
+            return self.keyring.token(match_id, Role("seat", seat))
+        raise ServiceError("busy", "too many concurrent joins; try again")
+
+    async def _auto_start(self, match_id: str) -> None:
+        try:
+            await self.start(match_id, self.keyring.token(match_id, HOST), f"autostart:{match_id}")
+        except ServiceError as error:
+            if error.code != "already_started":
+                raise
 
     async def start(self, match_id: str, token: str | None, request_id: str = "") -> Outcome:
         """Commit to the dealing seed and deal the first game (host only)."""
@@ -275,7 +322,7 @@ class GameService:
             seed = self.keyring.seed(match.match_id)
             started = MatchStarted(commitment(seed), SHUFFLE_VERSION, match.client_seeds)
             game = match.game
-            deal = decide(game, Deal(self._deck(match, seed, 1)))
+            deal = decide(game, self._deal(match, seed, 1))
             assert not isinstance(deal, Refusal), deal
             return [started, *deal]
 
@@ -283,8 +330,8 @@ class GameService:
             match_id, token, plan, request_id, lambda role: "start", host_only=True
         )
 
-    def _deck(self, match: Match, seed: bytes, game_number: int) -> tuple[int, ...]:
-        return game_deck(match.rules, seed, game_number, match.client_seeds)
+    def _deal(self, match: Match, seed: bytes, game_number: int) -> Deal:
+        return game_deal(match.rules, match.players, seed, game_number, match.client_seeds)
 
     # -- playing ---------------------------------------------------------------
 
@@ -338,7 +385,7 @@ class GameService:
         after = fold(match.game, decision)
         seed = self.keyring.seed(match.match_id)
         if after.phase == GAME_OVER:
-            deal = decide(after, Deal(self._deck(match, seed, after.game_number + 1)))
+            deal = decide(after, self._deal(match, seed, after.game_number + 1))
             assert not isinstance(deal, Refusal), deal
             events += deal
         elif after.phase == MATCH_OVER:
@@ -445,7 +492,7 @@ class GameService:
         match = fold_match(match, stored)
         self._remember(match)
         events = tuple(visible(item, viewer, match.over) for item in stored)
-        return Outcome(match.version, events, match, viewer)
+        return Outcome(match.version, events, match, viewer, tuple(stored))
 
     async def _append(
         self, match_id: str, events: Sequence[MatchEvent], expected: int, request_id: str
@@ -465,7 +512,7 @@ class GameService:
         events = tuple(visible(item, viewer, match.over) for item in stored)
         receipt = self._receipt(match_id, stored, digest)
         await self._seal_if_over(match)
-        return Outcome(last, events, match, viewer, receipt)
+        return Outcome(last, events, match, viewer, tuple(stored), receipt)
 
     # -- seeing ----------------------------------------------------------------
 

@@ -83,7 +83,11 @@ class TurnTimers:
     async def _watch(self, checkpoints: InMemoryCheckpoints) -> None:
         while True:
             try:
-                async for event in self.service.store.subscribe_all(checkpoints):
+                # read at the tick's pace: a deadline counts from its event's time, so
+                # learning of it a tick late moves nothing, and a busy match's events
+                # come in one read per tick rather than two reads per action
+                feed = self.service.store.subscribe_all(checkpoints, pace=self.tick)
+                async for event in feed:
                     checkpoints.commit(event.stream, event.seq)
                     await self._note(event)
             except EventStoreError as error:

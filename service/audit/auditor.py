@@ -1,4 +1,5 @@
-"""``audit_events``: every check on one match's log, and the verdict."""
+"""``audit_events``: every check on one match's log, and the verdict; ``audit_log``: the
+same on an exported log, the one report that POST /audit and ``daifugo audit FILE`` give."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from eventstore import StoredEvent
 from ..records import KeySet
 from . import blinding, chain, commitment, legality, receipts, seal
 from .decoding import Decoded, decode_all
+from .jsonl import AuditInputError, parse_jsonl
 from .report import AuditReport, CheckResult, failed, report_of
 
 
@@ -32,6 +34,42 @@ def audit_events(
         _guarded(receipts.NAME, lambda: receipts.check_receipts(events, given_receipts, keys)),
     )
     return report_of(_match_id(decoded), len(events), checks)
+
+
+def audit_log(
+    text: str | bytes, keys: KeySet | None = None, given_receipts: Sequence[Any] | None = None
+) -> AuditReport:
+    """Audit an exported log (JSON Lines). AuditInputError when it is not one at all;
+    a log that is one but out of order, or mixed, is an ``invalid`` report instead."""
+    return audit_events(parse_jsonl(text), keys, given_receipts)
+
+
+INPUT_ERROR = "input_error"
+
+
+def report_of_log(
+    submitted: str | bytes | tuple[str | bytes, KeySet | None, Sequence[Any] | None],
+) -> dict[str, Any]:
+    """``audit_log`` as plain data, for a worker process (one argument: the log, or the
+    log with the keys and receipts to check): the report's dict, or
+    ``{INPUT_ERROR: why}`` when the text is not a log."""
+    text, keys, given_receipts = (
+        submitted if isinstance(submitted, tuple) else (submitted, None, None)
+    )
+    try:
+        return audit_log(text, keys, given_receipts).to_dict()
+    except AuditInputError as error:
+        return {INPUT_ERROR: str(error)}
+
+
+def report_of_events(
+    submitted: Sequence[StoredEvent] | tuple[Sequence[StoredEvent], KeySet | None],
+) -> dict[str, Any]:
+    """``audit_events`` as plain data, for a worker process (the events, or the events
+    and the keys that check their seal)."""
+    if isinstance(submitted, tuple) and len(submitted) == 2 and isinstance(submitted[1], KeySet):
+        return audit_events(submitted[0], submitted[1]).to_dict()
+    return audit_events(submitted).to_dict()
 
 
 def _guarded(name: str, check: Callable[[], CheckResult]) -> CheckResult:

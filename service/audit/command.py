@@ -1,7 +1,8 @@
 """``daifugo audit MATCH_ID|FILE [--key KEY] [--receipts FILE]``: audit an exported
-log, or a match read from Redis, with the public key that checks its seal and
-receipts (base64, or a ``GET /keys`` JSON file) and the receipts a player kept.
-Exit status 0 valid, 1 invalid, 2 when there is nothing to audit."""
+log, or a match read from Redis (REDIS_URL, else the embedded Redis of ``daifugo
+serve``: the running one, or its data started for the audit), with the public key that
+checks its seal and receipts (base64, or a ``GET /keys`` JSON file) and the receipts a
+player kept. Exit status 0 valid, 1 invalid, 2 when there is nothing to audit."""
 
 from __future__ import annotations
 
@@ -12,17 +13,16 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from eventstore import EventStoreError, RedisEventStore, StoredEvent
+from eventstore import EventStoreError, RedisEventStore, StoredEvent, redacted_url, store_redis_url
 
 from ..app.match import stream_of
 from ..app.runtime import STORE_PREFIX
 from ..records import KeyFormatError, KeySet, PublishedKey
 from ..records.keys import KEY_BYTES, b64decode_exact
-from .auditor import audit_events
-from .jsonl import AuditInputError, parse_jsonl
+from .auditor import audit_events, audit_log
+from .jsonl import AuditInputError
 from .receipts import parse_receipts
-
-DEFAULT_REDIS_URL = "redis://127.0.0.1:6379"
+from .report import AuditReport
 
 
 class _Unreadable(Exception):
@@ -40,13 +40,12 @@ def run_audit(
     out = out or sys.stdout
     err = err or sys.stderr
     try:
-        events = _read(target, redis_url or os.environ.get("REDIS_URL") or DEFAULT_REDIS_URL)
         keys = load_keys(key) if key else None
         given = _read_receipts(receipts) if receipts else None
+        report = _audit(target, redis_url, keys, given)
     except _Unreadable as error:
         print(f"daifugo audit: {error}", file=err)
         return 2
-    report = audit_events(events, keys, given)
     print(json.dumps(report.to_dict(), indent=2, ensure_ascii=False), file=out)
     return 0 if report.verdict == "valid" else 1
 
@@ -72,21 +71,35 @@ def _read_receipts(name: str) -> list[object]:
         raise _Unreadable(f"--receipts {name}: {error}") from None
 
 
-def _read(target: str, redis_url: str) -> list[StoredEvent]:
+def _audit(
+    target: str, redis_url: str | None, keys: KeySet | None, given: list[object] | None
+) -> AuditReport:
     path = Path(target)
     if path.is_file():
         try:
-            return parse_jsonl(path.read_bytes())
+            return audit_log(path.read_bytes(), keys, given)  # what POST /audit answers, too
         except OSError as error:
             raise _Unreadable(f"cannot read {target}: {error}") from None
         except AuditInputError as error:
             raise _Unreadable(f"{target}: {error}") from None
+    return audit_events(_read_match_of(target, redis_url), keys, given)
+
+
+def _read_match_of(target: str, redis_url: str | None) -> list[StoredEvent]:
+    env = os.environ if redis_url is None else {"REDIS_URL": redis_url}
     try:
-        events = asyncio.run(_read_match(target, redis_url))
-    except (EventStoreError, ValueError) as error:
-        raise _Unreadable(f"cannot read match {target!r} from {redis_url}: {error}") from None
+        with store_redis_url(env) as url:
+            if url is None:
+                raise _Unreadable(f"no file {target!r}, and no REDIS_URL nor embedded Redis data")
+            where = redacted_url(url)
+            try:
+                events = asyncio.run(_read_match(target, url))
+            except (EventStoreError, ValueError) as error:
+                raise _Unreadable(f"cannot read match {target!r} from {where}: {error}") from None
+    except (OSError, RuntimeError) as error:  # the embedded Redis would not start
+        raise _Unreadable(f"no file {target!r}, and no Redis to read it from: {error}") from None
     if not events:
-        raise _Unreadable(f"no file {target!r} and no match {target!r} at {redis_url}")
+        raise _Unreadable(f"no file {target!r} and no match {target!r} at {where}")
     return events
 
 

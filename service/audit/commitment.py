@@ -1,6 +1,6 @@
 """The seed commitment check: the seed revealed at the end is the one committed
 to at the start, and every game was dealt from it exactly as the service deals
-(``game_deck``, then the rules' ``Deal``)."""
+(``game_deal``, then the rules' ``Deal``)."""
 
 from __future__ import annotations
 
@@ -8,9 +8,8 @@ from collections.abc import Sequence
 
 from ..app.match import created
 from ..app.match_events import MatchCreated, MatchStarted, SeedRevealed
-from ..app.service import game_deck
-from ..app.shuffle import SHUFFLE_VERSION, commitment
-from ..rules import Deal, Refusal, decide, evolve
+from ..app.shuffle import SHUFFLE_VERSION, commitment, game_deal
+from ..rules import Refusal, decide, evolve
 from ..rules.events import EVENT_TYPES, GameDealt
 from .decoding import Decoded
 from .report import CheckResult, failed, passed
@@ -70,7 +69,7 @@ def check_seed_commitment(events: Sequence[Decoded]) -> CheckResult:
             games += 1
             number = state.game_number + 1
             # exactly the service's deal: its deck for the game, then the rules
-            deal = decide(state, Deal(game_deck(rules, seed, number, client_seeds)))
+            deal = decide(state, game_deal(rules, state.players, seed, number, client_seeds))
             if isinstance(deal, Refusal):
                 return failed(NAME, item.seq, f"the rules deal no game {number} here: {deal}")
             difference = _difference(deal[0], event)
@@ -121,4 +120,10 @@ def _difference(dealt: object, recorded: GameDealt) -> str:
         return "the blind cards differ"
     if recorded.unused != dealt.unused:
         return "the unused cards differ"
+    if recorded.seating != dealt.seating:
+        return "the seating differs"
+    if recorded.deal_start != dealt.deal_start:
+        return "the deal starts at another seat"
+    if recorded.stalemate != dealt.stalemate:
+        return "the stalemate order differs"
     return ""

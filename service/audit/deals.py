@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from ..rules import MatchState
 from ..rules.cards import cards_of, is_canonical
+from ..rules.dealing import is_seat_order, round_from
 from ..rules.events import GameDealt
 
 
@@ -20,14 +21,20 @@ def deck_of_deal(state: MatchState, dealt: GameDealt) -> tuple[int, ...] | None:
         return None
     if not all(_is_mask(mask) for mask in (*hands, dealt.blind, dealt.unused)):
         return None
+    seating, start = dealt.seating, dealt.deal_start
+    if seating and not is_seat_order(seating, players):
+        return None
+    if not isinstance(start, int) or isinstance(start, bool) or not 0 <= start < players:
+        return None
+    order = round_from(seating, players, start)
     # the inverse of deal(): blind cards on top (taken off, or left out; a left-out
     # joker is the first joker met), then the hands one card each round the
-    # table, then the unused cards off the bottom
+    # table from the seat dealt first, then the unused cards off the bottom
     takes_blind = players == 4 and state.rules.blind_cards_with_four and not state.blind
     queues = [list(cards_of(hand)) for hand in hands]
     dealt_round: list[int] = []
     for index in range(sum(len(queue) for queue in queues)):
-        queue = queues[index % players]
+        queue = queues[order[index % players]]
         if not queue:
             return None
         dealt_round.append(queue.pop(0))

@@ -261,7 +261,10 @@ class _Replay:
             f"game {number}'s hands are not dealt from one deck round the table",
         )
         assert deck is not None
-        self._apply(decide(self.game, Deal(deck)), self.next, "not a deal of the rules")
+        # the draws come from the seed (the seed commitment check's business);
+        # the rules decide which of them this game uses
+        deal = Deal(deck, _seats(event.seating), _seat(event.deal_start), _seats(event.stalemate))
+        self._apply(decide(self.game, deal), self.next, "not a deal of the rules")
         self.games += 1
 
     def _act(self, item: Decoded, event: MatchEvent) -> None:
@@ -324,6 +327,14 @@ class _Replay:
 def _require(condition: bool, seq: int, reason: str) -> None:
     if not condition:
         raise _Illegal(seq, reason)
+
+
+def _seats(value: object) -> tuple[int, ...]:
+    return value if isinstance(value, tuple) else ()
+
+
+def _seat(value: object) -> int:
+    return value if _is_int(value) else -1  # type: ignore[return-value]
 
 
 def _is_int(value: object) -> bool:

@@ -35,6 +35,7 @@ PRESETS = {
     pb.PRESET_FEDERATION: "federation",
     pb.PRESET_TORASOBI: "torasobi",
     pb.PRESET_CLASSIC: "classic",
+    pb.PRESET_UECDA: "uecda",
 }
 
 
@@ -122,6 +123,7 @@ def view_message(view: View, turn_deadline_ms: int | None = None) -> pb.View:
         omen=view.omen,
         passed=view.passed,
         active=view.active,
+        seating=view.seating,
         places=view.places,
         forbidden=view.forbidden,
         fallen=view.fallen,

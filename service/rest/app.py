@@ -4,6 +4,7 @@ rankings, the signing keys, the web page, and its OpenAPI schema at /schema
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 from litestar import Litestar, MediaType, get
@@ -21,9 +22,10 @@ from ..app.catalog import CatalogProjection
 from ..app.projections import ResultsProjection
 from ..app.service import GameService, ServiceError
 from ..records import KeySet
-from . import actions, keys, live, matches, rankings, record
+from . import actions, keys, live, matches, rankings, record, tables
+from .auditing import DEFAULT_QUEUED, DEFAULT_WORKERS, AuditPool
 from .context import Context
-from .errors import EXCEPTION_HANDLERS
+from .errors import EXCEPTION_HANDLERS, BadInput, log_exception
 
 STATIC = Path(__file__).parent / "static"
 CONTEXT = "daifugo"
@@ -37,13 +39,29 @@ async def index() -> File:
     return File(page, content_disposition_type="inline", media_type=MediaType.HTML)
 
 
+@dataclass(frozen=True, slots=True)
+class RestSettings:
+    """``audit_workers`` processes audit, ``audit_queue`` more audits may wait (past
+    that: 503 audit_busy); an SSE keep-alive goes out every ``keepalive_seconds`` (None:
+    ``live.KEEPALIVE``)."""
+
+    audit_workers: int = DEFAULT_WORKERS
+    audit_queue: int = DEFAULT_QUEUED
+    keepalive_seconds: float | None = None
+
+
 def create_app(
     service: GameService,
     catalog: CatalogProjection,
     results: ResultsProjection,
     signing_keys: KeySet,
+    settings: RestSettings | None = None,
 ) -> Litestar:
-    context = Context(service, catalog, results, signing_keys)
+    settings = settings or RestSettings()
+    if settings.keepalive_seconds is not None and not settings.keepalive_seconds > 0:
+        raise ValueError("the keep-alive period must be positive")
+    audits = AuditPool(settings.audit_workers, settings.audit_queue)
+    context = Context(service, catalog, results, signing_keys, audits, settings.keepalive_seconds)
 
     def provide() -> Context:
         return context
@@ -52,6 +70,7 @@ def create_app(
         state=State({CONTEXT: context}),
         route_handlers=[
             *matches.HANDLERS,
+            *tables.HANDLERS,
             *live.HANDLERS,
             *actions.HANDLERS,
             *record.HANDLERS,
@@ -78,7 +97,8 @@ def create_app(
             loggers={"litestar": {"level": "INFO", "handlers": [], "propagate": True}},
             # log what went wrong on the server, not every refusal
             log_exceptions="always",
-            disable_stack_trace={*range(400, 500), 503, ServiceError, StoreUnavailable},
+            exception_logging_handler=log_exception,
+            disable_stack_trace={*range(400, 500), 503, ServiceError, BadInput, StoreUnavailable},
         ),
         debug=False,
     )
@@ -89,3 +109,9 @@ def end_streams(app: Litestar) -> None:
     cut off mid-response)."""
     context: Context = app.state[CONTEXT]
     context.closing.set()
+
+
+def stop_audits(app: Litestar) -> None:
+    """Stop the app's audit workers (after the server has stopped)."""
+    context: Context = app.state[CONTEXT]
+    context.audits.shutdown()

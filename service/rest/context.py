@@ -13,6 +13,7 @@ from ..app.catalog import CatalogProjection
 from ..app.projections import ResultsProjection
 from ..app.service import GameService, ServiceError
 from ..records import KeySet
+from .auditing import AuditPool
 
 Authorization = Annotated[
     str | None,
@@ -26,6 +27,8 @@ class Context:
     catalog: CatalogProjection
     results: ResultsProjection
     signing_keys: KeySet  # the public keys, retired ones too
+    audits: AuditPool = field(default_factory=AuditPool)
+    keepalive_seconds: float | None = None  # the SSE keep-alive period (None: live's)
     # set when the server stops: open event streams end (the page resumes them)
     closing: asyncio.Event = field(default_factory=asyncio.Event)
 

@@ -8,6 +8,7 @@ refusal is about the match's state (409). Bad input never becomes a 5xx.
 from __future__ import annotations
 
 import logging
+import sys
 from typing import Any
 
 import grpc
@@ -15,7 +16,8 @@ from litestar import MediaType, Request, Response
 from litestar.exceptions import HTTPException, ValidationException
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.status_codes import HTTP_500_INTERNAL_SERVER_ERROR
-from litestar.types import ExceptionHandlersMap
+from litestar.types import ExceptionHandlersMap, Scope
+from litestar.types.protocols import Logger
 from redis.exceptions import RedisError
 
 from eventstore import EventStoreError, StoreUnavailable
@@ -23,6 +25,7 @@ from eventstore.connection import store_error
 
 from ..app.service import ServiceError
 from ..grpc.mapping import status_code
+from .auditing import AuditsBusy
 from .models import Error
 
 log = logging.getLogger("daifugo.rest")
@@ -54,8 +57,19 @@ _DESCRIPTIONS = {
     403: "the token is not one of this match's",
     404: "no such match (or event)",
     409: "refused: the rules' reason code, or the match is not in the right state",
-    503: "the event store is unavailable",
+    503: "the event store is unavailable, or (audits) the audit workers are busy: "
+    "try again after Retry-After",
 }
+
+
+class BadInput(Exception):
+    """Input the REST layer refuses before the service sees it: 400 with its own
+    reason code (too_many_bots, unknown_option…)."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
 
 
 def responses(*statuses: int) -> dict[int, ResponseSpec]:
@@ -84,8 +98,18 @@ def _service_error(_: Request[Any, Any, Any], error: ServiceError) -> Response[E
     return error_response(http_status(error.code), error.code, error.message, receipt)
 
 
+def _bad_input(_: Request[Any, Any, Any], error: BadInput) -> Response[Error]:
+    return error_response(400, error.code, error.message)
+
+
 def _unavailable(_: Request[Any, Any, Any], error: StoreUnavailable) -> Response[Error]:
     return error_response(503, "unavailable", f"the event store is unavailable: {error}")
+
+
+def _audits_busy(_: Request[Any, Any, Any], error: AuditsBusy) -> Response[Error]:
+    response = error_response(503, error.code, error.message)
+    response.headers["Retry-After"] = str(error.retry_after)
+    return response
 
 
 def _store_error(request: Request[Any, Any, Any], error: EventStoreError) -> Response[Error]:
@@ -102,13 +126,30 @@ def _redis_error(request: Request[Any, Any, Any], error: Exception) -> Response[
     return _store_error(request, failure)
 
 
+def _too_deep(error: BaseException | None) -> bool:
+    """msgspec refuses JSON nested deeper than it recurses with a RecursionError, which
+    Litestar does not turn into a 400 as it does msgspec's DecodeError: bad input."""
+    return isinstance(error, RecursionError) and "while deserializing" in str(error)
+
+
 def _recursion(_: Request[Any, Any, Any], error: RecursionError) -> Response[Error]:
-    # msgspec refuses JSON nested deeper than it recurses with a RecursionError, which
-    # Litestar does not turn into a 400 as it does msgspec's DecodeError: bad input.
-    # Any other recursion stays the server's fault (Litestar has logged it).
-    if "while deserializing" in str(error):
+    # any other recursion stays the server's fault (logged with its traceback)
+    if _too_deep(error):
         return error_response(400, "bad_request", "the JSON is nested too deeply")
     return error_response(HTTP_500_INTERNAL_SERVER_ERROR, "internal", "Internal Server Error")
+
+
+def log_exception(logger: Logger, scope: Scope, _: list[str]) -> None:
+    """Litestar's log of an exception no handler made a 4xx of: its traceback, but for
+    bad input that only surfaces as an exception (JSON nested too deeply): one line, as
+    a refusal is worth, not a traceback anyone can make the server write at will."""
+    error = sys.exc_info()[1]
+    if _too_deep(error):
+        logger.warning("refused on %s: bad_request: the JSON is nested too deeply", scope["path"])
+        return
+    logger.exception(
+        "Uncaught exception (connection_type=%s, path=%r):", scope["type"], scope["path"]
+    )
 
 
 def _http_error(_: Request[Any, Any, Any], error: HTTPException) -> Response[Error]:
@@ -133,7 +174,9 @@ def _problem(item: dict[str, Any]) -> str:
 
 EXCEPTION_HANDLERS: ExceptionHandlersMap = {
     ServiceError: _service_error,
+    BadInput: _bad_input,
     StoreUnavailable: _unavailable,
+    AuditsBusy: _audits_busy,
     EventStoreError: _store_error,
     RedisError: _redis_error,
     ConnectionError: _redis_error,

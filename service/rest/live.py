@@ -5,9 +5,13 @@ Resuming: ``Last-Event-ID`` (what a browser's EventSource sends back) or
 ``?from=`` picks up right after / at that seq, so nothing is missed or
 repeated. A spectator gets each event once it is ``spectator_delay_ms`` old;
 a seat (``Authorization: Bearer <seat token>``) sees its own hand, without
-delay. A comment every ``KEEPALIVE`` seconds keeps idle connections open. The
-stream follows the match until the client leaves (``MatchSealed`` is the last
-event of every finished match).
+delay. The stream follows the match until the client leaves (``MatchSealed`` is
+the last event of every finished match).
+
+Keep-alive comments keep idle connections open. They go out on a fixed schedule, at
+every multiple of the period on the clock, whatever the events do: were they timed
+from the last event, a spectator would see when a delayed (still hidden) event
+happened from when the keep-alives shift.
 """
 
 from __future__ import annotations
@@ -16,8 +20,11 @@ import asyncio
 import contextlib
 import json
 import logging
+import math
+import time
 from asyncio import FIRST_COMPLETED
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from typing import Annotated, Any
 
 from litestar import get
@@ -35,7 +42,7 @@ from .errors import responses
 from .spectating import NEVER_DELAYED, checked_id
 
 log = logging.getLogger("daifugo.rest")
-KEEPALIVE = 15.0  # seconds of silence before a keep-alive comment
+KEEPALIVE = 15.0  # seconds between keep-alive comments (the default period)
 _BACKLOG = 256  # events read ahead of the client
 
 
@@ -66,21 +73,54 @@ async def live(
         delay_ms = 0  # a seat (or the host) is no spectator
     start = last_event_id + 1 if last_event_id is not None else from_seq or 0
     feed = _Feed(service, match_id, viewer, start)
+    schedule = _Schedule(ctx.keepalive_seconds or KEEPALIVE)
     return Stream(
-        _messages(feed, delay_ms, ctx.closing),
+        _messages(feed, delay_ms, ctx.closing, schedule),
         media_type="text/event-stream",
         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
     )
 
 
-async def _messages(feed: _Feed, delay_ms: int, closing: asyncio.Event) -> AsyncIterator[bytes]:
+class _Schedule:
+    """The keep-alive slots of one stream: slot k is due at k × ``period`` seconds on the
+    clock. Each goes out once, from whichever waits when it is due (``take``); a slot
+    missed while the stream was busy writing is skipped, not sent late in a burst."""
+
+    def __init__(self, period: float) -> None:
+        self.period = period
+        self.last = self.slot_at(time.time())  # the slots before the stream began
+
+    def slot_at(self, moment: float) -> int:
+        return math.floor(moment / self.period)
+
+    def seconds_until(self, slot: int) -> float:
+        return slot * self.period - time.time()
+
+    def take(self, slot: int) -> bool:
+        """Whether ``slot``'s keep-alive is still to send (then it counts as sent)."""
+        if slot <= self.last:
+            return False
+        self.last = max(slot, self.slot_at(time.time()))
+        return True
+
+
+@dataclass(frozen=True, slots=True)
+class _Tick:
+    """In the feed: keep-alive slot ``slot`` is due."""
+
+    slot: int
+
+
+async def _messages(
+    feed: _Feed, delay_ms: int, closing: asyncio.Event, schedule: _Schedule
+) -> AsyncIterator[bytes]:
     """The stream's bytes: events in order, each held until it is ``delay_ms`` old
-    (not once the match is over: then everything is public), keep-alives while
-    nothing is due, and the end when the server stops (``closing``). Events that
-    are due together go out in one write: with many watchers, writes are the cost,
-    and waiting is one plain queue get (no timer per event)."""
+    (not once the match is over: then everything is public), keep-alives on the
+    schedule, and the end when the server stops (``closing``). Events that are due
+    together go out in one write: with many watchers, writes are the cost, and
+    waiting is one plain queue get (no timer per event)."""
     reader = asyncio.create_task(feed.read())
-    pulse = asyncio.create_task(_pulse(feed, closing))
+    pulse = asyncio.create_task(_pulse(feed, closing, schedule))
     closed = asyncio.ensure_future(closing.wait())
     ended = asyncio.ensure_future(feed.ended.wait())
     try:
@@ -96,15 +136,16 @@ async def _messages(feed: _Feed, delay_ms: int, closing: asyncio.Event) -> Async
                     if due_now:
                         yield b"".join(due_now)
                     return  # the store gave up: the client resumes from its last id
-                if item is _TICK:
-                    due_now.append(_KEEPALIVE)
+                if isinstance(item, _Tick):
+                    if schedule.take(item.slot):
+                        due_now.append(_KEEPALIVE)
                     continue
                 due = 0 if item["type"] in NEVER_DELAYED else item["at"] + delay_ms
                 if delay_ms and due > spectating.now_ms() and not ended.done():
                     if due_now:
                         yield b"".join(due_now)
                         due_now = []
-                    async for keepalive in _held_until(due, ended, closed):
+                    async for keepalive in _held_until(due, ended, closed, schedule):
                         yield keepalive
                     if closing.is_set():
                         return
@@ -117,28 +158,33 @@ async def _messages(feed: _Feed, delay_ms: int, closing: asyncio.Event) -> Async
             task.cancel()
 
 
-async def _pulse(feed: _Feed, closing: asyncio.Event) -> None:
-    """A keep-alive tick into the feed every ``KEEPALIVE`` seconds it has nothing
-    waiting, and a wake-up when the server stops."""
+async def _pulse(feed: _Feed, closing: asyncio.Event, schedule: _Schedule) -> None:
+    """A tick into the feed at each keep-alive slot, and a wake-up when the server stops."""
+    slot = schedule.last
     while not closing.is_set():
+        slot = max(slot + 1, schedule.slot_at(time.time()) + 1)
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(closing.wait(), KEEPALIVE)
-        if feed.queue.empty():  # a full queue's reader is busy: it sees ``closing`` soon
-            feed.queue.put_nowait(_TICK)
+            await asyncio.wait_for(closing.wait(), max(schedule.seconds_until(slot), 0))
+        if not feed.queue.full():  # a full queue's reader is busy: it sees ``closing`` soon
+            feed.queue.put_nowait(_Tick(slot))
 
 
 async def _held_until(
-    due: int, ended: asyncio.Future[Any], closed: asyncio.Future[Any]
+    due: int, ended: asyncio.Future[Any], closed: asyncio.Future[Any], schedule: _Schedule
 ) -> AsyncIterator[bytes]:
-    """Wait until ``due`` (ms), the match's end or the server's; keep-alives meanwhile."""
+    """Wait until ``due`` (ms), the match's end or the server's; meanwhile the keep-alives
+    of the slots that fall due, exactly as if nothing were held."""
     while not ended.done() and not closed.done():
-        wait = due - spectating.now_ms()
+        wait = (due - spectating.now_ms()) / 1000
         if wait <= 0:
             return
+        slot = schedule.last + 1
+        until_slot = max(schedule.seconds_until(slot), 0)
+        ticks = until_slot < wait
         await asyncio.wait(
-            {ended, closed}, timeout=min(wait / 1000, KEEPALIVE), return_when=FIRST_COMPLETED
+            {ended, closed}, timeout=until_slot if ticks else wait, return_when=FIRST_COMPLETED
         )
-        if not ended.done() and not closed.done() and due > spectating.now_ms():
+        if ticks and not ended.done() and not closed.done() and schedule.take(slot):
             yield _KEEPALIVE
 
 
@@ -167,8 +213,8 @@ class _Feed:
 
     def __init__(self, service: GameService, match_id: str, viewer: Viewer, start: int) -> None:
         self.service, self.match_id, self.viewer, self.start = service, match_id, viewer, start
-        # events, None when the store gave up, _TICK when a keep-alive is due
-        self.queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue(_BACKLOG)
+        # events, None when the store gave up, a _Tick when a keep-alive is due
+        self.queue: asyncio.Queue[dict[str, Any] | _Tick | None] = asyncio.Queue(_BACKLOG)
         self.ended = asyncio.Event()  # MatchEnded was read: nothing is delayed any more
         # checked after every event: a cancellation landing inside a Redis call
         # may not come out, and the reader must still stop
@@ -189,7 +235,6 @@ class _Feed:
 
 
 _KEEPALIVE = b": keep-alive\n\n"
-_TICK: dict[str, Any] = {"type": "keep-alive"}  # told apart by identity, never sent
 
 
 HANDLERS = [live]

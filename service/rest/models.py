@@ -108,6 +108,7 @@ class Standing(Struct):
     points: int
     games: int
     firsts: int
+    places: list[int]  # games finished in each place, 1st first (trailing zeros left off)
 
 
 class RankingPage(Struct):

@@ -18,7 +18,8 @@ from .models import RankingPage, Standing
     "/rankings",
     summary="Players by points, best first",
     description="From the results projection (eventually consistent). A player is known by "
-    "the name it sat down with; a game gives players - place points (大富豪 of four: 3).",
+    "the name it sat down with; a game gives players - place points (大富豪 of four: 3), "
+    "one more in `uecda` (5/4/3/2/1).",
     responses=responses(400, 503),
 )
 async def rankings(
@@ -27,7 +28,10 @@ async def rankings(
     limit: Annotated[int, QueryParameter(ge=1, le=500)] = 50,
 ) -> RankingPage:
     found = await ctx.results.ranking(offset, limit + 1)
-    page = [Standing(item.name, item.points, item.games, item.firsts) for item in found[:limit]]
+    page = [
+        Standing(item.name, item.points, item.games, item.firsts, list(item.places))
+        for item in found[:limit]
+    ]
     return RankingPage(page, offset + limit if len(found) > limit else None)
 
 

@@ -4,9 +4,7 @@ only once the match is over; before that, what a spectator may see."""
 
 from __future__ import annotations
 
-import asyncio
 import json
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -23,10 +21,8 @@ from litestar.openapi.spec import (
 )
 from litestar.params import FromPath, FromQuery, RawBody
 
-from eventstore import StoredEvent
-
 from ..app.service import ServiceError, visible
-from ..audit import AuditInputError, audit_events, export_jsonl, parse_jsonl
+from ..audit import INPUT_ERROR, export_jsonl, report_of_events, report_of_log
 from ..audit.receipts import MAX_RECEIPTS
 from ..records import KeyFormatError, KeySet
 from ..rules.views import SPECTATOR
@@ -86,7 +82,8 @@ async def get_record(
     "/matches/{match_id:str}/audit",
     summary="Audit a finished match",
     description="Recomputes the hash chain, the deals from the revealed seed and every event "
-    "through the rules. 409 match_not_over while the match is live (its seed is still secret).",
+    "through the rules. 409 match_not_over while the match is live (its seed is still secret); "
+    "503 audit_busy (with Retry-After) when the audit workers have enough to do.",
     responses=responses(404, 409, 503),
 )
 async def audit_match(ctx: NamedDependency[Context], match_id: FromPath[str]) -> AuditResult:
@@ -94,7 +91,8 @@ async def audit_match(ctx: NamedDependency[Context], match_id: FromPath[str]) ->
     if not seen.match.over:
         raise ServiceError("match_not_over", "a match is audited once it is over")
     stored = await read(ctx.service, match_id, 0, seen.match.version)
-    return await _audit(stored, ctx.signing_keys, None)
+    report = await ctx.audits.run(report_of_events, (stored, ctx.signing_keys))
+    return msgspec.convert(report, AuditResult)
 
 
 @dataclass
@@ -135,8 +133,11 @@ class _JsonlBody(Operation):
     summary="Audit an exported event log",
     description="The body is a match's event log as JSON Lines, checked against this "
     "server's published keys; or a JSON object with the log, the receipts a player kept and "
-    "the keys to check against. 400 with the reason when it is not one.",
-    responses=responses(400),
+    "the keys to check against: the report `daifugo audit FILE --key KEY --receipts FILE` "
+    "gives. 400 with the reason when it is not one (a log out of order is an invalid "
+    "report, naming the first bad seq); 503 audit_busy (with Retry-After) when the audit "
+    "workers have enough to do.",
+    responses=responses(400, 503),
     operation_class=_JsonlBody,
 )
 async def audit_log(
@@ -145,14 +146,14 @@ async def audit_log(
     keys: KeySet = ctx.signing_keys
     receipts: list[Any] | None = None
     media = request.headers.get("content-type", "").partition(";")[0].strip().lower()
-    log: bytes | str = body
+    log: bytes | str = bytes(body)
     if media == MediaType.JSON:
         log, receipts, keys = _audit_request(body, keys)
-    try:
-        events = parse_jsonl(log)
-    except AuditInputError as error:
-        raise ServiceError("bad_request", str(error)) from None
-    return await _audit(events, keys, receipts)
+    # parsing too is the worker's: the loop only hands it the bytes
+    report = await ctx.audits.run(report_of_log, (log, keys, receipts))
+    if INPUT_ERROR in report:
+        raise ServiceError("bad_request", report[INPUT_ERROR])
+    return msgspec.convert(report, AuditResult)
 
 
 def _audit_request(body: bytes, keys: KeySet) -> tuple[str, list[Any] | None, KeySet]:
@@ -175,14 +176,6 @@ def _audit_request(body: bytes, keys: KeySet) -> tuple[str, list[Any] | None, Ke
         except KeyFormatError as error:
             raise ServiceError("bad_request", f"keys: {error}") from None
     return request["log"], receipts, keys
-
-
-async def _audit(
-    events: Sequence[StoredEvent], keys: KeySet, receipts: list[Any] | None
-) -> AuditResult:
-    # replaying a whole match is CPU work: keep the event loop free for others
-    report = await asyncio.to_thread(audit_events, events, keys, receipts)
-    return msgspec.convert(report.to_dict(), AuditResult)
 
 
 HANDLERS = [get_record, audit_match, audit_log]

@@ -22,6 +22,14 @@ REAL_CARDS = (1 << 52) - 1
 FULL_DECK = REAL_CARDS | JOKER_BITS
 DECK: tuple[int, ...] = (*range(52), JOKER, JOKER)
 
+# What a joker in stairs may stand for past the ends (the ``uecda`` preset):
+# ``LOW_READING + suit`` is the card below that suit's 3 (``L`` + suit),
+# ``HIGH_READING + suit`` the one above its 2 (``H`` + suit). They are joker
+# readings only, never cards in a hand.
+LOW_READING = 56
+HIGH_READING = 60
+LOW_RANK, HIGH_RANK = -1, 13
+
 SUIT_D, SUIT_C, SUIT_H, SUIT_S = range(4)
 RANK_3, RANK_8, RANK_J, RANK_2 = 0, 5, 8, 12
 
@@ -40,6 +48,28 @@ def suit_of(card: int) -> int:
 
 def make_card(rank: int, suit: int) -> int:
     return rank * 4 + suit
+
+
+def reading_card(rank: int, suit: int) -> int:
+    """What a joker stands for at ``rank`` (-1 below the 3, 13 above the 2)."""
+    if rank == LOW_RANK:
+        return LOW_READING + suit
+    if rank == HIGH_RANK:
+        return HIGH_READING + suit
+    return rank * 4 + suit
+
+
+def reading_rank(card: int) -> int:
+    """The rank a joker reading stands for (-1 below the 3, 13 above the 2)."""
+    if card >= HIGH_READING:
+        return HIGH_RANK
+    if card >= LOW_READING:
+        return LOW_RANK
+    return card >> 2
+
+
+def is_past_ends(card: int) -> bool:
+    return LOW_READING <= card < HIGH_READING + 4
 
 
 def rank_mask(rank: int) -> int:
@@ -129,9 +159,20 @@ def parse_card(code: str) -> int:
     return make_card(RANKS.index(text[0]), SUITS.index(text[1]))
 
 
+def parse_reading(code: str) -> int:
+    """Parse what a joker stands for: a card code, or ``L``/``H`` and a suit for
+    the card below the 3 or above the 2 (``LH``: the ♡ below ♡3)."""
+    text = code.strip().upper()
+    if len(text) == 2 and text[0] in "LH" and text[1] in SUITS:
+        return (LOW_READING if text[0] == "L" else HIGH_READING) + SUITS.index(text[1])
+    return parse_card(code)
+
+
 def format_card(card: int) -> str:
     if card == JOKER:
         return JOKER_CODE
+    if is_past_ends(card):
+        return ("L" if card < HIGH_READING else "H") + SUITS[card & 3]
     if not 0 <= card < 52:
         raise CardCodeError(f"no card has the number {card}")
     return RANKS[rank_of(card)] + SUITS[suit_of(card)]

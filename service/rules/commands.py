@@ -11,9 +11,19 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True, slots=True)
 class Deal:
-    """Deal the next game from ``deck`` (an order of the whole deck)."""
+    """Deal the next game from ``deck`` (an order of the whole deck).
+
+    The other draws are the dealer's too, for the rules that use them (RULES.md
+    §6); the rules take each only where they need it: ``seating``, the turn
+    order when seats are drawn again; ``deal_start``, the seat dealt first when
+    there is no 大富豪 to start at; ``stalemate``, the order in which a
+    stalemate ranks the players still in. Empty: seat order, seat 0.
+    """
 
     deck: tuple[int, ...]
+    seating: tuple[int, ...] = ()
+    deal_start: int = 0
+    stalemate: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

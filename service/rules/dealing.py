@@ -30,9 +30,14 @@ def is_deck_order(rules: RuleSet, deck: tuple[int, ...]) -> bool:
 
 
 def deal(
-    rules: RuleSet, players: int, deck: tuple[int, ...], blind: int
+    rules: RuleSet,
+    players: int,
+    deck: tuple[int, ...],
+    blind: int,
+    round_order: tuple[int, ...] = (),
 ) -> tuple[tuple[int, ...], int, int]:
-    """``(hands, blind, unused)`` dealt from ``deck``.
+    """``(hands, blind, unused)`` dealt from ``deck``, one card at a time to the
+    seats of ``round_order`` (seat order 0, 1… when empty).
 
     Federation with four players takes the blind cards off the top of the first
     deck of a set; later games leave the same cards out. Two players get 20 each.
@@ -50,9 +55,22 @@ def deal(
             unused = add_card(unused, card)
         cards = cards[: len(cards) - rules.unused_with_two]
     hands = [0] * players
+    order = round_order or tuple(range(players))
     for index, card in enumerate(cards):
-        hands[index % players] = add_card(hands[index % players], card)
+        seat = order[index % players]
+        hands[seat] = add_card(hands[seat], card)
     return tuple(hands), blind, unused
+
+
+def round_from(seating: tuple[int, ...], players: int, first: int) -> tuple[int, ...]:
+    """The seats in turn order (``seating``, or 0, 1… when empty) from ``first``."""
+    order = seating or tuple(range(players))
+    start = order.index(first)
+    return order[start:] + order[:start]
+
+
+def is_seat_order(order: tuple[int, ...], players: int) -> bool:
+    return sorted(order) == list(range(players)) if isinstance(order, tuple) else False
 
 
 def _without(cards: list[int], removed: int) -> list[int]:
@@ -98,11 +116,19 @@ def exchange_pairs(places: tuple[int, ...]) -> list[tuple[int, int, int]]:
     return pairs
 
 
-def exchange_steps(places: tuple[int, ...]) -> tuple[tuple[int, int, int, bool], ...]:
-    """The gives in order: 大貧民, 大富豪, 貧民, 富豪; True = must be strongest."""
+def exchange_steps(
+    places: tuple[int, ...], hands: tuple[int, ...]
+) -> tuple[tuple[int, int, int, bool], ...]:
+    """The gives in order: 大貧民, 大富豪, 貧民, 富豪; True = must be strongest.
+
+    A lower player short of the count gives all they hold, and the upper one
+    gives back as many as they received, so no hand empties (RULES.md §1). The
+    pairs share no seat, so each lower hand is still as dealt when it gives."""
     steps: list[tuple[int, int, int, bool]] = []
     for lower, upper, count in exchange_pairs(places):
-        steps += [(lower, upper, count, True), (upper, lower, count, False)]
+        given = min(count, hands[lower].bit_count())
+        if given:
+            steps += [(lower, upper, given, True), (upper, lower, given, False)]
     return tuple(steps)
 
 
@@ -117,6 +143,27 @@ def tenpenchi_swaps(hands: tuple[int, ...], places: tuple[int, ...]) -> list[tup
         for lower, upper, _ in exchange_pairs(places)
         if hands[lower] and not hands[lower] & _TENPENCHI_HIGH
     ]
+
+
+# the automatic exchange's ties (RULES.md §6): ♠ > ♡ > ♢ > ♣, by suit index D C H S
+_TAKE_SUIT_ORDER = (1, 0, 2, 3)
+
+
+def strongest_cards(hand: int, count: int, reversed_order: bool) -> int:
+    """The ``count`` strongest cards of ``hand`` as the automatic exchange takes
+    them: a joker first, ties ♠ > ♡ > ♢ > ♣."""
+
+    def key(card: int) -> tuple[int, int]:
+        if card == JOKER:
+            return (TOP_RANK, 4)
+        rank = rank_of(card)
+        return (12 - rank if reversed_order else rank, _TAKE_SUIT_ORDER[card & 3])
+
+    taken = sorted(cards_of(hand), key=key, reverse=True)[:count]
+    mask = 0
+    for card in taken:
+        mask = add_card(mask, card)
+    return mask
 
 
 def are_strongest(hand: int, given: int, reversed_order: bool) -> bool:

@@ -8,6 +8,8 @@ rebuild it.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from . import events as ev
 from .cards import (
     JOKER,
@@ -16,6 +18,7 @@ from .cards import (
     add_cards,
     contains,
     is_canonical,
+    is_past_ends,
     joker_count,
     mask_of,
     rank_mask,
@@ -26,10 +29,14 @@ from .dealing import (
     are_strongest,
     deal,
     deck_for,
+    exchange_pairs,
     exchange_steps,
     first_leader,
     is_deck_order,
+    is_seat_order,
+    round_from,
     seat_at,
+    strongest_cards,
     tenpenchi_swaps,
 )
 from .evolve import APPLIERS
@@ -103,12 +110,7 @@ def _decide(state: MatchState, command: Command) -> list[ev.Event]:
         if isinstance(command, Play):
             return _play(state, command)
         if isinstance(command, Pass):
-            if state.field is None:
-                raise Refused("cannot_pass", "the leader must play")
-            work = _Work(state)
-            work.emit(ev.Passed(command.seat, command.reason))
-            _advance(work, command.seat, 0)
-            return work.events
+            return _pass(state, command)
     elif waiting == FOUR_STOP:
         if isinstance(command, Pass):
             return _decline_four_stop(state, command)
@@ -123,6 +125,62 @@ def _decide(state: MatchState, command: Command) -> list[ev.Event]:
     raise Refused("wrong_action", f"the game waits for {waiting}")
 
 
+# -- passing -------------------------------------------------------------------
+
+
+def _pass(state: MatchState, command: Pass) -> list[ev.Event]:
+    seat, rules = command.seat, state.rules
+    leading = state.field is None
+    if leading and not rules.leader_may_pass:
+        raise Refused("cannot_pass", "the leader must play")
+    work = _Work(state)
+    work.emit(ev.Passed(seat, command.reason))
+    if rules.stalemate_passes and work.state.pass_run >= rules.stalemate_passes:
+        _stalemate(work)
+    elif leading:
+        _pass_lead(work, seat)
+    else:
+        _advance(work, seat, 0)
+    return work.events
+
+
+def _pass_lead(work: _Work, seat: int) -> None:
+    """The leader passed (RULES.md §6): the next seat that has not passed leads;
+    once every one has passed, the passes clear and the first to pass leads again.
+    Passes on an empty field came round in turn order, so the first is the
+    next seat after the last."""
+    state = work.state
+    following = _next_unpassed(state, seat)
+    if following is not None:
+        work.emit(ev.TurnMoved(following))
+        return
+    first = state.next_active(seat)
+    leader = seat if first is None else first
+    work.emit(ev.FieldFlushed("all_passed", leader))
+    _give_lead(work, leader)
+
+
+def _next_unpassed(state: MatchState, seat: int) -> int | None:
+    """The next seat after ``seat`` (itself last) in the game that has not passed."""
+    step = state.turn_direction
+    for offset in range(1, state.players + 1):
+        candidate = state.seat_after(seat, step * offset)
+        if state.active >> candidate & 1 and not state.passed >> candidate & 1:
+            return candidate
+    return None
+
+
+def _stalemate(work: _Work) -> None:
+    """After so many passes in a row the players still in are ranked in the
+    order the dealer drew (RULES.md §6), and the game ends."""
+    state = work.state
+    for seat in state.stalemate or range(state.players):
+        if work.state.is_active(seat):
+            place = len(work.state.finished) + 1
+            work.emit(ev.PlayerFinished(seat, place, False, "stalemate", work.state.hands[seat]))
+    _end_game(work)
+
+
 # -- checks shared by every seat's command -----------------------------------
 
 
@@ -135,7 +193,8 @@ def _check_seat_command(state: MatchState, command: Command) -> None:
         if not isinstance(cards, int) or cards <= 0 or not is_canonical(cards):
             raise Refused("bad_request", "the cards are missing or not cards")
     if isinstance(command, Play) and any(
-        not isinstance(card, int) or not 0 <= card <= JOKER for card in command.jokers_as
+        not isinstance(card, int) or not (0 <= card <= JOKER or is_past_ends(card))
+        for card in command.jokers_as
     ):
         raise Refused("bad_request", "a joker reading is not a card")
     if isinstance(command, Bomb):
@@ -164,6 +223,10 @@ def _size(mask: int) -> int:
     return mask.bit_count()
 
 
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 # -- dealing -------------------------------------------------------------------
 
 
@@ -174,17 +237,44 @@ def _deal(state: MatchState, command: Deal) -> list[ev.Event]:
         raise Refused("wrong_action", "a game is in progress")
     if not is_deck_order(state.rules, tuple(command.deck)):
         raise Refused("bad_request", "the deck is not an order of the whole deck")
-    hands, blind, unused = deal(state.rules, state.players, tuple(command.deck), state.blind)
+    rules, players = state.rules, state.players
+    number = state.game_number + 1
     previous = state.results[-1] if state.results else None
-    leader = first_leader(hands) if previous is None else seat_at(previous, state.players)
+    if rules.rank_reset_every and (number - 1) % rules.rank_reset_every == 0:
+        previous = None  # ranks reset: the game starts like game 1
+    seating = state.seating
+    if rules.seat_change_every and (number - 1) % rules.seat_change_every == 0:
+        seating = _drawn_order(command.seating, players, "seating")
+    stalemate: tuple[int, ...] = ()
+    if rules.stalemate_passes:
+        stalemate = _drawn_order(command.stalemate, players, "stalemate")
+    start = 0
+    if rules.deal_from_daifugo:
+        first = seat_at(previous, 1) if previous is not None else None
+        start = command.deal_start if first is None else first
+        if not isinstance(start, int) or not 0 <= start < players:
+            raise Refused("bad_request", "the deal starts at no seat of the match")
+    round_order = round_from(seating, players, start) if seating or start else ()
+    hands, blind, unused = deal(rules, players, tuple(command.deck), state.blind, round_order)
+    if previous is None or rules.d3_leads_every_game:
+        leader = first_leader(hands)
+    else:
+        leader = seat_at(previous, players) or 0
     work = _Work(state)
-    work.emit(
-        ev.GameDealt(
-            state.game_number + 1, hands, leader or 0, blind, unused, previous_places=previous
-        )
-    )
+    dealt = ev.GameDealt(number, hands, leader, blind, unused, previous_places=previous)
+    work.emit(replace(dealt, seating=seating, deal_start=start, stalemate=stalemate))
     _start_game(work, skip_exchange=False)
     return work.events
+
+
+def _drawn_order(order: tuple[int, ...], players: int, what: str) -> tuple[int, ...]:
+    """A seat order the dealer drew (seat order when it drew none)."""
+    if not order:
+        return tuple(range(players))
+    order = tuple(order)
+    if not is_seat_order(order, players):
+        raise Refused("bad_request", f"the {what} is not an order of the seats")
+    return order
 
 
 def _set_up(state: MatchState, command: SetUp) -> list[ev.Event]:
@@ -198,17 +288,29 @@ def _set_up(state: MatchState, command: SetUp) -> list[ev.Event]:
             raise Refused("bad_request", "the hands overlap or hold unknown cards")
         if joker_count(everything) + joker_count(hand) > 2:
             raise Refused("bad_request", "the hands hold more than two jokers")
+        if not hand:
+            raise Refused("bad_request", "every seat must hold a card at the start")
         everything = add_cards(everything, hand)
     previous = command.previous_places
-    if len(hands) != players or command.game_number < 1:
+    if len(hands) != players:
         raise Refused("bad_request", f"a {players}-player position needs {players} hands")
-    if previous is not None and sorted(previous) != list(range(1, players + 1)):
+    if not _is_int(command.game_number) or command.game_number < 1:
+        raise Refused("bad_request", "the game number is a whole number from 1")
+    if previous is not None and (
+        not all(_is_int(place) for place in previous)
+        or sorted(previous) != list(range(1, players + 1))
+    ):
         raise Refused("bad_request", "previous places must be 1..n, one per seat")
     if command.game_number > 1 and previous is None:
         raise Refused("bad_request", "a later game needs the previous places")
     leader = command.leader
+    if leader is not None and not _is_int(leader):
+        raise Refused("bad_request", "no such leader")
     if leader is None:
-        leader = first_leader(hands) if previous is None else seat_at(previous, players)
+        if previous is None or state.rules.d3_leads_every_game:
+            leader = first_leader(hands)
+        else:
+            leader = seat_at(previous, players)
     if leader is None or not 0 <= leader < players:
         raise Refused("bad_request", "no such leader")
     whole_deck = mask_of(deck_for(state.rules))
@@ -240,11 +342,39 @@ def _start_game(work: _Work, skip_exchange: bool) -> None:
             for lower, upper in tenpenchi_swaps(state.hands, previous):
                 hands = work.state.hands
                 work.emit(ev.HandsSwapped((lower, upper), (hands[upper], hands[lower])))
-        steps = exchange_steps(previous) if state.rules.card_exchange else ()
+        if not state.rules.card_exchange:
+            steps: tuple[tuple[int, int, int, bool], ...] = ()
+        elif state.rules.exchange_takes_strongest:
+            steps = _take_strongest(work, previous)
+        else:
+            steps = exchange_steps(previous, work.state.hands)
         if steps:
             work.emit(ev.ExchangeStarted(steps))
             return
     _give_lead(work, state.leader)
+
+
+def _take_strongest(
+    work: _Work, previous: tuple[int, ...]
+) -> tuple[tuple[int, int, int, bool], ...]:
+    """The automatic exchange (RULES.md §6): each lower player's strongest cards
+    are taken to the upper player at once; the upper players' gives remain."""
+    gives = []
+    for lower, upper, count in exchange_pairs(previous):
+        state = work.state
+        taken = strongest_cards(state.hands[lower], count, state.reversed_order)
+        if taken:
+            work.emit(ev.CardsGiven(lower, upper, taken, "taken"))
+            gives.append((upper, lower, taken.bit_count(), False))
+    return tuple(gives)
+
+
+def _lead_after_exchange(work: _Work) -> None:
+    state = work.state
+    if state.rules.d3_leads_every_game:
+        _give_lead(work, first_leader(state.hands))
+    else:
+        _give_lead(work, state.leader)
 
 
 # -- card exchange, seven-pass, ten-discard, queen bomber ----------------------
@@ -262,7 +392,7 @@ def _give(state: MatchState, command: Give) -> list[ev.Event]:
         if work.state.exchange_steps:
             work.emit(ev.TurnMoved(work.state.exchange_steps[0][0]))
         else:
-            _give_lead(work, state.leader)
+            _lead_after_exchange(work)
         return work.events
     _check_count(state, seat, cards, state.pending[0][1])
     next_seat = state.next_active(seat)
@@ -305,7 +435,7 @@ def _bomb(state: MatchState, command: Bomb) -> list[ev.Event]:
 
 def _seats_from(state: MatchState, seat: int) -> list[int]:
     step = state.turn_direction
-    return [(seat + step * offset) % state.players for offset in range(state.players)]
+    return [state.seat_after(seat, step * offset) for offset in range(state.players)]
 
 
 def _after_step(work: _Work, seat: int, emptied: bool = True) -> None:
@@ -356,12 +486,15 @@ def _play(state: MatchState, command: Play) -> list[ev.Event]:
         raise Refused("card_not_in_hand", "those cards are not in your hand")
     if state.first_play_d3 and hand & 1 and not cards & 1:
         raise Refused("must_include_d3", "the first play must hold the ♢3")
+    rules = state.rules
     meld = classify(
         cards,
         tuple(command.jokers_as),
         state.reversed_order,
-        state.rules.stairs,
+        rules.stairs,
         rule_on(state, "emperor"),
+        rules.stairs_past_ends,
+        rules.joker_suits,
     )
     if meld is None:
         raise Refused("invalid_meld", "those cards are not a meld under these rules")
@@ -405,6 +538,8 @@ def _apply_play(work: _Work, seat: int, meld: Meld, reason: str) -> None:
     state = work.state
     if rules.suit_lock and not state.suit_lock and state.suit_run >= rules.suit_lock_after:
         work.emit(ev.SuitLocked(state.suit_run_suits))
+    elif rules.joker_suits and state.suit_lock and meld.is_single_joker:
+        work.emit(ev.SuitLocked(0))  # a single joker neither makes nor keeps a lock
     if rules.number_lock and not state.number_lock and state.number_run >= rules.number_lock_after:
         work.emit(ev.NumberLocked(meld.low))
     if cause is not None:
@@ -462,12 +597,19 @@ def _advance(work: _Work, origin: int, skips: int) -> None:
     """Move the turn on from ``origin``: past seats that left, passed (where a
     pass holds until the flush) or are skipped; back at the last player, flush."""
     state = work.state
+    if state.rules.last_player_passes:
+        _advance_until_all_passed(work, origin, skips)
+        return
     step = state.turn_direction
+    seating = state.seating
     hold_passes = not state.rules.passed_may_play_again
     seat = origin
     skipped: list[int] = []
     while True:
-        seat = (seat + step) % state.players
+        if seating:
+            seat = seating[(seating.index(seat) + step) % state.players]
+        else:
+            seat = (seat + step) % state.players
         if seat == state.field_seat:
             if skipped:
                 work.emit(ev.PlayersSkipped(tuple(skipped)))
@@ -483,6 +625,27 @@ def _advance(work: _Work, origin: int, skips: int) -> None:
     if skipped:
         work.emit(ev.PlayersSkipped(tuple(skipped)))
     work.emit(ev.TurnMoved(seat))
+
+
+def _advance_until_all_passed(work: _Work, origin: int, skips: int) -> None:
+    """Where the trick ends only when every player still in has passed, the
+    last player included (RULES.md §6): the next such seat, the last player
+    itself after everyone else; when none is left, flush. Skips pass over
+    seats that would get the turn, never round to the same seat again."""
+    state = work.state
+    step = state.turn_direction
+    waiting = []
+    for offset in range(1, state.players + 1):
+        seat = state.seat_after(origin, step * offset)
+        if state.active >> seat & 1 and not state.passed >> seat & 1:
+            waiting.append(seat)
+    if not waiting:
+        _flush(work, "all_passed")
+        return
+    skipped = waiting[: min(skips, len(waiting) - 1)]
+    if skipped:
+        work.emit(ev.PlayersSkipped(tuple(skipped)))
+    work.emit(ev.TurnMoved(waiting[len(skipped)]))
 
 
 def _flush(work: _Work, reason: str) -> bool:

@@ -11,7 +11,12 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True, slots=True)
 class GameDealt:
-    """A game begins. ``arranged`` marks a position set up by hand (SetUp)."""
+    """A game begins. ``arranged`` marks a position set up by hand (SetUp).
+
+    ``seating`` is the turn order (empty: seat order), ``deal_start`` the seat
+    dealt the first card, ``stalemate`` the order a stalemate would rank the
+    players still in (hidden until the match ends; empty without the rule).
+    """
 
     game_number: int
     hands: tuple[int, ...]
@@ -21,6 +26,9 @@ class GameDealt:
     revolution: bool = False
     previous_places: tuple[int, ...] | None = None
     arranged: bool = False
+    seating: tuple[int, ...] = ()
+    deal_start: int = 0
+    stalemate: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +89,8 @@ class ElevenBackStarted:
 
 @dataclass(frozen=True, slots=True)
 class SuitLocked:
+    """A suit lock starts; ``suits`` 0 lifts it (a single joker, RULES.md §6)."""
+
     suits: int
 
 
@@ -132,7 +142,8 @@ class CardsDiscarded:
 @dataclass(frozen=True, slots=True)
 class PlayerFinished:
     """A seat leaves the game. ``place`` is its place now (a bottom place may
-    still move up); ``leftover`` are cards it still held, now out of play."""
+    still move up); ``leftover`` are cards it still holds: it keeps them, out of
+    play, until the next deal."""
 
     seat: int
     place: int
@@ -143,7 +154,8 @@ class PlayerFinished:
 
 @dataclass(frozen=True, slots=True)
 class PlayerFell:
-    """Miyako-ochi: the previous 大富豪 falls to the bottom."""
+    """Miyako-ochi: the previous 大富豪 falls to the bottom, keeping the
+    ``leftover`` cards it holds (as ``PlayerFinished``)."""
 
     seat: int
     place: int

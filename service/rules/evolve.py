@@ -9,6 +9,7 @@ from typing import Any
 from . import events as ev
 from .cards import JOKER_BITS, REAL_CARDS, add_cards, remove_cards
 from .melds import Kind, Meld
+from .readings import lock_suits
 from .rulesets import CANCELLED_BY_OMEN
 from .state import (
     FALLEN,
@@ -60,6 +61,9 @@ def _game_dealt(s: MatchState, e: ev.GameDealt) -> None:
     s.field = s.last_play = None
     s.field_seat = None
     s.passed = 0
+    s.pass_run = 0
+    s.seating = e.seating
+    s.stalemate = e.stalemate
     s.revolution = e.revolution
     s.eleven_back = ""
     s.direction = 1
@@ -89,8 +93,9 @@ def _cards_given(s: MatchState, e: ev.CardsGiven) -> None:
     s.hands = tuple(hands)
     if e.reason == "exchange":
         s.exchange_steps = s.exchange_steps[1:]
-    else:
+    elif e.reason == "seven_pass":
         s.pending = s.pending[1:]
+    # "taken": the automatic exchange moved them before any give
 
 
 _MELDS: dict[tuple[int, int, int, int, tuple[int, ...]], Meld] = {}
@@ -120,6 +125,7 @@ def _cards_played(s: MatchState, e: ev.CardsPlayed) -> None:
     s.field_seat = e.seat
     s.four_stop = ()
     s.first_play_d3 = False
+    s.pass_run = 0
 
 
 def _suits_of(mask: int) -> int:
@@ -135,7 +141,16 @@ def _track_runs(s: MatchState, meld: Meld) -> None:
     """Count plays in a row with the same suit set, and plays in a row each one
     rank stronger than the last (the runs that start suit and number locks)."""
     previous = s.field
-    if meld.jokers:
+    if s.rules.joker_suits:
+        # a joker counts as the suit it stands for; a single joker breaks the run
+        suits = lock_suits(meld)
+        if meld.is_single_joker:
+            s.suit_run = 0
+        elif previous is not None and s.suit_run and suits == s.suit_run_suits:
+            s.suit_run += 1
+        else:
+            s.suit_run, s.suit_run_suits = 1, suits
+    elif meld.jokers:
         s.suit_run = 0
     elif previous is not None and s.suit_run and meld.suits == s.suit_run_suits:
         s.suit_run += 1
@@ -160,6 +175,7 @@ def _passed(s: MatchState, e: ev.Passed) -> None:
         s.four_stop = s.four_stop[1:]
     else:
         s.passed |= 1 << e.seat
+        s.pass_run += 1
 
 
 def _revolution_changed(s: MatchState, e: ev.RevolutionChanged) -> None:
@@ -212,17 +228,17 @@ def _cards_discarded(s: MatchState, e: ev.CardsDiscarded) -> None:
         s.pending = s.pending[1:]
 
 
-def _leave(s: MatchState, seat: int, leftover: int) -> None:
-    s.out = add_cards(s.out, leftover)
-    _set_hand(s, seat, 0)
+def _leave(s: MatchState, seat: int) -> None:
+    # The seat keeps any cards it still holds (the event's ``leftover``) until
+    # the next deal: out of play, since only active seats are given a turn.
     s.active &= ~(1 << seat)
     if s.turn == seat and s.pending:
-        # a seat without cards has nothing left to give or discard
+        # a seat that has left gives and discards nothing more
         s.pending = tuple(p for p in s.pending if p[0] == "queen_bomber")
 
 
 def _player_finished(s: MatchState, e: ev.PlayerFinished) -> None:
-    _leave(s, e.seat, e.leftover)
+    _leave(s, e.seat)
     if e.forbidden:
         s.bottom = (*s.bottom, (e.seat, FORBIDDEN))
     else:
@@ -230,7 +246,7 @@ def _player_finished(s: MatchState, e: ev.PlayerFinished) -> None:
 
 
 def _player_fell(s: MatchState, e: ev.PlayerFell) -> None:
-    _leave(s, e.seat, e.leftover)
+    _leave(s, e.seat)
     s.bottom = (*s.bottom, (e.seat, FALLEN))
 
 

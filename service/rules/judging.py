@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from .cards import JOKER_BITS, RANK_2, RANK_3, RANK_8, RANK_J, rank_mask
 from .melds import TOP_RANK, Kind, Meld
-from .readings import SPADE_3, cuts_eight, finishes_forbidden, group_of
+from .readings import SPADE_3, cuts_eight, finishes_forbidden, group_of, lock_suits
 from .refusals import Refused
 from .state import MatchState
 
@@ -71,7 +71,8 @@ def revolution_cause(state: MatchState, meld: Meld) -> str | None:
     if rules.revolution:
         if meld.kind == Kind.GROUP and meld.size >= 4:
             return "revolution"
-        if meld.kind == Kind.STAIRS and meld.size >= 4 and rules.stairs_revolt:
+        revolts = rules.stairs_revolt and meld.size >= rules.stairs_revolt_from
+        if meld.kind == Kind.STAIRS and revolts:
             return "stairs_revolution"
     return None
 
@@ -143,9 +144,16 @@ def field_refusal(state: MatchState, meld: Meld) -> tuple[str, str] | None:
         return ("not_stronger", "only the spade-3 return may be played on a single joker")
     if meld.kind != field.kind or meld.size != field.size:
         return ("shape_mismatch", f"the field needs {_shape(field)}")
-    if state.suit_lock and meld.suits & ~state.suit_lock:
-        return ("suit_locked", "the field is locked to other suits")
+    if state.suit_lock:
+        suits = lock_suits(meld) if state.rules.joker_suits else meld.suits
+        if suits & ~state.suit_lock:
+            return ("suit_locked", "the field is locked to other suits")
     reversed_order = state.reversed_order
+    if meld.kind == Kind.STAIRS and not state.rules.stairs_overlap:
+        # above the field's whole span (below it in reversed order)
+        if meld.high < field.low if reversed_order else meld.low > field.high:
+            return None
+        return ("not_stronger", "stairs must lie wholly above the field's")
     strength, to_beat = meld.strength(reversed_order), field.strength(reversed_order)
     if state.number_lock and meld.kind != Kind.STAIRS and not meld.is_single_joker:
         if strength != to_beat + 1:

@@ -18,6 +18,7 @@ from .cards import (
     mask_of,
     rank_of,
     rank_suits,
+    reading_card,
 )
 from .commands import Bomb, Discard, Give, Pass, Play, SeatCommand
 from .judging import RANK_4, field_refusal, is_sandstorm, rule_on
@@ -51,7 +52,7 @@ def legal_actions(state: MatchState) -> list[SeatCommand]:
     waiting = state.waiting_for
     if waiting == PLAY:
         plays: list[SeatCommand] = [_play(seat, m) for m in legal_melds(state)]
-        if state.field is not None:
+        if state.field is not None or state.rules.leader_may_pass:
             plays.append(_PASSES[seat])
         return plays
     if waiting == FOUR_STOP:
@@ -151,10 +152,12 @@ def _candidates(state: MatchState, hand: int, field: Meld | None) -> list[Meld]:
     played on any field (sandstorm, emperor, the spade-3 return)."""
     jokers = joker_count(hand)
     emperor_on = rule_on(state, "emperor")
+    rules = state.rules
+    suited, past_ends = rules.joker_suits, rules.stairs_past_ends
     if field is None:
-        melds = _groups(hand, jokers, None)
-        if state.rules.stairs:
-            melds += _stairs(hand, jokers, None)
+        melds = _groups(hand, jokers, None, suited=suited)
+        if rules.stairs:
+            melds += _stairs(hand, jokers, None, past_ends)
         if emperor_on:
             melds += _emperors(hand)
         return melds
@@ -162,9 +165,9 @@ def _candidates(state: MatchState, hand: int, field: Meld | None) -> list[Meld]:
     if field.is_single_joker:
         melds = _groups(hand, jokers, 1)
     elif field.kind == Kind.STAIRS:
-        melds = _stairs(hand, jokers, size) if state.rules.stairs else []
+        melds = _stairs(hand, jokers, size, past_ends) if rules.stairs else []
     else:
-        melds = _groups(hand, jokers, size, _ranks_that_may_follow(state, field))
+        melds = _groups(hand, jokers, size, _ranks_that_may_follow(state, field), suited)
     # melds that may be played on any field, whatever ranks the shape let through
     anywhere: list[Meld] = []
     if emperor_on:
@@ -188,28 +191,29 @@ def _ranks_that_may_follow(state: MatchState, field: Meld) -> range:
     return range(max(0, to_beat + 1 - reach), 13)
 
 
-def _groups(hand: int, jokers: int, size: int | None, ranks: range = range(13)) -> list[Meld]:
-    """Singles and groups of ``size`` cards (any size when None) of ``ranks``."""
+def _groups(
+    hand: int, jokers: int, size: int | None, ranks: range = range(13), suited: bool = False
+) -> list[Meld]:
+    """Singles and groups of ``size`` cards (any size when None) of ``ranks``;
+    ``suited``: also each suit a group's jokers may stand for (RULES.md §6)."""
     melds: list[Meld] = []
     wanted = size or 0
     for rank in ranks:
         suits = hand >> rank * 4 & 15
         if suits:
-            melds += _rank_groups(rank, suits, jokers, wanted)
+            melds += _rank_groups(rank, suits, jokers, wanted, suited)
     for used in range(1, jokers + 1):
         if wanted in (0, used):
             melds.append(_all_jokers(used))
     return melds
 
 
-_Memo = dict[tuple[int, int, int, int], list[Meld]]
+_Memo = dict[tuple[int, ...], list[Meld]]
 _RANK_GROUPS: _Memo = {}
 _SUIT_STAIRS: _Memo = {}
 
 
-def _memoised(
-    memo: _Memo, key: tuple[int, int, int, int], make: Callable[[], list[Meld]]
-) -> list[Meld]:
+def _memoised(memo: _Memo, key: tuple[int, ...], make: Callable[[], list[Meld]]) -> list[Meld]:
     """Melds depend on a rank's (or a suit's) cards alone, and those patterns
     repeat across hands: compute each once. Bounded, as keys may grow."""
     melds = memo.get(key)
@@ -220,8 +224,10 @@ def _memoised(
     return melds
 
 
-def _rank_groups(rank: int, suits: int, jokers: int, size: int) -> list[Meld]:
-    """Groups of one rank from ``suits`` and up to ``jokers`` jokers (size 0: any)."""
+def _rank_groups(rank: int, suits: int, jokers: int, size: int, suited: bool) -> list[Meld]:
+    """Groups of one rank from ``suits`` and up to ``jokers`` jokers (size 0: any).
+    ``suited``: with the jokers unread too, each set of suits they may stand for
+    apart (those suits show to a lock)."""
 
     def make() -> list[Meld]:
         melds = []
@@ -233,9 +239,16 @@ def _rank_groups(rank: int, suits: int, jokers: int, size: int) -> list[Meld]:
                     kind = Kind.SINGLE if total == 1 else Kind.GROUP
                     mask = subset << rank * 4 | JOKER_MASK_BY_COUNT[used]
                     melds.append(Meld(kind, mask, total, rank, rank, subset, used))
+                    if suited and used and subset != 15:
+                        missing = [suit for suit in range(4) if not subset >> suit & 1]
+                        for read in combinations(missing, used):
+                            readings = tuple(make_card(rank, suit) for suit in read)
+                            melds.append(
+                                Meld(kind, mask, total, rank, rank, subset, used, readings)
+                            )
         return melds
 
-    return _memoised(_RANK_GROUPS, (rank, suits, jokers, size), make)
+    return _memoised(_RANK_GROUPS, (rank, suits, jokers, size, suited), make)
 
 
 _JOKER_MELDS = {
@@ -259,30 +272,34 @@ def suit_ranks(hand: int, suit: int) -> int:
     return int(format(hand >> suit & _EVERY_FOURTH_BIT, "x"), 2)
 
 
-def _stairs(hand: int, jokers: int, size: int | None) -> list[Meld]:
-    """Stairs of ``size`` (any size when None), every joker reading apart."""
+def _stairs(hand: int, jokers: int, size: int | None, past_ends: bool = False) -> list[Meld]:
+    """Stairs of ``size`` (any size when None), every joker reading apart;
+    ``past_ends``: a joker may also stand below the 3 or above the 2."""
     melds: list[Meld] = []
     shortest = size or 3
     for suit in range(4):
         ranks = suit_ranks(hand, suit)
         if ranks.bit_count() >= 2 and ranks.bit_count() + jokers >= shortest:
-            melds += _suit_stairs(suit, ranks, jokers, size or 0)
+            melds += _suit_stairs(suit, ranks, jokers, size or 0, past_ends)
     return melds
 
 
-def _suit_stairs(suit: int, ranks: int, jokers: int, size: int) -> list[Meld]:
+def _suit_stairs(suit: int, ranks: int, jokers: int, size: int, past_ends: bool) -> list[Meld]:
+    lowest, top = (-1, 13) if past_ends else (0, 12)
+
     def make() -> list[Meld]:
         melds = []
+        shifted = ranks << 1  # bit r + 1 is rank r, so a span may start at -1
         longest = min(13, ranks.bit_count() + jokers)
         for length in range(3, longest + 1) if size == 0 else (size,):
-            for low in range(14 - length):
-                held = ranks >> low & ((1 << length) - 1)
+            for low in range(lowest, top - length + 2):
+                held = shifted >> (low + 1) & ((1 << length) - 1)
                 missing = length - held.bit_count()
                 if missing <= jokers:
                     melds += _stairs_in_span(held, low, length, suit, jokers - missing)
         return melds
 
-    return _memoised(_SUIT_STAIRS, (suit, ranks, jokers, size), make)
+    return _memoised(_SUIT_STAIRS, (suit, ranks, jokers, size, past_ends), make)
 
 
 def _stairs_in_span(held: int, low: int, length: int, suit: int, spare: int) -> list[Meld]:
@@ -300,7 +317,7 @@ def _stairs_in_span(held: int, low: int, length: int, suit: int, spare: int) -> 
             for rank in used:
                 mask |= 1 << make_card(rank, suit)
             readings = tuple(
-                make_card(rank, suit) for rank in range(low, low + length) if rank not in used
+                reading_card(rank, suit) for rank in range(low, low + length) if rank not in used
             )
             melds.append(Meld(Kind.STAIRS, mask, length, low, low + length - 1,
                               1 << suit, jokers, readings))  # fmt: skip

@@ -8,12 +8,16 @@ from dataclasses import dataclass
 from enum import IntEnum
 
 from .cards import (
+    HIGH_RANK,
     JOKER,
+    LOW_RANK,
     REAL_CARDS,
+    is_past_ends,
     joker_count,
-    make_card,
     rank_of,
     rank_suits,
+    reading_card,
+    reading_rank,
     suit_of,
 )
 
@@ -71,7 +75,7 @@ def ranks_in(mask: int) -> list[tuple[int, int]]:
     return found
 
 
-_CLASSIFIED: dict[tuple[int, tuple[int, ...], bool, bool, bool], Meld | None] = {}
+_CLASSIFIED: dict[tuple[int, tuple[int, ...], bool, bool, bool, bool, bool], Meld | None] = {}
 
 
 def classify(
@@ -80,15 +84,19 @@ def classify(
     reversed_order: bool,
     stairs_allowed: bool,
     emperor_allowed: bool,
+    past_ends: bool = False,
+    joker_suits: bool = False,
 ) -> Meld | None:
     """The meld ``mask`` forms, or None when it forms none (``invalid_meld``).
 
     ``jokers_as`` says what each joker stands for, in order; empty means the
     default reading. ``reversed_order`` is the order in force, which picks the
-    default end a stairs joker extends. Memoised: the answer depends on the
-    arguments alone, and games meet the same plays again and again.
+    default end a stairs joker extends. With ``past_ends`` a stairs joker may
+    stand below the 3 or above the 2; with ``joker_suits`` a group joker's
+    reading is a suit the group lacks (RULES.md §6). Memoised: the answer
+    depends on the arguments alone, and games meet the same plays again and again.
     """
-    key = (mask, jokers_as, reversed_order, stairs_allowed, emperor_allowed)
+    key = (mask, jokers_as, reversed_order, stairs_allowed, emperor_allowed, past_ends, joker_suits)
     try:
         return _CLASSIFIED[key]
     except KeyError:
@@ -104,6 +112,8 @@ def _classify(
     reversed_order: bool,
     stairs_allowed: bool,
     emperor_allowed: bool,
+    past_ends: bool,
+    joker_suits: bool,
 ) -> Meld | None:
     jokers = joker_count(mask)
     size = (mask & REAL_CARDS).bit_count() + jokers
@@ -117,8 +127,14 @@ def _classify(
         return Meld(kind, mask, size, TOP_RANK, TOP_RANK, 0, jokers)
     if len(present) == 1:
         rank, suits = present[0]
-        if any(card == JOKER or rank_of(card) != rank for card in jokers_as):
+        if any(card >= JOKER or rank_of(card) != rank for card in jokers_as):
             return None
+        if joker_suits and jokers_as and suits != 15:
+            read = 0
+            for card in jokers_as:
+                read |= 1 << suit_of(card)
+            if read & suits or read.bit_count() != len(jokers_as):
+                return None
         kind = Kind.SINGLE if size == 1 else Kind.GROUP
         return Meld(kind, mask, size, rank, rank, suits, jokers, jokers_as)
     if emperor_allowed and jokers == 0 and size == 4:
@@ -127,7 +143,7 @@ def _classify(
             return emperor
     if not stairs_allowed:
         return None
-    return _stairs(mask, present, size, jokers, jokers_as, reversed_order)
+    return _stairs(mask, present, size, jokers, jokers_as, reversed_order, past_ends)
 
 
 def _emperor(mask: int, present: list[tuple[int, int]]) -> Meld | None:
@@ -149,6 +165,7 @@ def _stairs(
     jokers: int,
     jokers_as: tuple[int, ...],
     reversed_order: bool,
+    past_ends: bool,
 ) -> Meld | None:
     suit_set = present[0][1]
     if size < 3 or size > MAX_STAIRS or suit_set & (suit_set - 1):
@@ -162,25 +179,31 @@ def _stairs(
         suit = suit_set.bit_length() - 1
         ranks = {rank for rank, _ in present}
         for card in jokers_as:
-            if card == JOKER or suit_of(card) != suit or rank_of(card) in ranks:
+            if card == JOKER or suit_of(card) != suit or reading_rank(card) in ranks:
                 return None
-            ranks.add(rank_of(card))
+            if is_past_ends(card) and not past_ends:
+                return None
+            ranks.add(reading_rank(card))
         low, high = min(ranks), max(ranks)
         if high - low + 1 != size:
             return None
         return Meld(Kind.STAIRS, mask, size, low, high, suit_set, jokers, jokers_as)
-    low = default_stairs_low(low, high, size, reversed_order)
+    low = default_stairs_low(low, high, size, reversed_order, past_ends)
     filled = _joker_cards(present, low, size, suit_set)
     return Meld(Kind.STAIRS, mask, size, low, low + size - 1, suit_set, jokers, filled)
 
 
-def default_stairs_low(low: int, high: int, size: int, reversed_order: bool) -> int:
+def default_stairs_low(
+    low: int, high: int, size: int, reversed_order: bool, past_ends: bool = False
+) -> int:
     """Where default stairs start: gaps first, then the end that is strongest
-    under the order in force (RULES.md §1 Melds)."""
+    under the order in force (RULES.md §1 Melds), past the 3 or the 2 where
+    ``past_ends`` allows."""
     extra = size - (high - low + 1)
+    bottom, top = (LOW_RANK, HIGH_RANK) if past_ends else (0, 12)
     if reversed_order:
-        return max(0, low - extra)
-    return low - max(0, extra - (12 - high))
+        return max(bottom, low - extra)
+    return low - max(0, extra - (top - high))
 
 
 def _joker_cards(
@@ -188,4 +211,4 @@ def _joker_cards(
 ) -> tuple[int, ...]:
     suit = suit_set.bit_length() - 1
     held = {rank for rank, _ in present}
-    return tuple(make_card(rank, suit) for rank in range(low, low + size) if rank not in held)
+    return tuple(reading_card(rank, suit) for rank in range(low, low + size) if rank not in held)

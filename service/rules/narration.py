@@ -110,6 +110,8 @@ def describe(record: dict[str, Any], players: int, writing: Writing = CODES) -> 
     if kind == "ElevenBackStarted":
         return f"eleven-back ({record['reading']})"
     if kind == "SuitLocked":
+        if not record["suits"]:
+            return "suit lock lifted"
         return f"suit lock: {' '.join(map(writing.suit, record['suits']))}"
     if kind == "NumberLocked":
         return f"number lock from {record['rank']}"
@@ -146,6 +148,9 @@ def _dealt(record: dict[str, Any], writing: Writing) -> str:
     sizes = record.get("hand_sizes") or [len(hand or ()) for hand in record["hands"]]
     text = f"== game {record['game_number']} == dealt {'/'.join(map(str, sizes))} cards"
     text += f", seat {record['leader']} leads"
+    seating = record.get("seating") or []
+    if seating != sorted(seating):
+        text += f", seats round the table {' '.join(map(str, seating))}"
     if record.get("revolution"):
         text += ", in revolution"
     hands = record["hands"]
@@ -169,5 +174,5 @@ def _finished(record: dict[str, Any], players: int, writing: Writing) -> str:
         if record.get("cause") not in (None, "play"):
             text += f" ({words(record['cause'])})"
     if record.get("leftover") or record.get("leftover_count"):
-        text += f", leaving {cards(record, 'leftover', writing)}"
+        text += f", keeping {cards(record, 'leftover', writing)} out of play"
     return text

@@ -13,6 +13,7 @@ from .cards import (
     mask_of,
     parse_card,
     parse_rank,
+    parse_reading,
 )
 from .commands import Bomb, Discard, Give, Pass, Play, SeatCommand
 from .refusals import Refused
@@ -35,11 +36,11 @@ def _code(value: object) -> str:
 
 
 def parse_cards_list(codes: Sequence[str]) -> tuple[int, ...]:
-    """Cards in order (joker readings keep their order), no mask."""
+    """Joker readings in order (card codes, or ``L``/``H`` and a suit), no mask."""
     if isinstance(codes, str):
         raise Refused("bad_request", "cards must be a list of card codes")
     try:
-        return tuple(parse_card(_code(code)) for code in codes)
+        return tuple(parse_reading(_code(code)) for code in codes)
     except CardCodeError as error:
         raise Refused("bad_request", str(error)) from None
 

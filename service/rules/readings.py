@@ -16,15 +16,27 @@ def group_of(meld: Meld, size: int, rank: int) -> bool:
     return meld.kind == Kind.GROUP and meld.size == size and meld.real_count(rank) == size
 
 
+def lock_suits(meld: Meld) -> int:
+    """The suits a play shows to a lock where a joker counts as the suit it
+    stands for (RULES.md §6): its real cards' and its joker readings'."""
+    suits = meld.suits
+    for card in meld.jokers_as:
+        suits |= 1 << (card & 3)
+    return suits
+
+
 def cuts_eight(rules: RuleSet, in_force: frozenset[str], meld: Meld) -> bool:
     """The eight-cut in each preset's reading (RULES.md §2), from the rules
     alone: bots, which see a view and not the state, judge with it too."""
     if "eight_cut" not in in_force:
         return False
     eights = meld.real_count(RANK_8)
+    reading = rules.eight_cut_reading
+    if reading == "uecda":
+        # a real 8, or stairs whose span (a joker included) holds the 8
+        return bool(eights) or (meld.kind == Kind.STAIRS and meld.low <= RANK_8 <= meld.high)
     if not eights:
         return False
-    reading = rules.eight_cut_reading
     if reading == "federation":
         return meld.kind in (Kind.SINGLE, Kind.GROUP) and eights + meld.jokers == meld.size
     if reading == "torasobi":

@@ -11,6 +11,7 @@ from typing import Any
 
 from . import events as ev
 from .cards import (
+    LOW_RANK,
     CardCodeError,
     format_cards,
     format_mask,
@@ -18,6 +19,7 @@ from .cards import (
     mask_of,
     parse_card,
     parse_rank,
+    parse_reading,
     parse_suits,
     suit_letters,
 )
@@ -39,10 +41,16 @@ def _codes_mask(codes: list[str]) -> int:
 
 
 def _rank_code(rank: int) -> str:
+    # 13 is an all-joker meld, or stairs whose joker stands above the 2; -1 a
+    # stairs joker below the 3 (both only where stairs may pass the ends)
+    if rank == LOW_RANK:
+        return "L"
     return "JK" if rank == TOP_RANK else format_rank(rank)
 
 
 def _code_rank(code: str) -> int:
+    if code == "L":
+        return LOW_RANK
     return TOP_RANK if code == "JK" else parse_rank(code)
 
 
@@ -57,7 +65,7 @@ _CONVERTERS: dict[str, Converter] = {
     ),
     "jokers_as": (
         lambda cards: format_cards(cards),
-        lambda codes: tuple(parse_card(code) for code in codes),
+        lambda codes: tuple(parse_reading(code) for code in codes),
     ),
     "ranks": (
         lambda ranks: [format_rank(rank) for rank in ranks],
@@ -80,7 +88,7 @@ def _tuple_or_none(value: Any) -> Any:
 
 
 # fields that are tuples of plain values
-for _name in ("seats", "places", "previous_places"):
+for _name in ("seats", "places", "previous_places", "seating", "stalemate"):
     _CONVERTERS[_name] = (_tuple_or_none, _tuple_or_none)
 
 

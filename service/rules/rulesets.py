@@ -1,4 +1,4 @@
-"""Rule sets: the three presets and the options a host may change (RULES.md §1–§3).
+"""Rule sets: the four presets and the options a host may change (RULES.md §1–§3, §6).
 
 A rule set is one frozen value. The presets differ only where RULES.md §2 says
 they read a rule differently; those readings are fields too (``*_reading``,
@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, Literal
 
-EightCutReading = Literal["federation", "torasobi", "classic"]
+EightCutReading = Literal["federation", "torasobi", "classic", "uecda"]
 ForbiddenReading = Literal["federation", "torasobi", "classic"]
 BottomOrder = Literal["federation", "newest_last"]
 ElevenBack = Literal["", "strength", "order"]
@@ -82,6 +82,20 @@ class RuleSet:
     first_lead_must_include_d3: bool = False
     blind_cards_with_four: int = 0
     unused_with_two: int = field(default=14)
+    # the readings of the UECda contest's rules (RULES.md §6); off elsewhere
+    stairs_revolt_from: int = 4  # stairs of this many cards revolt (with stairs_revolt)
+    stairs_overlap: bool = True  # False: stairs beat stairs only above (below) their span
+    stairs_past_ends: bool = False  # a stairs joker may stand below the 3 or above the 2
+    joker_suits: bool = False  # a joker counts as the suit it stands for; a single one lifts a lock
+    last_player_passes: bool = False  # the trick ends when everyone in the game has passed
+    leader_may_pass: bool = False
+    d3_leads_every_game: bool = False  # the ♢3 holder after the exchange leads
+    exchange_takes_strongest: bool = False  # the lower players' strongest cards are taken
+    deal_from_daifugo: bool = False  # dealing starts at 大富豪 (else at a seat drawn)
+    seat_change_every: int = 0  # seats are drawn again before games 1, 1 + k, 1 + 2k…
+    rank_reset_every: int = 0  # games 1 + k, 1 + 2k… start like game 1
+    stalemate_passes: int = 0  # this many passes in a row end the game in a drawn order
+    points_for_last: int = 0  # points for a game: players - place + this
 
     def with_options(self, options: Mapping[str, Any]) -> RuleSet:
         """This rule set with ``options`` applied, each checked by name and type."""
@@ -103,7 +117,7 @@ class RuleSet:
 # strings here, and mypyc-compiled classes keep none)
 _DEFAULTS = {f.name: f.default for f in dataclasses.fields(RuleSet)}
 _CHOICES: dict[str, tuple[str, ...]] = {
-    "eight_cut_reading": ("federation", "torasobi", "classic"),
+    "eight_cut_reading": ("federation", "torasobi", "classic", "uecda"),
     "forbidden_reading": ("federation", "torasobi", "classic"),
     "bottom_order": ("federation", "newest_last"),
 }
@@ -130,9 +144,11 @@ def _checked_option(name: str, value: Any) -> Any:
         return value
     if isinstance(value, bool) or not isinstance(value, int):
         raise RuleSetError(f"{name} takes a whole number")
-    limits = {"jokers": (0, 2), "games_per_set": (1, 100), "suit_lock_after": (2, 13),
+    limits = {"jokers": (0, 2), "games_per_set": (1, 1000), "suit_lock_after": (2, 13),
               "number_lock_after": (2, 13), "blind_cards_with_four": (0, 10),
-              "unused_with_two": (0, 14)}  # fmt: skip
+              "unused_with_two": (0, 14), "stairs_revolt_from": (3, 13),
+              "seat_change_every": (0, 1000), "rank_reset_every": (0, 1000),
+              "stalemate_passes": (0, 1000), "points_for_last": (0, 1)}  # fmt: skip
     low, high = limits[name]
     if not low <= value <= high:
         raise RuleSetError(f"{name} must be between {low} and {high}")
@@ -163,7 +179,31 @@ CLASSIC = RuleSet(
     forbidden_reading="classic",
     first_lead_must_include_d3=True,
 )
-PRESETS: dict[str, RuleSet] = {r.preset: r for r in (FEDERATION, TORASOBI, CLASSIC)}
+# The UEC computer Daihinmin contest's standard rules, as its reference server
+# plays them (RULES.md §6, UECDA.md §1.7 and §1.9).
+UECDA = RuleSet(
+    preset="uecda",
+    jokers=1,
+    forbidden_finish=False,
+    miyako_ochi=False,
+    number_lock=False,
+    stairs_revolt_from=5,
+    eight_cut_reading="uecda",
+    unused_with_two=13,
+    stairs_overlap=False,
+    stairs_past_ends=True,
+    joker_suits=True,
+    last_player_passes=True,
+    leader_may_pass=True,
+    d3_leads_every_game=True,
+    exchange_takes_strongest=True,
+    deal_from_daifugo=True,
+    seat_change_every=3,
+    rank_reset_every=100,
+    stalemate_passes=20,
+    points_for_last=1,
+)
+PRESETS: dict[str, RuleSet] = {r.preset: r for r in (FEDERATION, TORASOBI, CLASSIC, UECDA)}
 
 
 def rule_set(preset: str, options: Mapping[str, Any] | None = None) -> RuleSet:

@@ -54,6 +54,7 @@ FIELDS = (
     "number_run",
     "omen",
     "out",
+    "pass_run",
     "passed",
     "pending",
     "phase",
@@ -63,6 +64,8 @@ FIELDS = (
     "results",
     "revolution",
     "rules",
+    "seating",
+    "stalemate",
     "suit_lock",
     "suit_run",
     "suit_run_suits",
@@ -84,7 +87,7 @@ class MatchState:
     results: tuple[tuple[int, ...], ...]
     hands: tuple[int, ...]
     unused: int
-    out: int
+    out: int  # discarded (ten-discard, queen bomb); cards kept on leaving stay in hands
     played: int
     leader: int
     turn: int | None
@@ -96,6 +99,9 @@ class MatchState:
     last_play: Meld | None
     trick_leader: int
     passed: int
+    pass_run: int  # passes in a row since the last play (the stalemate rule)
+    seating: tuple[int, ...]  # the turn order, seats round the table; empty: 0, 1…
+    stalemate: tuple[int, ...]  # the order a stalemate ranks the players still in
     revolution: bool
     eleven_back: str
     direction: int
@@ -138,6 +144,9 @@ class MatchState:
         new.omen = self.omen
         new.out = self.out
         new.passed = self.passed
+        new.pass_run = self.pass_run
+        new.seating = self.seating
+        new.stalemate = self.stalemate
         new.pending = self.pending
         new.phase = self.phase
         new.played = self.played
@@ -203,11 +212,21 @@ class MatchState:
     def next_active(self, seat: int, direction: int | None = None) -> int | None:
         """The next seat after ``seat`` still in the game, or None."""
         step = self.turn_direction if direction is None else direction
-        for offset in range(1, self.players + 1):
-            candidate = (seat + step * offset) % self.players
+        players, seating = self.players, self.seating
+        start = seating.index(seat) if seating else seat
+        for offset in range(1, players + 1):
+            at = (start + step * offset) % players
+            candidate = seating[at] if seating else at
             if self.active >> candidate & 1 and candidate != seat:
                 return candidate
         return None
+
+    def seat_after(self, seat: int, steps: int) -> int:
+        """The seat ``steps`` places after ``seat`` in turn order (negative: before)."""
+        seating = self.seating
+        if not seating:
+            return (seat + steps) % self.players
+        return seating[(seating.index(seat) + steps) % self.players]
 
     def places(self) -> dict[int, int]:
         """The current place of every seat that has left the game."""
@@ -250,6 +269,7 @@ def initial_state(rules: RuleSet, players: int) -> MatchState:
         previous_places=None, results=(), hands=(0,) * players, unused=0, out=0,
         played=0, leader=0, turn=None, exchange_steps=(), pending=(), four_stop=(),
         field=None, field_seat=None, last_play=None, trick_leader=0, passed=0,
+        pass_run=0, seating=(), stalemate=(),
         revolution=False, eleven_back="", direction=1, omen=False, suit_lock=0,
         suit_run=0, suit_run_suits=0, number_lock=False, number_run=0, active=0,
         finished=(), bottom=(), first_play_d3=False, final_places=None,

@@ -2,8 +2,9 @@
 filters events. Every outward path (gRPC, REST, SSE, the page) goes through them.
 
 A seat sees its own hand, counts of the others and public plays. A spectator
-sees no hands. Blind and unused cards, discards and the cards a player left the
-game with are seen by nobody until the match ends, when everything is revealed
+sees no hands. A player who leaves the game holding cards keeps them in their
+hand until the next deal, seen by them alone. Blind and unused cards and
+discards are seen by nobody until the match ends, when everything is revealed
 to everyone. The auditor's view (everything) opens only then.
 """
 
@@ -70,6 +71,7 @@ class View:
     omen: bool
     passed: tuple[int, ...]
     active: tuple[int, ...]
+    seating: tuple[int, ...]  # the turn order, seats round the table
     places: dict[int, int]
     forbidden: tuple[int, ...]
     fallen: tuple[int, ...]
@@ -139,6 +141,7 @@ def build_view(state: MatchState, viewer: Viewer) -> View:
         omen=state.omen,
         passed=tuple(s for s in range(state.players) if state.passed >> s & 1),
         active=tuple(s for s in range(state.players) if state.is_active(s)),
+        seating=state.seating or tuple(range(state.players)),
         places=state.places(),
         forbidden=tuple(s for s, how in state.bottom if how == FORBIDDEN),
         fallen=tuple(s for s, how in state.bottom if how == FALLEN),
@@ -175,6 +178,8 @@ def visible_record(event: ev.Event, viewer: Viewer, revealed: bool) -> dict[str,
         ]
         _hide(record, "blind", event.blind)
         _hide(record, "unused", event.unused)
+        if event.stalemate:
+            record["stalemate"] = None  # the draw a stalemate would rank by
     elif isinstance(event, ev.HandsSwapped):
         record["hand_sizes"] = [hand.bit_count() for hand in event.hands]
         record["hands"] = [

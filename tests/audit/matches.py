@@ -85,7 +85,7 @@ def _always(action: SeatCommand) -> Callable[[int], SeatCommand]:
 async def play_all(redis_url: str) -> dict[str, PlayedLog]:
     """One finished match of each preset, between them: blind cards (federation
     with four), unused cards (two players), client seeds, open seats, timed-out
-    turns and every local rule (torasobi)."""
+    turns, every local rule (torasobi) and seats drawn again (uecda)."""
     federation = await play(
         redis_url,
         MatchOptions("federation", 4, {}, games_per_set=3),
@@ -105,7 +105,14 @@ async def play_all(redis_url: str) -> dict[str, PlayedLog]:
         MatchOptions("classic", 2, {}, games_per_set=2, client_seeds=(b"one", b"two")),
         [GreedyBot(), RandomBot(4)],
     )
-    return {"federation": federation, "torasobi": torasobi, "classic": classic}
+    # seven games: seats are drawn again before games 1, 4 and 7
+    uecda = await play(
+        redis_url,
+        MatchOptions("uecda", 5, {}, games_per_set=7, turn_seconds=30),
+        [StrongerBot(), GreedyBot(), RandomBot(5), GreedyBot(), StrongerBot()],
+        time_out_every=11,
+    )
+    return {"federation": federation, "torasobi": torasobi, "classic": classic, "uecda": uecda}
 
 
 def rechain(events: Sequence[StoredEvent], renumber: bool = False) -> list[StoredEvent]:

@@ -67,3 +67,17 @@ def test_a_match_in_redis(
 def test_no_such_match(redis_env: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["audit", "no-such-match"]) == 2
     assert "no match 'no-such-match'" in capsys.readouterr().err
+
+
+def test_two_swapped_lines_are_an_invalid_log(
+    played: dict[str, PlayedLog], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    lines = export_jsonl(played["classic"].events).splitlines()
+    lines[3], lines[4] = lines[4], lines[3]
+    path = tmp_path / "match.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    assert main(["audit", str(path)]) == 1  # a report, not "nothing to audit"
+    report = json.loads(capsys.readouterr().out)
+    assert report["verdict"] == "invalid"
+    assert report["checks"][0]["name"] == "hash_chain"
+    assert report["checks"][0]["first_bad_seq"] == 3

@@ -108,6 +108,31 @@ def test_a_swapped_deal_is_not_the_seed_s(played: dict[str, PlayedLog]) -> None:
     assert report.check("hash_chain").ok
 
 
+@pytest.mark.parametrize(
+    ("field", "reason"),
+    [("seating", "the seating differs"), ("stalemate", "the stalemate order differs")],
+)
+def test_a_draw_other_than_the_seed_s(
+    played: dict[str, PlayedLog], field: str, reason: str
+) -> None:
+    """The uecda draws: the seating of game 1 and the stalemate order of game 2,
+    recorded otherwise than the seed draws them (the rules would accept both)."""
+    events = played["uecda"].events
+    seq = _seq(events, "GameDealt", nth=1 if field == "seating" else 2)
+    drawn = events[seq].data[field]
+    report = audit_events(rechain(edited(events, seq, **{field: [*drawn[1:], drawn[0]]})))
+    assert _invalid_at(report, "seed_commitment", seq).endswith(reason)
+    assert report.check("hash_chain").ok
+
+
+def test_a_uecda_deal_from_another_seat_is_illegal(played: dict[str, PlayedLog]) -> None:
+    events = played["uecda"].events
+    seq = _seq(events, "GameDealt", nth=2)  # game 2 is dealt from the 大富豪's seat
+    start = events[seq].data["deal_start"]
+    report = audit_events(rechain(edited(events, seq, deal_start=(start + 1) % 5)))
+    assert not report.check("legality").ok and not report.check("seed_commitment").ok
+
+
 def test_a_wrong_seed_reveal(played: dict[str, PlayedLog]) -> None:
     events = played["classic"].events
     revealed = _seq(events, "SeedRevealed", after=-1)

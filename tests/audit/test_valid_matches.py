@@ -10,7 +10,7 @@ from service.audit import audit_events
 from .matches import PlayedLog
 
 
-@pytest.mark.parametrize("preset", ["federation", "torasobi", "classic"])
+@pytest.mark.parametrize("preset", ["federation", "torasobi", "classic", "uecda"])
 def test_a_finished_match_is_valid(played: dict[str, PlayedLog], preset: str) -> None:
     log = played[preset]
     report = audit_events(log.events, log.keys, log.receipts)

@@ -12,6 +12,7 @@ import os
 import shutil
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 import pytest_asyncio
@@ -63,6 +64,21 @@ async def browser() -> AsyncIterator[Browser]:
             yield launched
         finally:
             await launched.close()
+
+
+@pytest.fixture(scope="session")
+def artifacts(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where the browser tests leave what a person should look at (screenshots)."""
+    return tmp_path_factory.mktemp("artifacts", numbered=False)
+
+
+async def screenshot(page: Page, artifacts: Path, name: str) -> None:
+    """The page at 1280 and at 390 px wide, whole, into the artifacts."""
+    size = page.viewport_size or {"width": 1280, "height": 900}
+    for width in (1280, 390):
+        await page.set_viewport_size({"width": width, "height": 900})
+        await page.screenshot(path=str(artifacts / f"{name}-{width}.png"), full_page=True)
+    await page.set_viewport_size(size)
 
 
 @dataclass

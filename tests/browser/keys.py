@@ -11,6 +11,21 @@ _RANKS = {"T": "10", "J": "jack", "Q": "queen", "K": "king", "A": "ace"}
 _SUITS = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
 
 
+_ORDER = "3456789TJQKA2"
+
+
+def sort_by_strength(codes: list[str], reversed_order: bool = False) -> list[str]:
+    """Weakest first in the order in force, jokers last, suits ♠♥♦♣ (as the page sorts)."""
+
+    def key(code: str) -> tuple[int, int]:
+        if code == "JK":
+            return (100, 0)
+        value = _ORDER.index(code[0])
+        return (len(_ORDER) - value if reversed_order else value, "SHDC".index(code[1]))
+
+    return sorted(codes, key=key)
+
+
 def card_name(code: str) -> str:
     """What a screen reader should say for a card: "10 of spades", "joker"."""
     if code == "JK":
@@ -60,10 +75,30 @@ async def seat_state(page: Page, base_url: str, match_id: str, token: str) -> di
     return result
 
 
+async def focus_card(page: Page, selector: str) -> None:
+    """Tab to the hand (one tab stop), then arrow keys to the card ``selector`` names."""
+    await focus_by_keyboard(page, "#hand button[tabindex='0']")
+    cards = page.locator("#hand button")
+    for _ in range(await cards.count() + 1):
+        where = await page.evaluate(
+            """(selector) => {
+                const buttons = [...document.querySelectorAll("#hand button")];
+                const target = document.querySelector(selector);
+                return buttons.indexOf(target) - buttons.indexOf(document.activeElement);
+            }""",
+            selector,
+        )
+        if where == 0:
+            return
+        await page.keyboard.press("ArrowRight" if where > 0 else "ArrowLeft")
+    raise AssertionError(f"the arrows never reached {selector}")
+
+
 async def select_cards(page: Page, cards: list[str]) -> None:
-    """Select each card with the keyboard: Tab to it, then Space or Enter."""
+    """Select each card with the keyboard: Tab to the hand, arrows to the card, then
+    Space or Enter."""
     for index, code in enumerate(cards):
-        await focus_by_keyboard(page, f"#hand button[data-code='{code}'][aria-pressed='false']")
+        await focus_card(page, f"#hand button[data-code='{code}'][aria-pressed='false']")
         await page.keyboard.press("Space" if index % 2 == 0 else "Enter")
     pressed = await page.eval_on_selector_all(
         "#hand button[aria-pressed='true']", "(buttons) => buttons.map(b => b.dataset.code)"

@@ -11,6 +11,7 @@ from playwright.async_api import Page
 
 from service.app.match import fold_match, stream_of
 from service.rules.cards import format_mask
+from tests.integration.conftest import arrange
 
 from .conftest import Site, bot_tasks, new_match, start
 from .keys import focus_by_keyboard, text_of
@@ -187,3 +188,22 @@ async def test_replay_finished_match_forward_and_back(site: Site, page: Page) ->
     await expect_position(total - 2)
     spoken = await text_of(page, "#announcer")
     assert f"Event {total - 1} of {total}" in spoken
+
+
+async def test_the_log_puts_a_lock_on_the_play_that_starts_it(site: Site, page: Page) -> None:
+    arranged = await arrange(
+        site.running, site.client, "torasobi", ["3S 4S 9D JD", "5S 6S 9C QC"], leader=0
+    )
+    await page.goto(f"{site.base_url}/#/match/{arranged.match_id}")
+    await page.wait_for_selector("#connection[data-state='open']")
+    await arranged.seats[0].play(["3S"])
+    await arranged.seats[1].play(["5S"])  # two spades in a row: a suit lock
+    line = page.locator("#log li", has_text="suit lock")
+    await line.wait_for()
+    # the eye sees symbols, a screen reader hears words; no "to play" noise
+    assert await line.locator(".shown").text_content() == "Seat 1 played 5♠ — suit lock ♠"
+    assert await line.locator(".words").text_content() == (
+        "Seat 1 played 5 of spades — suit lock spades"
+    )
+    assert "to play" not in await text_of(page, "#log")
+    await page.wait_for_selector("#states li[data-state='suit-lock']")

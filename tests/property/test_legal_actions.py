@@ -39,6 +39,7 @@ from service.rules.cards import (
     make_card,
     mask_of,
     parse_cards,
+    reading_card,
 )
 from service.rules.commands import SeatCommand
 from service.rules.legal import legal_actions
@@ -66,7 +67,8 @@ MAX_COMPLETE = 8
 
 def joker_readings(cards: int) -> list[tuple[int, ...]]:
     """The default reading, and every reading ``classify`` could take: each
-    joker as a card of the group's rank, or of the stairs' suit."""
+    joker as a card of the group's rank, or of the stairs' suit (past the ends
+    too)."""
     jokers = joker_count(cards)
     present = ranks_in(cards & REAL_CARDS)
     if not jokers or not present:
@@ -77,7 +79,8 @@ def joker_readings(cards: int) -> list[tuple[int, ...]]:
     if len(present) == 1:
         stand_ins = [make_card(present[0][0], suit) for suit in range(4)]
     elif suits.bit_count() == 1:
-        stand_ins = [make_card(rank, suits.bit_length() - 1) for rank in range(13)]
+        # -1 and 13: below the 3 and above the 2, where the rules allow it
+        stand_ins = [reading_card(rank, suits.bit_length() - 1) for rank in range(-1, 14)]
     else:
         return [()]
     return [(), *product(stand_ins, repeat=jokers)]

@@ -78,7 +78,8 @@ ANY = None  # any reject code will do (or acceptance, for the random probes)
 
 NOT_CARDS = st.sampled_from([0, -1, 1 << 54, (1 << 60) | 1])
 BAD_SEATS = st.sampled_from([-1, 5, 9])
-BAD_READINGS = st.sampled_from([(53,), (-1,), (60, 1)])
+# 56..63 are readings past the 3 or the 2 (uecda stairs): only 53..55 and 64 are none
+BAD_READINGS = st.sampled_from([(53,), (-1,), (64, 1), (55,)])
 BAD_RANKS = st.sampled_from([(), (0, 0), (13,), (-1,)])
 READINGS = st.lists(st.integers(0, 52), max_size=2).map(tuple)
 RANK_LISTS = st.lists(st.integers(0, 12), min_size=1, max_size=4, unique=True)
@@ -195,7 +196,7 @@ def probes(state: MatchState) -> list[ProbeMaker]:
     unheld = cards & ~hand & REAL_CARDS
     if waiting == PLAY:
         options.append(lambda: card_sets(unheld).map(lambda c: (Play(seat, c), "card_not_in_hand")))
-        if state.field is None:
+        if state.field is None and not state.rules.leader_may_pass:
             options.append(lambda: st.just((Pass(seat), "cannot_pass")))
     if waiting in (EXCHANGE, SEVEN_PASS, TEN_DISCARD):
         count = state.exchange_steps[0][2] if waiting == EXCHANGE else state.pending[0][1]

@@ -10,7 +10,8 @@ viewer may not know. What a viewer may know, per game:
   away, discarded or left the game with.
 
 Everything else (other hands, the blind and unused cards, other seats'
-seven-pass, ten-discard and leftover cards) must not show. A record is judged
+seven-pass, ten-discard and leftover cards) must not show, nor the order a
+stalemate would rank the players by (uecda). A record is judged
 when its event happens: it is a pure function of the event, so it shows the
 same later, when a viewer may only know more. Joker readings (``as``) name
 stand-in cards, not held ones, and are not judged. The auditor's view must
@@ -162,6 +163,8 @@ def check_match(match: Match) -> None:
                 where = f"command {number} ({step.command}), {type(event).__name__}, {viewer}"
                 record = visible_record(event, viewer, revealed=False)
                 check_shown(knowledge, index, record, f"record of {where}")
+                if isinstance(event, ev.GameDealt):  # the draw a stalemate ranks by
+                    assert not record["stalemate"], where
                 view = build_view(state, viewer)
                 assert view.hands is None and view.blind is None, where
                 assert view.unused is None and view.out_of_play is None, where

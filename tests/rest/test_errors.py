@@ -77,7 +77,8 @@ async def test_rankings_page_by_points(
     page = (await http.get("/rankings", params={"limit": 500})).json()
     points = [standing["points"] for standing in page["rankings"]]
     assert points == sorted(points, reverse=True) and points
-    assert set(page["rankings"][0]) == {"name", "points", "games", "firsts"}
+    assert set(page["rankings"][0]) == {"name", "points", "games", "firsts", "places"}
+    assert sum(page["rankings"][0]["places"]) == page["rankings"][0]["games"]
     top = await served.results.ranking(0, 3)
     first = (await http.get("/rankings", params={"limit": 2})).json()
     assert [s["name"] for s in first["rankings"]] == [s.name for s in top[:2]]

@@ -19,7 +19,7 @@ from service.rules import LOCAL_RULES, MatchState, RuleSet, rule_set
 from service.rules.commands import SeatCommand
 from service.rules.views import View
 
-PRESETS = ("federation", "torasobi", "classic")
+PRESETS = ("federation", "torasobi", "classic", "uecda")
 CLIENTS = Path(__file__).resolve().parents[2] / "clients"
 
 

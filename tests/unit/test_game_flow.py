@@ -13,10 +13,11 @@ import pytest
 from service.rules import Deal, MatchState, Refusal, decide, fold, initial_state, rule_set
 from service.rules import events as ev
 from service.rules.cards import DECK, JOKER, format_card, format_mask, parse_card
-from service.rules.commands import Command, Give, Pass, Play
+from service.rules.commands import Command, Give, Pass, Play, SetUp
 from service.rules.legal import legal_actions
 from service.rules.notation import parse_mask
 from service.rules.views import SPECTATOR, Viewer, build_view, visible_record
+from service.scenarios import ScenarioError
 
 from .scenario_helpers import discard, give, pass_, play, run
 
@@ -287,6 +288,52 @@ def test_exchange_refusals() -> None:
     ], previous_places=[2, 1, 3])  # fmt: skip
 
 
+def test_a_short_lower_hand_gives_all_it_holds_and_gets_as_many_back() -> None:
+    """RULES.md §1 Decision: the 大貧民 holding one card gives it; the 大富豪
+    gives back exactly one, so no hand empties (two back would empty theirs)."""
+    run("classic", ["KC 4D 9H", "AH", "2C"], [
+        give(2, "2C", turn=1, waiting_for="exchange", hands={1: "AH 2C", 2: ""}),
+        give(1, "AH 2C", reject="wrong_action"),
+        give(1, "2C", turn=2, waiting_for="play", hands={1: "AH", 2: "2C"}),
+    ], previous_places=[2, 1, 3])  # fmt: skip
+
+
+def test_a_short_exchange_with_two_players() -> None:
+    run("federation", ["KC 4D 9H", "AH"], [
+        give(1, "AH", turn=0, waiting_for="exchange"),
+        give(0, "4D 9H", reject="wrong_action"),
+        give(0, "4D", turn=1, waiting_for="play", hands={0: "KC 9H AH", 1: "4D"}),
+    ], previous_places=[1, 2])  # fmt: skip
+
+
+def test_the_exchange_counts_are_facts_of_its_event() -> None:
+    state = new_match("torasobi", 5)
+    hands = tuple(parse_mask(hand.split()) for hand in ["KC 4D", "AH 5D", "QS", "TH", "2C"])
+    events = decide(state, SetUp(hands, previous_places=(4, 1, 3, 2, 5), game_number=2))
+    assert not isinstance(events, Refusal), events
+    # 大貧民 (seat 4) holds one card: one each way; 貧民 ↔ 富豪 one as always
+    assert events[1] == ev.ExchangeStarted(((4, 1, 1, True), (1, 4, 1, False),
+                                            (0, 3, 1, True), (3, 0, 1, False)))  # fmt: skip
+
+
+def test_a_start_where_a_seat_holds_no_card_is_a_bad_request() -> None:
+    state = new_match("classic", 3)
+    hands = (parse_mask(["3D"]), 0, parse_mask(["4D"]))
+    assert refusal(state, SetUp(hands, leader=0)) == "bad_request"
+    with pytest.raises(ScenarioError, match="start: bad_request"):
+        run("classic", ["3D", "", "4D"], [], leader=0)
+
+
+@pytest.mark.parametrize(
+    "start",
+    [{"leader": "0"}, {"leader": True}, {"game_number": "2"}, {"game_number": 0},
+     {"game_number": 2, "previous_places": {"0": 1, "1": 1, "2": 3}}],
+)  # fmt: skip
+def test_a_malformed_start_is_a_bad_request(start: dict[str, Any]) -> None:
+    with pytest.raises(ScenarioError, match="bad_request"):
+        run("classic", ["3D", "5D", "4D"], [], **start)
+
+
 def test_no_exchange_when_its_option_is_off() -> None:
     run("torasobi", ["KC 4D 9H", "AH 5D 6D", "2C AD 3S"], [
         play(2, "3S", turn=0),
@@ -370,10 +417,26 @@ def test_fallen_daifugo_leaves_with_its_cards_and_the_field_stays() -> None:
         play(3, "5C", turn=0),
         pass_(0, turn=1),
         play(1, "TH", turn=2, field="TH", fallen=[0], places={1: 1, 0: 4},
-             hand_sizes={0: 0}),
+             hands={0: "AS KH 4D"}, hand_sizes={0: 3}),
         play(2, "QC", turn=3),
         play(3, "JS", reject="not_stronger"),
     ], previous_places=[1, 2, 3, 4], skip_exchange=True)  # fmt: skip
+
+
+def test_a_fallen_player_keeps_cards_nobody_may_play() -> None:
+    state = run("torasobi", ["AS KH 4D", "TH", "QC 7S", "5C JS"], [
+        play(3, "5C", turn=0),
+        pass_(0, turn=1),
+        play(1, "TH", turn=2, fallen=[0], hands={0: "AS KH 4D"}),
+        play(2, "QC", turn=3),
+        play(0, "AS", reject="not_your_turn"),
+        pass_(3, turn=2, field=[], hands={0: "AS KH 4D"}),
+    ], previous_places=[1, 2, 3, 4], skip_exchange=True)  # fmt: skip
+    assert {action.seat for action in legal_actions(state)} == {2}
+    # only the holder sees the cards kept; everyone sees how many
+    assert sorted(build_view(state, Viewer.of_seat(0)).hand or ()) == ["4D", "AS", "KH"]
+    assert build_view(state, SPECTATOR).hands is None
+    assert build_view(state, Viewer.of_seat(2)).hand_sizes[0] == 3
 
 
 def test_no_miyako_ochi_in_the_first_game() -> None:
@@ -414,10 +477,14 @@ def test_next_game_deals_starts_the_exchange_and_forgets_the_revolution() -> Non
         pass_(2, turn=1, field=[]),
         play(1, "9C", turn=2),
         play(2, "6H", turn=1),
-        play(1, "5D", game_over=True, revolution=True),
+        play(1, "5D", game_over=True, revolution=True, field="5D", hands={2: "KC"}),
     ], leader=0, final={"places": {0: 1, 1: 2, 2: 3}})  # fmt: skip
     assert state.phase == "game_over"
-    state, _ = deal(state, deck(12))
+    assert legal_actions(state) == []
+    assert refusal(state, Play(2, parse_mask(["KC"]))) == "game_over"
+    state, dealt = deal(state, deck(12))
+    assert state.hands == dealt[0].hands  # type: ignore[union-attr]
+    assert state.field is None and state.out == 0
     assert state.game_number == 2
     assert state.revolution is False
     assert state.previous_places == (1, 2, 3)

@@ -8,9 +8,27 @@ from typing import Any
 
 import pytest
 
-from .scenario_helpers import bomb, discard, give, pass_, play, run
+from service.rules import Play, Refusal, SetUp, decide, fold, initial_state, rule_set
+from service.rules import events as ev
+from service.rules.commands import Command
+from service.rules.events import Event
+from service.rules.notation import parse_mask
+from service.rules.state import MatchState
+
+from .scenario_helpers import bomb, cards, discard, give, pass_, play, run
 
 G2: dict[str, Any] = {"previous_places": [1, 2, 3, 4], "skip_exchange": True}  # seat 3 was 大貧民
+
+
+def masks(*hands: str) -> tuple[int, ...]:
+    return tuple(parse_mask(cards(hand)) for hand in hands)
+
+
+def accepted(state: MatchState, command: Command) -> list[Event]:
+    decision = decide(state, command)
+    assert not isinstance(decision, Refusal), decision
+    return decision
+
 
 # -- 9 gekokujō -------------------------------------------------------------------------
 
@@ -497,6 +515,43 @@ def test_emperor_may_be_played_on_another_field() -> None:
     ], EMPEROR, leader=0)  # fmt: skip
 
 
+@pytest.mark.parametrize(
+    ("preset", "lead", "answer"),
+    [
+        ("federation", ["QC QD"], []),  # a pair
+        ("federation", ["3S 4S 5S"], []),  # stairs
+        ("federation", ["AS AH AD"], []),  # a triple, stronger than the emperor's ranks
+        ("federation", ["8S"], []),  # eight-cut aside: the field is a single
+        ("federation", ["4S"], ["5S"]),  # under a suit lock (two plays of ♠)
+        ("torasobi", ["4S"], ["5H"]),  # under a number lock
+        ("federation", ["6H"], ["KH"]),  # a lock, and a stronger single
+    ],
+)
+def test_emperor_goes_on_any_field(preset: str, lead: list[str], answer: list[str]) -> None:
+    """RULES.md §3 #20 Decision: like sandstorm, whatever the field's kind,
+    strength or lock, on one's own turn."""
+    options = {**EMPEROR, "eight_cut": False}
+    hands = [" ".join([*lead, "TD"]), " ".join([*answer, "JD"]), "6S 7H 8D 9C QS"]
+    steps = [play(0, " ".join(lead), turn=1)]
+    steps.append(play(1, " ".join(answer), turn=2) if answer else pass_(1, turn=2))
+    steps.append(play(2, "6S 7H 8D 9C", turn=2, field=[], revolution=True, suit_lock=[],
+                      number_lock=False))  # fmt: skip
+    run(preset, hands, steps, options, leader=0)
+
+
+def test_emperor_only_on_ones_own_turn() -> None:
+    run("federation", ["KD 9C", "AS JD", "6S 7H 8D 9S QS"], [
+        play(2, "6S 7H 8D 9S", reject="not_your_turn"),
+        play(0, "KD", turn=1),
+        play(2, "6S 7H 8D 9S", reject="not_your_turn"),
+        play(1, "AS", turn=2),
+        pass_(2, turn=0),
+        play(2, "6S 7H 8D 9S", reject="not_your_turn"),  # and passed until the flush
+        pass_(0, turn=1, field=[]),
+        play(1, "JD", turn=2),
+    ], EMPEROR, leader=0)  # fmt: skip
+
+
 @pytest.mark.parametrize("cards", ["4S 5H 6D JK", "4S 5S 6D 7C", "4S 5H 6D 8C", "AS 2H 3D 4C"])
 def test_not_an_emperor(cards: str) -> None:
     run("federation", [cards + " 9C", "KD 3H", "TH"], [
@@ -532,10 +587,60 @@ def test_no_coup(cards: str, options: dict[str, bool]) -> None:
 def test_great_revolution_revolts_and_finishes_at_once() -> None:
     run("federation", ["2S 2H 2D 2C 4D 9C", "5S KD", "6H QD"], [
         play(0, "2S 2H 2D 2C", turn=1, revolution=True, field="2S 2H 2D 2C",
-             places={0: 1}, forbidden=[], hand_sizes={0: 0}),
+             places={0: 1}, forbidden=[], hands={0: "4D 9C"}),
         pass_(1, turn=2),
         pass_(2, turn=1, field=[]),
     ], {"great_revolution": True}, leader=0)  # fmt: skip
+
+
+GREAT_EMPEROR = {"great_revolution": True, "emperor": True}
+
+
+def test_great_revolution_with_emperor_revolts_finishes_then_flushes() -> None:
+    """RULES.md §3 #22 Decision: four 2s of four suits are an emperor too; the
+    revolution effects come first, then the emperor's flush, and the player who
+    left keeps their other cards; the next active player leads."""
+    run("federation", ["2S 2H 2D 2C 4D 9C", "5S KD", "6H QD"], [
+        play(0, "2S 2H 2D 2C", turn=1, revolution=True, field=[], places={0: 1},
+             forbidden=[], hands={0: "4D 9C"}),
+        play(1, "KD", turn=2),
+    ], GREAT_EMPEROR, leader=0)  # fmt: skip
+
+
+def test_great_revolution_with_emperor_events_come_in_effect_order() -> None:
+    state = initial_state(rule_set("federation", GREAT_EMPEROR), 3)
+    state = fold(state, accepted(state, SetUp(masks("2S 2H 2D 2C 4D 9C", "5S KD", "6H QD"), 0)))
+    events = accepted(state, Play(0, parse_mask(cards("2S 2H 2D 2C"))))
+    assert [type(event) for event in events] == [
+        ev.CardsPlayed, ev.RevolutionChanged, ev.PlayerFinished, ev.FieldFlushed,
+    ]  # fmt: skip
+    assert events[1] == ev.RevolutionChanged(True, "great_revolution")
+    assert events[2] == ev.PlayerFinished(0, 1, False, "great_revolution", parse_mask(["4D", "9C"]))
+    assert events[3] == ev.FieldFlushed("emperor", 1)
+
+
+def test_great_revolution_with_emperor_goes_on_any_field() -> None:
+    run("federation", ["2S 2H 2D 2C 4D", "KD 5S", "6H QD"], [
+        play(1, "KD", turn=2),
+        pass_(2, turn=0),
+        play(0, "2S 2H 2D 2C", turn=1, revolution=True, field=[], places={0: 1},
+             hands={0: "4D"}),
+    ], GREAT_EMPEROR, leader=1)  # fmt: skip
+
+
+def test_great_revolution_alone_keeps_to_the_field_shape() -> None:
+    run("federation", ["2S 2H 2D 2C 4D", "KD 5S", "6H QD"], [
+        play(1, "KD", turn=2),
+        pass_(2, turn=0),
+        play(0, "2S 2H 2D 2C", reject="shape_mismatch"),
+    ], {"great_revolution": True}, leader=1)  # fmt: skip
+
+
+def test_great_revolution_with_emperor_as_the_last_cards_is_a_normal_finish() -> None:
+    run("classic", ["2S 2H 2D 2C", "5S KD", "6H QD"], [
+        play(0, "2S 2H 2D 2C", turn=1, revolution=True, field=[], places={0: 1},
+             forbidden=[], hands={0: ""}),
+    ], GREAT_EMPEROR, leader=0)  # fmt: skip
 
 
 def test_great_revolution_with_the_last_cards_is_a_normal_finish() -> None:
@@ -674,7 +779,7 @@ def test_lucky_seven_finishes_when_the_passes_flush() -> None:
     run("federation", ["7S 7H 7D KC 4H", "9D 5C JC", "TH 6S AS"], [
         play(0, "7S 7H 7D", turn=1, places={}),
         pass_(1, turn=2),
-        pass_(2, turn=1, field=[], places={0: 1}, hand_sizes={0: 0}),
+        pass_(2, turn=1, field=[], places={0: 1}, hands={0: "KC 4H"}),
     ], LUCKY, leader=0)  # fmt: skip
 
 
@@ -826,7 +931,7 @@ def test_lucky_seven_with_seven_pass_finishes_on_the_flush() -> None:
         play(0, "7S 7H 7D", turn=0, waiting_for="seven_pass"),
         give(0, "4H 9D QC", turn=1, hands={0: "KC", 1: "9C 5C JC 4H 9D QC"}),
         pass_(1, turn=2),
-        pass_(2, turn=1, field=[], places={0: 1}, hand_sizes={0: 0}),
+        pass_(2, turn=1, field=[], places={0: 1}, hands={0: "KC"}),
     ], {**LUCKY, **SEVEN}, leader=0)  # fmt: skip
 
 

@@ -41,3 +41,12 @@ def test_a_game_end_and_a_deal_stand_on_lines_of_their_own() -> None:
     assert lines[1] == "Game over: 1st seat 1, 2nd seat 0"
     assert lines[2].startswith("== game 2 == dealt 1/1 cards, seat 1 leads")
     assert "seat 0: 3♠" in lines[2]
+
+
+def test_a_player_who_leaves_holding_cards_keeps_them() -> None:
+    last = {"type": "PlayerFinished", "seat": 2, "place": 3, "cause": "last", "leftover": ["4C"]}
+    assert describe(last, 3) == "seat 2 finishes 3rd (大貧民) (last), keeping 4C out of play"
+    fell = {"type": "PlayerFell", "seat": 0, "place": 3, "leftover": None, "leftover_count": 2}
+    assert describe(fell, 3) == (
+        "seat 0 falls to 3rd (大貧民): miyako-ochi, keeping 2 hidden cards out of play"
+    )

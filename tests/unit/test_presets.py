@@ -587,7 +587,7 @@ def test_federation_forced_forbidden_after_a_flush_next_player_leads() -> None:
     run("federation", ["5S 2S", "4H 9C", "3C KD"], [
         play(0, "5S", turn=1),
         pass_(1, turn=2),
-        pass_(2, turn=1, field=[], forbidden=[0], places={0: 3}, hand_sizes={0: 0}),
+        pass_(2, turn=1, field=[], forbidden=[0], places={0: 3}, hands={0: "2S"}),
         play(1, "9C", turn=2),
     ], leader=0)  # fmt: skip
 

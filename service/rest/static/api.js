@@ -15,15 +15,16 @@ function authHeaders(token) {
   return token ? { Authorization: `Bearer ${token}` } : {};
 }
 
-async function request(path, { token, method = "GET", body, signal } = {}) {
+async function request(path, { token, method = "GET", body, raw, signal } = {}) {
   const headers = { Accept: "application/json", ...authHeaders(token) };
   if (body !== undefined) headers["Content-Type"] = "application/json";
+  if (raw !== undefined) headers["Content-Type"] = "application/x-ndjson";
   let response;
   try {
     response = await fetch(path, {
       method,
       headers,
-      body: body === undefined ? undefined : JSON.stringify(body),
+      body: raw ?? (body === undefined ? undefined : JSON.stringify(body)),
       signal,
       cache: "no-store",
     });
@@ -66,7 +67,30 @@ export const api = {
   seat: (id, token, options) => request(`/matches/${enc(id)}/seat`, { ...options, token }),
   act: (id, token, action) =>
     request(`/matches/${enc(id)}/actions`, { method: "POST", token, body: action }),
+  presets: () => request("/presets"),
+  create: (table) => request("/matches", { method: "POST", body: table }),
+  // the invite's secret goes in the body only, never a URL
+  takeSeat: (id, secret, name, requestId) =>
+    request(`/matches/${enc(id)}/seats`, {
+      method: "POST",
+      body: { secret, name, request_id: requestId },
+    }),
+  start: (id, hostToken) => request(`/matches/${enc(id)}/start`, { method: "POST", token: hostToken }),
+  seatBot: (id, hostToken, kind, requestId) =>
+    request(`/matches/${enc(id)}/bots`, {
+      method: "POST",
+      token: hostToken,
+      body: { kind, request_id: requestId },
+    }),
+  audit: (id, options) => request(`/matches/${enc(id)}/audit`, options),
+  auditLog: (text) => request("/audit", { method: "POST", raw: text }),
+  rankings: (offset, limit) => request(`/rankings${query({ offset, limit })}`),
 };
+
+export function requestId() {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("");
+}
 
 /** Every event of a match, page by page. */
 export async function allEvents(id, options) {

@@ -56,6 +56,34 @@ export function cardsInWords(codes, jokersAs = []) {
     .join(", ");
 }
 
+/** Cards for the eye: "7♠ 7♥", "Joker(=3♦)". */
+export function cardsInSymbols(codes, jokersAs = []) {
+  const readings = [...jokersAs];
+  return codes
+    .map((code) => {
+      const label = cardLabel(code);
+      return parseCard(code).rank === "JK" && readings.length ? `${label}(=${cardLabel(readings.shift())})` : label;
+    })
+    .join(" ");
+}
+
+/** Strength of a rank in normal order (3 weakest, joker strongest). */
+export function strength(code, reversed = false) {
+  const { rank } = parseCard(code);
+  if (rank === "JK") return 100;
+  const value = RANKS.indexOf(rank);
+  return reversed ? RANKS.length - value : value;
+}
+
+/** A hand sorted weakest first, by the order in force (jokers last either way). */
+export function sortByStrength(codes, reversed = false) {
+  return [...codes].sort(
+    (a, b) =>
+      strength(a, reversed) - strength(b, reversed) ||
+      SUIT_ORDER.indexOf(parseCard(a).suit) - SUIT_ORDER.indexOf(parseCard(b).suit),
+  );
+}
+
 /** The same multiset of cards, whatever the spelling ("TS" = "10S"). */
 export function sameCards(a, b) {
   const norm = (codes) => codes.map(normalise).sort().join(" ");
@@ -80,7 +108,18 @@ export function fillCard(element, code) {
   element.dataset.code = normalise(code);
   const face = document.createElement("span");
   face.setAttribute("aria-hidden", "true");
-  face.textContent = cardLabel(code);
+  face.className = "face";
+  // rank and suit apart, so a fanned hand can stack them as a card's index does
+  const rankPart = document.createElement("span");
+  rankPart.className = "rank";
+  rankPart.textContent = rank === "JK" ? "Joker" : rank === "T" ? "10" : rank;
+  face.append(rankPart);
+  if (rank !== "JK") {
+    const suitPart = document.createElement("span");
+    suitPart.className = "suit";
+    suitPart.textContent = SUIT_SYMBOLS[suit] ?? suit;
+    face.append(suitPart);
+  }
   const name = document.createElement("span");
   name.className = "visually-hidden";
   name.textContent = cardName(code);

@@ -1,50 +1,69 @@
-// The page's entry point: a tiny hash router (#/ lists matches,
-// #/match/<id> opens one) that starts watching, replaying or playing.
-// The seat token never enters the URL: it lives in sessionStorage only.
+// The page's entry point: a tiny hash router that opens one view at a time.
+//   #/                         the matches
+//   #/new                      the new-table form
+//   #/invite/<id>/<secret>     take an invited seat (the secret never leaves the fragment
+//                              but in a POST body, and leaves the address bar at once)
+//   #/match/<id>               watch or play a match; its results once over
+//   #/match/<id>/replay/<seq>  a finished match's replay at a step
+//   #/audit, #/rankings
+// Tokens never enter the URL: they live in sessionStorage only.
 
 import { clearAnnouncements, initAnnouncer } from "./announce.js";
 import { api } from "./api.js";
+import { AuditPage, showVerdict } from "./audit.js";
 import { $ } from "./dom.js";
+import { HostPanel, hostKey } from "./host.js";
+import { acceptInvite } from "./invite.js";
 import { MatchList } from "./matches.js";
+import { NewTable } from "./newtable.js";
 import { SeatPlay } from "./play.js";
+import { RankingsPage } from "./rankings.js";
 import { Replay } from "./replay.js";
+import { Results } from "./results.js";
 import { Watcher } from "./watch.js";
 
-const tokenKey = (id) => `daifugo:seat:${id}`;
-let current = null; // {watcher, replay, seat}
+export const tokenKey = (id) => `daifugo:seat:${id}`;
+const VIEWS = ["list-view", "new-view", "invite-view", "rankings-view", "audit-view", "match-view"];
+let current = null; // {watcher, replay, seat, host, results}
 let list = null;
+let newTable = null;
+let auditPage = null;
+let rankingsPage = null;
 
 function stopCurrent() {
   if (!current) return;
   current.watcher?.stop();
   current.replay?.stop();
   current.seat?.stop();
+  current.host?.stop();
   current = null;
 }
 
-function showList() {
-  const fromMatch = !$("match-view").hidden;
-  $("match-view").hidden = true;
-  $("list-view").hidden = false;
-  document.title = "Matches · Daifugō";
-  if (fromMatch) $("list-title").focus(); // say where the reader now is
+/** Show one view; its heading takes the focus (say where the reader now is). */
+function showView(id, title, { focus = true } = {}) {
+  for (const view of VIEWS) $(view).hidden = view !== id;
+  document.title = `${title} · Daifugō`;
+  const nav = { "list-view": "list", "new-view": "new", "rankings-view": "rankings", "audit-view": "audit" }[id];
+  for (const link of document.querySelectorAll("[data-nav]")) {
+    if (link.dataset.nav === nav) link.setAttribute("aria-current", "page");
+    else link.removeAttribute("aria-current");
+  }
+  if (focus) $(id).querySelector("h1")?.focus();
+}
+
+function showList(focus) {
+  showView("list-view", "Matches", { focus });
   list.load(true);
 }
 
-async function openMatch(id) {
-  $("list-view").hidden = true;
-  $("match-view").hidden = false;
-  $("replay").hidden = true;
-  $("seat-panel").hidden = true;
-  $("ended").hidden = true;
-  $("connection").hidden = true;
+async function openMatch(id, replaySeq = null) {
+  showView("match-view", `Match ${id}`);
+  for (const panel of ["replay", "seat-panel", "ended", "connection", "play", "results", "match-audit", "host-panel"]) {
+    $(panel).hidden = true;
+  }
   $("events").hidden = false;
-  $("play").hidden = true;
   clearAnnouncements();
-  const title = $("match-title");
-  title.textContent = `Match ${id}`;
-  document.title = `Match ${id} · Daifugō`;
-  title.focus();
+  $("match-title").textContent = `Match ${id}`;
   const session = {};
   current = session;
   let match;
@@ -66,18 +85,29 @@ async function openMatch(id) {
     .filter(Boolean)
     .join(" · ");
   $("table").dataset.mode = over ? "replay" : "watch";
+  session.results = new Results(id, { token: () => sessionStorage.getItem(tokenKey(id)) });
 
   if (over) {
-    $("events").hidden = true;
-    session.replay = new Replay(match);
+    $("events").hidden = true; // the replay tells each event in turn
+    showVerdict(id, $("match-audit"));
+    session.replay = new Replay(match, { seq: replaySeq });
     await session.replay.start();
+    if (current !== session) return;
+    for (const event of session.replay.events) session.results.onEvent(event);
+    session.results.show(match, { final: true, focus: false });
     return;
   }
 
+  const hosted = sessionStorage.getItem(hostKey(id));
+  if (hosted) session.host = new HostPanel(id, JSON.parse(hosted), match);
+
   session.watcher = new Watcher(match, {
     onSeat: (data) => session.seat?.update(data),
+    onView: (data) => session.host?.update(data),
+    onEvent: (event) => session.results.onEvent(event, session.watcher),
     onEnded: () => {
       $("ended").hidden = false;
+      showVerdict(id, $("match-audit"));
     },
   });
   session.watcher.start();
@@ -105,7 +135,7 @@ async function takeSeat(session, id, token, moveFocus) {
     refresh: () => session.watcher.scheduleRefresh(),
   });
   await session.watcher.useToken(token);
-  // focus the hand's heading: the next Tab reaches the first card
+  // focus the hand's heading: the next Tab reaches the hand
   if (moveFocus) $("hand-title").focus();
 }
 
@@ -118,31 +148,87 @@ function leaveSeat(session, id) {
   $("token").focus();
 }
 
-function route() {
-  stopCurrent();
+function matchIdInHash() {
   const found = location.hash.match(/^#\/match\/([^/?#]+)/);
-  if (found) openMatch(decodeURIComponent(found[1]));
-  else showList();
+  return found ? decodeURIComponent(found[1]) : null;
+}
+
+let lastRoute = null;
+
+function route() {
+  const hash = location.hash;
+  // a replay moving step by step rewrites its own link: not a new route
+  const replay = hash.match(/^#\/match\/([^/?#]+)\/replay\/(\d+)$/);
+  if (replay && current?.replay && current.replay.id === decodeURIComponent(replay[1])) {
+    if (lastRoute?.startsWith(`#/match/${replay[1]}`)) {
+      lastRoute = hash;
+      current.replay.goFromLink(Number(replay[2]));
+      return;
+    }
+  }
+  const fromList = lastRoute !== null;
+  lastRoute = hash;
+  stopCurrent();
+  let found;
+  if (replay) openMatch(decodeURIComponent(replay[1]), Number(replay[2]));
+  else if ((found = hash.match(/^#\/match\/([^/?#]+)/))) openMatch(decodeURIComponent(found[1]));
+  else if ((found = hash.match(/^#\/invite\/([^/?#]+)\/([^/?#]+)$/))) {
+    const [id, secret] = [decodeURIComponent(found[1]), decodeURIComponent(found[2])];
+    // the secret leaves the address bar and the history at once
+    history.replaceState(null, "", `#/invite/${encodeURIComponent(id)}`);
+    lastRoute = location.hash;
+    showView("invite-view", "Invitation");
+    acceptInvite(id, secret, (token) => {
+      sessionStorage.setItem(tokenKey(id), token);
+      location.hash = `#/match/${encodeURIComponent(id)}`;
+    });
+  } else if (hash.startsWith("#/invite/")) {
+    showView("invite-view", "Invitation");
+    acceptInvite(null, null, () => {});
+  } else if (hash === "#/new") {
+    showView("new-view", "New table");
+    newTable.open();
+  } else if (hash === "#/audit") {
+    showView("audit-view", "Audit a record");
+    auditPage.open();
+  } else if (hash === "#/rankings") {
+    showView("rankings-view", "Rankings");
+    rankingsPage.load(true);
+  } else showList(fromList);
+}
+
+/** Seat the creator (or only host) after a create: its tokens stay in this tab. */
+export function tableCreated(table, body) {
+  const id = table.match_id;
+  const { host_token: hostToken, invites, bots, seat } = table;
+  sessionStorage.setItem(hostKey(id), JSON.stringify({ hostToken, invites, bots, seat, body }));
+  if (table.seat_token) sessionStorage.setItem(tokenKey(id), table.seat_token);
+  location.hash = `#/match/${encodeURIComponent(id)}`;
 }
 
 function init() {
   initAnnouncer($("announcer"), $("log"));
   list = new MatchList();
+  newTable = new NewTable(tableCreated);
+  auditPage = new AuditPage();
+  rankingsPage = new RankingsPage();
   $("token-form").addEventListener("submit", (event) => {
     event.preventDefault();
     const input = $("token");
     const token = input.value.trim();
     input.value = ""; // keep it out of the DOM once used
-    const id = location.hash.match(/^#\/match\/([^/?#]+)/)?.[1];
-    if (token && id && current?.watcher) takeSeat(current, decodeURIComponent(id), token, true);
+    const id = matchIdInHash();
+    if (token && id && current?.watcher) takeSeat(current, id, token, true);
   });
   $("leave-seat").addEventListener("click", () => {
-    const id = location.hash.match(/^#\/match\/([^/?#]+)/)?.[1];
-    if (id && current?.watcher) leaveSeat(current, decodeURIComponent(id));
+    const id = matchIdInHash();
+    if (id && current?.watcher) leaveSeat(current, id);
   });
   $("to-replay").addEventListener("click", () => {
+    lastRoute = null;
     route(); // the match is over now: opening it again starts the replay
   });
+  $("rematch").addEventListener("click", () => current?.results?.rematch(tableCreated));
   window.addEventListener("hashchange", route);
   route();
 }

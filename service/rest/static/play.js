@@ -1,18 +1,18 @@
-// Playing a seat from the keyboard (RULES.md §4): the hand is a row of toggle
-// buttons in the tab order (Space or Enter selects), Play plays the selection,
-// P passes on your turn. Give, discard and bomb appear when they are what the
-// rules wait for. Refusals show the rules' reason code in an alert.
+// Playing a seat from the keyboard (RULES.md §4): the hand is a fanned row of
+// toggle buttons, sorted by strength, that is one stop of the tab order (a
+// roving tabindex: arrows move inside it, Space or Enter selects), so Tab
+// reaches Play and Pass at once. P passes on your turn; Play and Pass are
+// aria-disabled when it is not. Give, discard and bomb appear when they are
+// what the rules wait for. Refusals show the rules' reason code in an alert.
 
 import { announce } from "./announce.js";
-import { ApiError, api } from "./api.js";
-import { RANKS, cardsInWords, fillCard, normalise, rankName, sameCards } from "./cards.js";
+import { ApiError, api, requestId } from "./api.js";
+import { RANKS, cardsInWords, fillCard, normalise, rankName, sameCards, sortByStrength } from "./cards.js";
 import { $, typing } from "./dom.js";
+import { receiptsKey } from "./results.js";
 import { plural, seatWords } from "./words.js";
 
-function requestId() {
-  const bytes = crypto.getRandomValues(new Uint8Array(16));
-  return Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("");
-}
+const MOVES = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1 };
 
 export class SeatPlay {
   /** `refresh()` asks the watcher to fetch the seat's view again. */
@@ -43,6 +43,8 @@ export class SeatPlay {
       return [button, listener];
     });
     document.addEventListener("keydown", this.onKey);
+    this.onHandKey = (event) => this.handKey(event);
+    $("hand").addEventListener("keydown", this.onHandKey);
     $("hand").replaceChildren();
     this.showRefusal(null);
     $("play").hidden = false;
@@ -50,6 +52,7 @@ export class SeatPlay {
 
   stop() {
     document.removeEventListener("keydown", this.onKey);
+    $("hand").removeEventListener("keydown", this.onHandKey);
     for (const [button, listener] of this.handlers) button.removeEventListener("click", listener);
     $("play").hidden = true;
     $("hand").replaceChildren();
@@ -60,7 +63,9 @@ export class SeatPlay {
     this.view = view;
     this.legal = legal ?? [];
     this.version = version ?? this.version;
-    this.renderHand(view.hand ?? []);
+    // weakest first in the order in force: a revolution re-sorts the hand
+    const reversed = Boolean(view.revolution) !== (view.eleven_back === "strength");
+    this.renderHand(sortByStrength(view.hand ?? [], reversed));
     this.renderControls();
     this.renderPrompt();
   }
@@ -91,7 +96,9 @@ export class SeatPlay {
         fillCard(button, code);
         button.dataset.key = key;
         button.setAttribute("aria-pressed", "false");
+        button.tabIndex = -1;
         button.addEventListener("click", () => this.toggle(button));
+        button.addEventListener("focus", () => this.rove(button));
       }
       existing.delete(key);
       return button;
@@ -102,9 +109,31 @@ export class SeatPlay {
     buttons.forEach((button, index) => {
       if (hand.children[index] !== button) hand.insertBefore(button, hand.children[index] ?? null);
     });
-    if (lostFocus) (hand.querySelector("button") ?? $("act-play")).focus();
+    hand.style.setProperty("--cards", String(buttons.length));
+    buttons.forEach((button, index) => button.style.setProperty("--i", String(index)));
+    // one card of the hand is in the tab order: the last focused, else the first
+    if (!buttons.some((button) => button.tabIndex === 0) && buttons.length) buttons[0].tabIndex = 0;
+    if (lostFocus) (hand.querySelector('button[tabindex="0"]') ?? $("act-play")).focus();
     $("hand-title").textContent = `Your hand (${codes.length} ${plural(codes.length, "card")})`;
     this.selectionChanged();
+  }
+
+  /** The roving tabindex: `button` becomes the hand's one tab stop. */
+  rove(button) {
+    for (const other of $("hand").children) other.tabIndex = other === button ? 0 : -1;
+  }
+
+  handKey(event) {
+    const buttons = [...$("hand").children];
+    const index = buttons.indexOf(document.activeElement);
+    if (index < 0 || event.ctrlKey || event.metaKey || event.altKey) return;
+    let target = null;
+    if (event.key in MOVES) target = Math.max(0, Math.min(buttons.length - 1, index + MOVES[event.key]));
+    else if (event.key === "Home") target = 0;
+    else if (event.key === "End") target = buttons.length - 1;
+    if (target === null) return;
+    event.preventDefault();
+    buttons[target].focus();
   }
 
   toggle(button) {
@@ -178,12 +207,12 @@ export class SeatPlay {
       // aria-disabled, not disabled: the button keeps its place in the tab order and its focus
       button.setAttribute("aria-disabled", String(!on));
     };
-    // Play and Pass stay pressable: when they are not allowed the service's
-    // refusal says why (not_your_turn, cannot_pass, suit_locked…), which a
-    // silently disabled button would not.
+    // Off the seat's turn Play and Pass are disabled. On it they stay pressable:
+    // when a play is not allowed the service's refusal says why (cannot_pass,
+    // suit_locked…), which a silently disabled button would not.
     const step = ["exchange", "seven_pass", "ten_discard", "queen_bomber"].includes(waiting);
-    setEnabled("act-play", true, !step);
-    setEnabled("act-pass", true, !step);
+    setEnabled("act-play", this.myTurn, !step);
+    setEnabled("act-pass", this.myTurn, !step);
     const giveCount = this.legal.find((action) => action.action === "give")?.cards?.length ?? 0;
     setEnabled("act-give", kinds.has("give"), kinds.has("give"));
     $("act-give").textContent = `Give ${giveCount} selected ${plural(giveCount, "card")}`;
@@ -284,6 +313,7 @@ export class SeatPlay {
     if (event.key !== "p" && event.key !== "P") return;
     if (event.ctrlKey || event.metaKey || event.altKey || typing(event.target)) return;
     event.preventDefault();
+    if (!this.myTurn) return; // P does nothing off the seat's turn
     this.act({ action: "pass" });
   }
 
@@ -321,7 +351,8 @@ export class SeatPlay {
     };
     this.showRefusal(null); // an old refusal must not linger next to a new action
     try {
-      await api.act(this.id, this.token, body);
+      const answer = await api.act(this.id, this.token, body);
+      this.keepReceipt(answer);
       this.clearSelection();
     } catch (error) {
       if (error instanceof ApiError) this.showRefusal({ code: error.code, message: error.detail });
@@ -330,6 +361,16 @@ export class SeatPlay {
       this.busy = false;
       this.refresh();
     }
+  }
+
+  /** Signed receipts, when the service gives them: the results offer them for download. */
+  keepReceipt(answer) {
+    const receipt = answer?.receipt;
+    if (!receipt) return;
+    const key = receiptsKey(this.id);
+    const kept = JSON.parse(sessionStorage.getItem(key) ?? "[]");
+    kept.push(receipt);
+    sessionStorage.setItem(key, JSON.stringify(kept));
   }
 
   showRefusal(refusal) {

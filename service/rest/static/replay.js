@@ -1,17 +1,36 @@
 // Replaying a finished match one event at a time: the view after event N
 // comes from GET /matches/{id}/state?seq=N (every hand shown, since the match
-// is over); buttons and the arrow, Home and End keys move through it.
+// is over: the full deal). A timeline with one step per event, buttons and
+// the arrow, Home and End keys move through it; autoplay at 1×/2×/4×; jump to
+// a game; see it as everyone or as one seat saw it. Each step has a link
+// (#/match/<id>/replay/<seq>), kept in the address bar as the replay moves.
 
 import { announce } from "./announce.js";
 import { allEvents, api } from "./api.js";
 import { $, typing } from "./dom.js";
-import { renderTable } from "./table.js";
+import { effectOf, flash, renderTable } from "./table.js";
 import { describeEvent } from "./words.js";
 
 const KEYS = { ArrowLeft: -1, ArrowRight: 1 };
+const STEP_MS = 1200; // autoplay at 1×
+
+/** The view as seat `seat` saw it: its own hand, the others' counts. */
+function seenBy(view, seat) {
+  if (seat === null) return view;
+  return {
+    ...view,
+    viewer: `seat ${seat}`,
+    seat,
+    hand: view.hands?.[seat] ?? view.hand,
+    hands: null,
+    blind: null,
+    unused: null,
+    out_of_play: null,
+  };
+}
 
 export class Replay {
-  constructor(match) {
+  constructor(match, { seq = null } = {}) {
     this.id = match.match_id;
     this.names = match.names ?? [];
     this.players = match.view?.players ?? this.names.length;
@@ -20,17 +39,24 @@ export class Replay {
     this.states = new Map();
     this.seq = null;
     this.wanted = null;
+    this.startAt = seq;
+    this.perspective = null;
+    this.timer = null;
     this.onKey = (event) => this.key(event);
-    this.buttons = [
-      ["replay-first", () => this.go(0)],
-      ["replay-prev", () => this.go(this.current() - 1)],
-      ["replay-next", () => this.go(this.current() + 1)],
-      ["replay-last", () => this.go(this.total - 1)],
-    ].map(([id, handler]) => {
-      const button = $(id);
-      const listener = () => handler();
-      button.addEventListener("click", listener);
-      return [button, listener];
+    this.listeners = [
+      ["replay-first", "click", () => this.go(0)],
+      ["replay-prev", "click", () => this.go(this.current() - 1)],
+      ["replay-next", "click", () => this.go(this.current() + 1)],
+      ["replay-last", "click", () => this.go(this.total - 1)],
+      ["replay-auto", "click", () => this.toggleAutoplay()],
+      ["replay-speed", "change", () => this.timer && this.schedule()],
+      ["replay-timeline", "input", () => this.go(Number($("replay-timeline").value))],
+      ["replay-game", "change", () => this.go(Number($("replay-game").value))],
+      ["replay-perspective", "change", () => this.changePerspective()],
+    ].map(([id, type, handler]) => {
+      const element = $(id);
+      element.addEventListener(type, handler);
+      return [element, type, handler];
     });
     renderTable(match.view, this.names);
   }
@@ -40,15 +66,42 @@ export class Replay {
     document.addEventListener("keydown", this.onKey);
     $("replay-position").textContent = "Loading the events…";
     this.events = await allEvents(this.id);
+    if (this.stopped) return;
     this.total = Math.max(this.total, this.events.length);
-    // start at the first deal: the full deal is the natural first thing to see
+    const timeline = $("replay-timeline");
+    timeline.max = String(this.total - 1);
+    this.fillChoices();
+    // a link opens at its step; otherwise the first deal (the full deal) comes first
     const dealt = this.events.findIndex((event) => event.type === "GameDealt");
-    await this.go(dealt >= 0 ? dealt : 0, { quiet: true });
+    const first = this.startAt ?? (dealt >= 0 ? dealt : 0);
+    await this.go(first, { quiet: true });
+  }
+
+  fillChoices() {
+    const games = this.events.filter((event) => event.type === "GameDealt");
+    $("replay-game").replaceChildren(
+      ...games.map((event) => {
+        const option = document.createElement("option");
+        option.value = String(event.seq);
+        option.textContent = `Game ${event.game_number}`;
+        return option;
+      }),
+    );
+    const perspective = $("replay-perspective");
+    perspective.replaceChildren(perspective.options[0]);
+    for (let seat = 0; seat < this.players; seat += 1) {
+      const option = document.createElement("option");
+      option.value = String(seat);
+      const name = this.names[seat];
+      option.textContent = `Seat ${seat}${name && name !== `seat ${seat}` ? ` (${name})` : ""}, as it saw the match`;
+      perspective.append(option);
+    }
   }
 
   stop() {
     document.removeEventListener("keydown", this.onKey);
-    for (const [button, listener] of this.buttons) button.removeEventListener("click", listener);
+    for (const [element, type, handler] of this.listeners) element.removeEventListener(type, handler);
+    this.stopAutoplay();
     $("replay").hidden = true;
     this.stopped = true;
   }
@@ -59,6 +112,7 @@ export class Replay {
 
   key(event) {
     if (event.ctrlKey || event.metaKey || event.altKey || typing(event.target)) return;
+    if (event.target instanceof HTMLElement && event.target.closest("#hand")) return;
     let target = null;
     if (event.key in KEYS) target = this.current() + KEYS[event.key];
     else if (event.key === "Home") target = 0;
@@ -66,6 +120,48 @@ export class Replay {
     if (target === null) return;
     event.preventDefault();
     this.go(target);
+  }
+
+  /** The address bar moved to another step of this replay (a link followed). */
+  goFromLink(seq) {
+    this.go(seq);
+  }
+
+  toggleAutoplay() {
+    if (this.timer) this.stopAutoplay();
+    else {
+      if (this.current() >= this.total - 1) this.go(0, { quiet: true });
+      $("replay-auto").setAttribute("aria-pressed", "true");
+      $("replay-auto").textContent = "Pause";
+      this.schedule();
+    }
+  }
+
+  schedule() {
+    clearTimeout(this.timer);
+    const speed = Number($("replay-speed").value) || 1;
+    this.timer = setTimeout(async () => {
+      if (this.stopped) return;
+      if (this.current() >= this.total - 1) {
+        this.stopAutoplay();
+        return;
+      }
+      await this.go(this.current() + 1, { quiet: true });
+      if (this.timer) this.schedule();
+    }, STEP_MS / speed);
+  }
+
+  stopAutoplay() {
+    clearTimeout(this.timer);
+    this.timer = null;
+    $("replay-auto").setAttribute("aria-pressed", "false");
+    $("replay-auto").textContent = "Autoplay";
+  }
+
+  changePerspective() {
+    const value = $("replay-perspective").value;
+    this.perspective = value === "" ? null : Number(value);
+    if (this.seq !== null) this.go(this.seq, { quiet: true });
   }
 
   async state(seq) {
@@ -94,17 +190,22 @@ export class Replay {
     }
     if (this.wanted !== target || this.stopped) return;
     this.wanted = null;
+    const stepped = this.seq !== null && target === this.seq + 1;
     this.seq = target;
-    renderTable(data.view, this.names);
+    renderTable(seenBy(data.view, this.perspective), this.names);
     const position = $("replay-position");
     position.textContent = `Event ${target + 1} of ${this.total}`;
     position.dataset.seq = String(target);
+    $("replay-timeline").value = String(target);
+    $("replay-timeline").setAttribute("aria-valuetext", `Event ${target + 1} of ${this.total}`);
+    const games = [...$("replay-game").options].filter((option) => Number(option.value) <= target);
+    if (games.length) $("replay-game").value = games[games.length - 1].value;
     const event = this.events[target];
-    const text = event
-      ? describeEvent(event, { names: this.names, players: this.players })
-      : "";
+    const me = this.perspective;
+    const text = event ? describeEvent(event, { names: this.names, players: this.players, me }) : "";
     $("replay-event").textContent = text;
     $("replay-event").dataset.type = event?.type ?? "";
+    if (stepped && event && effectOf(event)) flash(effectOf(event));
     for (const [id, disabled] of [
       ["replay-first", target === 0],
       ["replay-prev", target === 0],
@@ -112,6 +213,11 @@ export class Replay {
       ["replay-last", target === this.total - 1],
     ]) {
       $(id).setAttribute("aria-disabled", String(disabled));
+    }
+    const link = `#/match/${encodeURIComponent(this.id)}/replay/${target}`;
+    $("replay-link").href = link;
+    if (location.hash.startsWith(`#/match/${encodeURIComponent(this.id)}`) && location.hash !== link) {
+      history.replaceState(null, "", link); // no hashchange: the replay stays as it is
     }
     if (!quiet) announce(`Event ${target + 1} of ${this.total}: ${text}`, { logged: false });
     // the next step is the likely next request: fetch it ahead

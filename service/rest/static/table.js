@@ -1,9 +1,11 @@
-// Draws one View (service/rules/views.py View.to_dict) on the table: the
-// status, the field, and every seat with its count, turn, pass and place.
+// Draws one View (service/rules/views.py View.to_dict) on the table: seats
+// around the felt (the viewer's own at the bottom), the field large in the
+// middle, what is in force now, and the rules in play with a tooltip each.
 // Used by watching, replaying and playing alike.
 
 import { cardElement, cardsInWords, suitName, suitSymbol } from "./cards.js";
 import { $ } from "./dom.js";
+import { activeRules, ruleInfo } from "./rules.js";
 import { placeWords, plural, seatWords } from "./words.js";
 
 const PHASES = {
@@ -22,10 +24,35 @@ const WAITING = {
   four_stop: "four-stop answer",
 };
 
-function setFact(id, text, on = false) {
-  const element = $(id);
-  element.textContent = text;
-  element.classList.toggle("on", on);
+// where each seat sits, counted from the viewer's seat in turn order
+const POSITIONS = {
+  2: ["bottom", "top"],
+  3: ["bottom", "left", "right"],
+  4: ["bottom", "left", "top", "right"],
+  5: ["bottom", "left", "top-left", "top-right", "right"],
+};
+
+const EFFECTS = {
+  CardsPlayed: "play",
+  FieldFlushed: "flush",
+  RevolutionChanged: "revolution",
+  SuitLocked: "lock",
+  NumberLocked: "lock",
+  PlayerFinished: "finish",
+};
+
+export function effectOf(event) {
+  return EFFECTS[event.type] ?? null;
+}
+
+/** A short animation on the felt (CSS; none with prefers-reduced-motion). */
+export function flash(kind) {
+  const felt = $("felt");
+  if (!felt) return;
+  felt.classList.remove("fx");
+  void felt.offsetWidth; // restart the animation
+  felt.dataset.fx = kind;
+  felt.classList.add("fx");
 }
 
 function cardList(codes, label) {
@@ -40,48 +67,86 @@ function cardList(codes, label) {
 export function renderTable(view, names = []) {
   const seat = (number) => seatWords(number, names);
   $("table").dataset.phase = view.phase;
-
-  setFact("fact-game", `${view.game_number || 1} of ${view.games_per_set}`);
-  setFact("fact-phase", PHASES[view.phase] ?? view.phase);
-  const turnText =
+  $("fact-game").textContent = `${view.game_number || 1} of ${view.games_per_set}`;
+  $("fact-phase").textContent = PHASES[view.phase] ?? view.phase;
+  $("fact-turn").textContent =
     view.turn === null || view.turn === undefined
       ? "nobody"
       : `${seat(view.turn)}${view.waiting_for && view.waiting_for !== "play" ? `, ${WAITING[view.waiting_for] ?? view.waiting_for}` : ""}`;
-  setFact("fact-turn", turnText, view.turn !== null && view.turn !== undefined);
-  setFact("fact-revolution", view.revolution ? "yes: strength reversed" : "no", view.revolution);
-  setFact(
-    "fact-eleven-back",
-    view.eleven_back ? `on (${view.eleven_back === "order" ? "turn order" : "strength"} reversed)` : "off",
-    Boolean(view.eleven_back),
-  );
-  setFact(
-    "fact-direction",
-    view.direction < 0 ? "reversed" : "normal",
-    view.direction < 0,
-  );
-  const locked = view.suit_lock ?? [];
-  const lockFact = $("fact-suit-lock");
-  lockFact.classList.toggle("on", locked.length > 0);
-  if (locked.length) {
-    lockFact.replaceChildren();
-    // symbols for the eye, words for the ear
-    const symbols = document.createElement("span");
-    symbols.setAttribute("aria-hidden", "true");
-    symbols.className = "suit-symbols";
-    symbols.textContent = locked.map(suitSymbol).join(" ");
-    const words = document.createElement("span");
-    words.className = "visually-hidden";
-    words.textContent = locked.map(suitName).join(" and ");
-    lockFact.append(symbols, words);
-  } else {
-    lockFact.textContent = "none";
-  }
-  setFact("fact-number-lock", view.number_lock ? "yes: one rank stronger each play" : "no", view.number_lock);
-  setFact("fact-omen", view.omen ? "yes" : "no", view.omen);
-
+  renderStates(view);
   renderField(view, seat);
   renderSeats(view, names);
   renderRevealed(view);
+  renderRules(view.options ?? {});
+}
+
+/** What is in force now, only what is: revolution, locks, eleven-back… */
+function renderStates(view) {
+  const items = [];
+  const add = (key, text, spoken = text) => {
+    const item = document.createElement("li");
+    item.dataset.state = key;
+    const eye = document.createElement("span");
+    eye.setAttribute("aria-hidden", "true");
+    eye.textContent = text;
+    const ear = document.createElement("span");
+    ear.className = "visually-hidden";
+    ear.textContent = spoken;
+    item.append(eye, ear);
+    items.push(item);
+  };
+  if (view.revolution) add("revolution", "革命 Revolution", "Revolution: strength reversed");
+  if (view.eleven_back) {
+    add("eleven-back", "11バック Eleven-back", `Eleven-back: ${view.eleven_back === "order" ? "turn order" : "strength"} reversed`);
+  }
+  if (view.direction < 0) add("direction", "↺ Order reversed", "Turn order reversed");
+  const locked = view.suit_lock ?? [];
+  if (locked.length) {
+    add("suit-lock", `縛り ${locked.map(suitSymbol).join("")}`, `Suit lock: ${locked.map(suitName).join(" and ")}`);
+  }
+  if (view.number_lock) add("number-lock", "数字しばり Number lock", "Number lock: one rank stronger each play");
+  if (view.omen) add("omen", "オーメン Omen", "Omen: no more revolutions or special effects");
+  $("states").replaceChildren(...items);
+  $("states").hidden = items.length === 0;
+}
+
+let shownRules = "";
+
+function renderRules(options) {
+  const names = activeRules(options);
+  const key = names.join(" ");
+  if (key === shownRules) return;
+  shownRules = key;
+  $("rules-active").replaceChildren(
+    ...names.map((name) => {
+      const [japanese, english, meaning] = ruleInfo(name);
+      const item = document.createElement("li");
+      item.dataset.rule = name;
+      const chip = document.createElement("button");
+      chip.type = "button";
+      chip.className = "rule-chip";
+      const tip = document.createElement("span");
+      tip.id = `tip-${name}`;
+      tip.setAttribute("role", "tooltip");
+      tip.className = "tooltip";
+      tip.textContent = `${japanese} ${english}: ${meaning}`;
+      chip.setAttribute("aria-describedby", tip.id);
+      chip.setAttribute("aria-expanded", "false");
+      const jp = document.createElement("span");
+      jp.lang = "ja";
+      jp.textContent = japanese;
+      chip.append(jp, ` ${english}`);
+      // a tap or Enter pins the tooltip open (hover and focus show it too)
+      chip.addEventListener("click", () => {
+        chip.setAttribute("aria-expanded", String(chip.getAttribute("aria-expanded") !== "true"));
+      });
+      chip.addEventListener("keydown", (event) => {
+        if (event.key === "Escape") chip.setAttribute("aria-expanded", "false");
+      });
+      item.append(chip, tip);
+      return item;
+    }),
+  );
 }
 
 function renderField(view, seat) {
@@ -96,19 +161,28 @@ function renderField(view, seat) {
   }
   const kind = view.field_kind ? ` (${view.field_kind})` : "";
   owner.textContent = `Played by ${view.field_seat === null ? "nobody" : seat(view.field_seat)}${kind}: ${cardsInWords(view.field, view.field_jokers_as)}`;
-  cards.replaceChildren(...view.field.map((code) => cardElement(code)));
+  const key = view.field.join(" ");
+  if ($("field").dataset.cards !== key) {
+    cards.replaceChildren(...view.field.map((code) => cardElement(code)));
+  }
   cards.setAttribute("aria-label", "Cards on the field");
-  $("field").dataset.cards = view.field.join(" ");
+  $("field").dataset.cards = key;
 }
 
 function renderSeats(view, names) {
   const list = $("seats");
   const items = [];
   const places = view.places ?? {};
-  for (let number = 0; number < view.players; number += 1) {
+  const players = view.players;
+  const me = view.seat ?? 0;
+  list.dataset.players = String(players);
+  // open hands (a replay, the end) need room: the felt lays the seats out in rows
+  $("felt").classList.toggle("open-hands", Boolean(view.hands));
+  for (let number = 0; number < players; number += 1) {
     const item = document.createElement("li");
     item.className = "seat";
     item.dataset.seat = number;
+    item.dataset.pos = (POSITIONS[players] ?? [])[(number - me + players) % players] ?? "top";
     const count = view.hand_sizes?.[number] ?? 0;
     item.dataset.count = count;
     const isTurn = view.turn === number;
@@ -116,16 +190,21 @@ function renderSeats(view, names) {
     item.classList.toggle("mine", view.seat === number);
     if (isTurn) item.setAttribute("aria-current", "true");
 
-    const title = document.createElement("h5");
+    const title = document.createElement("p");
+    title.className = "seat-name";
     title.textContent = seatWords(number, names) + (view.seat === number ? " (you)" : "");
+    const backs = document.createElement("span");
+    backs.className = "backs";
+    backs.setAttribute("aria-hidden", "true");
+    backs.style.setProperty("--count", String(Math.min(count, 12)));
     const facts = document.createElement("p");
     facts.className = "seat-facts";
     const parts = [`${count} ${plural(count, "card")}`];
-    if (isTurn) parts.push("to play");
+    if (isTurn) parts.push("their turn");
     if (view.passed?.includes(number)) parts.push("passed");
     const place = places[String(number)];
     if (place) {
-      parts.push(`finished ${placeWords(place, view.players)}`);
+      parts.push(`finished ${placeWords(place, players)}`);
       item.dataset.place = place;
     }
     if (view.forbidden?.includes(number)) parts.push("forbidden finish");
@@ -134,7 +213,9 @@ function renderSeats(view, names) {
       parts.push("out");
     }
     facts.textContent = parts.join(" · ");
-    item.append(title, facts);
+    item.append(title);
+    if (count > 0) item.append(backs);
+    item.append(facts);
 
     const hand = view.hands?.[number];
     if (hand) {

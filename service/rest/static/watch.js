@@ -4,11 +4,11 @@
 // most one request in flight), so the page never re-implements the rules.
 
 import { api } from "./api.js";
-import { announce, addToLog } from "./announce.js";
+import { announce, addToLog, extendLogItem } from "./announce.js";
 import { $ } from "./dom.js";
 import { followEvents } from "./sse.js";
-import { renderTable } from "./table.js";
-import { QUIET, describeEvent } from "./words.js";
+import { effectOf, flash, renderTable } from "./table.js";
+import { QUIET, UNLOGGED, describeEvent, lockSuffix } from "./words.js";
 
 const CONNECTION = {
   open: "Live: following the match as it happens.",
@@ -35,7 +35,17 @@ export class Watcher {
     this.dirty = false;
     this.ended = false;
     this.stopped = false;
+    this.state = match.state;
+    this.lastPlay = null; // {item, seq}: the log entry a lock is added to
+    this.waitingForView = []; // callbacks for the next view fetched
+    this.lastView = match.view;
     renderTable(match.view, this.names);
+  }
+
+  /** Call `callback(view, names)` once the next view has been fetched. */
+  afterRefresh(callback) {
+    this.waitingForView.push(callback);
+    this.scheduleRefresh();
   }
 
   start() {
@@ -50,8 +60,11 @@ export class Watcher {
     try {
       const page = await api.events(this.id, from, count);
       const context = { names: this.names, players: this.players };
-      const past = page.events.filter((event) => event.seq <= upTo).reverse();
-      for (const event of past) addToLog(describeEvent(event, context), event.seq, { older: true });
+      const past = page.events.filter((event) => event.seq <= upTo && !UNLOGGED.has(event.type));
+      for (const event of past.reverse()) {
+        const shown = describeEvent(event, { ...context, symbols: true });
+        addToLog(describeEvent(event, context), event.seq, { older: true, shown });
+      }
     } catch {
       // the history is a nicety: the table and the stream matter more
     }
@@ -96,11 +109,29 @@ export class Watcher {
     const seq = event.seq ?? (id === null ? null : Number(id));
     if (seq !== null && this.lastSeq !== null && seq <= this.lastSeq) return; // already seen
     if (seq !== null) this.lastSeq = seq;
+    if (event.type === "SeatJoined" && event.name) this.names[event.seat] = event.name;
+    if (event.type === "MatchStarted") this.state = "live";
     const context = { names: this.names, players: this.players, me: this.seat };
     const text = describeEvent(event, context);
-    if (QUIET.has(event.type)) addToLog(text, seq);
-    else announce(text, { seq });
-    if (event.type === "SeatJoined" && event.name) this.names[event.seat] = event.name;
+    const shown = describeEvent(event, { ...context, symbols: true });
+    const suffix = lockSuffix(event);
+    if (suffix && this.lastPlay && seq === this.lastPlay.seq + 1) {
+      // the lock the play started, on the play's own line
+      extendLogItem(this.lastPlay.item, suffix, lockSuffix(event, false));
+      this.lastPlay.seq = seq;
+      announce(text, { logged: false });
+    } else if (UNLOGGED.has(event.type)) {
+      // the table shows whose turn it is
+    } else if (event.type === "SeatJoined" && this.state === "open") {
+      announce(text, { seq, shown }); // who sits down matters while the table fills
+    } else if (QUIET.has(event.type)) addToLog(text, seq, { shown });
+    else {
+      const item = announce(text, { seq, shown });
+      this.lastPlay = event.type === "CardsPlayed" ? { item, seq } : null;
+    }
+    const effect = effectOf(event);
+    if (effect) flash(effect);
+    this.hooks.onEvent?.(event);
     if (event.type === "MatchEnded" || event.type === "SeedRevealed") this.ended = true;
     this.scheduleRefresh();
     if (event.type === "SeedRevealed") {
@@ -131,10 +162,20 @@ export class Watcher {
     } finally {
       this.refreshing = false;
     }
+    if (this.waitingForView.length && !this.stopped) {
+      const waiting = this.waitingForView.splice(0);
+      for (const callback of waiting) callback(this.lastView, this.names);
+    }
     if (this.ended && !this.stopped && !this.endedReported) {
       this.endedReported = true;
       this.hooks.onEnded?.();
     }
+  }
+
+  stateOf(view) {
+    if (view.phase === "match_over") return "finished";
+    if (view.game_number > 0) this.state = "live";
+    return this.state;
   }
 
   async fetchView() {
@@ -143,14 +184,19 @@ export class Watcher {
       const data = await api.seat(this.id, this.token);
       if (this.stopped || !this.token) return;
       this.seat = data.view.seat;
+      this.lastView = data.view;
       renderTable(data.view, this.names);
       this.hooks.onSeat?.(data);
+      this.hooks.onView?.({ names: this.names, state: this.stateOf(data.view) });
       if (data.view.phase === "match_over") this.ended = true;
     } else {
       const data = await api.match(this.id);
       if (this.stopped || this.token) return;
       this.names = data.names ?? this.names;
+      this.lastView = data.view;
+      this.state = data.state ?? this.state;
       renderTable(data.view, this.names);
+      this.hooks.onView?.({ names: this.names, state: this.state });
       if (data.view.phase === "match_over") this.ended = true;
     }
   }

@@ -1,7 +1,7 @@
 // Events and facts in plain words, for the live region, the event log and
 // the replay position. One place, so every surface says things the same way.
 
-import { cardsInWords, rankName, suitName } from "./cards.js";
+import { cardsInSymbols, cardsInWords, rankName, suitName, suitSymbol } from "./cards.js";
 
 const ORDINALS = ["", "1st", "2nd", "3rd", "4th", "5th"];
 
@@ -56,9 +56,9 @@ export function plural(count, word) {
   return count === 1 ? word : `${word}s`;
 }
 
-function cardsOrCount(event, name) {
+function cardsOrCount(event, name, symbols = false) {
   const cards = event[name];
-  if (Array.isArray(cards)) return cardsInWords(cards);
+  if (Array.isArray(cards)) return symbols ? cardsInSymbols(cards) : cardsInWords(cards);
   const count = event[`${name}_count`] ?? 0;
   return `${count} hidden ${plural(count, "card")}`;
 }
@@ -71,8 +71,10 @@ function humanise(code) {
  * One event in words, or null for bookkeeping nobody needs to hear.
  * `context`: {names, players, me (the seat being played, if any)}.
  */
-export function describeEvent(event, { names = [], players = 0, me = null } = {}) {
+export function describeEvent(event, { names = [], players = 0, me = null, symbols = false } = {}) {
   const seat = (number) => seatWords(number, names, me);
+  const cards = symbols ? cardsInSymbols : cardsInWords;
+  const suits = (list) => (symbols ? list.map(suitSymbol).join("") : list.map(suitName).join(" and "));
   const n = players || names.length || 0;
   switch (event.type) {
     case "MatchCreated":
@@ -88,11 +90,11 @@ export function describeEvent(event, { names = [], players = 0, me = null } = {}
     case "ExchangeStarted":
       return "Card exchange begins";
     case "CardsGiven":
-      return `${seat(event.seat)} gave ${cardsOrCount(event, "cards")} to ${seat(event.to)}`;
+      return `${seat(event.seat)} gave ${cardsOrCount(event, "cards", symbols)} to ${seat(event.to)}`;
     case "CardsPlayed": {
       const kind = event.kind && event.kind !== "single" ? ` (${event.kind})` : "";
       const why = event.reason ? `, ${humanise(event.reason)}` : "";
-      return `${seat(event.seat)} played ${cardsInWords(event.cards, event.jokers_as)}${kind}${why}`;
+      return `${seat(event.seat)} played ${cards(event.cards, event.jokers_as)}${kind}${why}`;
     }
     case "Passed":
       return `${seat(event.seat)} passed${event.reason ? ` (${humanise(event.reason)})` : ""}`;
@@ -109,7 +111,7 @@ export function describeEvent(event, { names = [], players = 0, me = null } = {}
         ? "Eleven-back: turn order reversed until the field flushes"
         : "Eleven-back: strength reversed until the field flushes";
     case "SuitLocked":
-      return `Suit lock: ${event.suits.map(suitName).join(" and ")}`;
+      return `Suit lock: ${suits(event.suits)}`;
     case "NumberLocked":
       return `Number lock from ${rankName(event.rank)}: each play must be one rank stronger`;
     case "DirectionReversed":
@@ -123,7 +125,7 @@ export function describeEvent(event, { names = [], players = 0, me = null } = {}
     case "RanksBombed":
       return `${seat(event.seat)} bombed ${event.ranks.map(rankName).join(", ")}`;
     case "CardsDiscarded":
-      return `${seat(event.seat)} discarded ${cardsOrCount(event, "cards")}`;
+      return `${seat(event.seat)} discarded ${cardsOrCount(event, "cards", symbols)}`;
     case "PlayerFinished": {
       const how = event.forbidden ? " by a forbidden finish" : "";
       const cause =
@@ -156,3 +158,15 @@ export function describeEvent(event, { names = [], players = 0, me = null } = {}
 
 /** Events a listener does not need to hear as they happen (the page shows them). */
 export const QUIET = new Set(["SeatJoined", "TurnMoved", "SeedRevealed", "ExchangeStarted"]);
+
+/** Events the log leaves out: the table shows whose turn it is. */
+export const UNLOGGED = new Set(["TurnMoved"]);
+
+/** What a lock adds to the play that started it: " — suit lock ♠♥". */
+export function lockSuffix(event, symbols = true) {
+  if (event.type === "SuitLocked") {
+    return ` — suit lock ${symbols ? event.suits.map(suitSymbol).join("") : event.suits.map(suitName).join(" and ")}`;
+  }
+  if (event.type === "NumberLocked") return " — number lock";
+  return null;
+}

@@ -1,7 +1,8 @@
-"""Hypothesis settings for the property suite.
+"""Hypothesis settings for every test (loaded by tests/conftest.py).
 
-The ``property`` profile (the default here) has no deadline: one example is a
-whole match, whose time varies with the rule set and the deal. Each test sets
+The ``property`` profile (the default) has no deadline: one example may be a whole
+match, whose time varies with the rule set, the deal and how busy the machine is (a
+deadline would be a timed assertion). Each test sets
 its own ``max_examples`` (scaled by ``PROPERTY_SCALE``). Pick another profile
 with ``HYPOTHESIS_PROFILE``.
 """

@@ -1,0 +1,169 @@
+// The new-table form: preset, players, every local rule of the preset as a
+// toggle (Japanese name and meaning), games per set, times, and who sits
+// where: you, a bot (random, greedy, stronger) or an invited friend.
+
+import { api, requestId } from "./api.js";
+import { $ } from "./dom.js";
+import { ruleInfo } from "./rules.js";
+
+const SEAT_CHOICES = [
+  ["invite", "Open: invite a friend"],
+  ["random", "Bot: random"],
+  ["greedy", "Bot: greedy"],
+  ["stronger", "Bot: stronger"],
+];
+
+export class NewTable {
+  constructor(onCreated) {
+    this.onCreated = onCreated;
+    this.presets = null;
+    this.busy = false;
+    $("new-preset").addEventListener("change", () => this.renderRules());
+    $("new-players").addEventListener("change", () => this.renderSeats());
+    $("new-host-only").addEventListener("change", () => this.renderSeats());
+    $("new-form").addEventListener("submit", (event) => {
+      event.preventDefault();
+      this.create();
+    });
+  }
+
+  async open() {
+    $("new-error").textContent = "";
+    if (!this.presets) {
+      try {
+        const answer = await api.presets();
+        this.presets = answer;
+      } catch (error) {
+        $("new-error").textContent = `Could not load the presets: ${error.message}`;
+        return;
+      }
+      this.renderRules();
+    }
+    this.renderSeats();
+  }
+
+  preset() {
+    return this.presets?.presets.find((item) => item.name === $("new-preset").value);
+  }
+
+  renderRules() {
+    const preset = this.preset();
+    if (!preset) return;
+    $("new-games").value = String(preset.options.games_per_set);
+    const list = $("new-rules");
+    list.replaceChildren(
+      ...this.presets.local_rules.map((name) => {
+        const [japanese, english, meaning] = ruleInfo(name);
+        const item = document.createElement("li");
+        const box = document.createElement("input");
+        box.type = "checkbox";
+        box.id = `rule-${name}`;
+        box.name = name;
+        box.dataset.rule = name;
+        const value = preset.options[name];
+        box.checked = value === true || (typeof value === "string" && value !== "");
+        const label = document.createElement("label");
+        label.htmlFor = box.id;
+        const jp = document.createElement("span");
+        jp.lang = "ja";
+        jp.className = "jp";
+        jp.textContent = japanese;
+        const en = document.createElement("span");
+        en.className = "rule-name";
+        en.textContent = english;
+        label.append(jp, " ", en);
+        const about = document.createElement("span");
+        about.className = "hint";
+        about.id = `rule-${name}-about`;
+        about.textContent = meaning;
+        box.setAttribute("aria-describedby", about.id);
+        item.append(box, label, about);
+        return item;
+      }),
+    );
+  }
+
+  renderSeats() {
+    const players = Number($("new-players").value);
+    const hostOnly = $("new-host-only").checked;
+    const list = $("new-seats");
+    const previous = new Map(
+      [...list.querySelectorAll("select")].map((select) => [select.dataset.seat, select.value]),
+    );
+    const items = [];
+    for (let seat = 0; seat < players; seat += 1) {
+      const item = document.createElement("li");
+      if (seat === 0 && !hostOnly) {
+        item.textContent = "Seat 0: you";
+        item.dataset.seat = "0";
+        items.push(item);
+        continue;
+      }
+      const label = document.createElement("label");
+      const select = document.createElement("select");
+      select.id = `new-seat-${seat}`;
+      select.dataset.seat = String(seat);
+      label.htmlFor = select.id;
+      label.textContent = `Seat ${seat}`;
+      for (const [value, text] of SEAT_CHOICES) {
+        const option = document.createElement("option");
+        option.value = value;
+        option.textContent = text;
+        select.append(option);
+      }
+      select.value = previous.get(String(seat)) ?? "greedy";
+      item.append(label, " ", select);
+      items.push(item);
+    }
+    list.replaceChildren(...items);
+  }
+
+  body() {
+    const preset = this.preset();
+    const options = {};
+    for (const box of $("new-rules").querySelectorAll("input[data-rule]")) {
+      const name = box.dataset.rule;
+      const value = preset.options[name];
+      const on = value === true || (typeof value === "string" && value !== "");
+      if (box.checked !== on) options[name] = box.checked;
+    }
+    const bots = {};
+    for (const select of $("new-seats").querySelectorAll("select")) {
+      if (select.value !== "invite") bots[select.dataset.seat] = select.value;
+    }
+    const number = (id, fallback) => {
+      const value = Number($(id).value);
+      return Number.isFinite(value) && value >= 0 ? value : fallback;
+    };
+    return {
+      preset: preset.name,
+      players: Number($("new-players").value),
+      options,
+      bots,
+      seat: $("new-host-only").checked ? null : 0,
+      name: $("new-name").value.trim(),
+      games_per_set: Math.round(number("new-games", 0)),
+      turn_time_limit: number("new-turn", 0),
+      spectator_delay: number("new-delay", 0),
+      auto_start: $("new-auto-start").checked,
+      bot_pause: Math.min(10, number("new-bot-pause", 0.8)),
+    };
+  }
+
+  async create() {
+    if (this.busy || !this.preset()) return;
+    this.busy = true;
+    $("new-error").textContent = "";
+    $("new-create").setAttribute("aria-disabled", "true");
+    const body = this.body();
+    try {
+      const table = await api.create({ ...body, request_id: requestId() });
+      this.onCreated(table, body);
+    } catch (failure) {
+      $("new-error").textContent = `Could not create the table (${failure.code}): ${failure.detail ?? failure.message}`;
+    } finally {
+      this.busy = false;
+      $("new-create").setAttribute("aria-disabled", "false");
+    }
+  }
+}

@@ -1,0 +1,287 @@
+"""Opening a table from the page: create a match with the creator's seat, bots
+and open seats, one invite link per open seat, the exchange of an invite for
+its seat's token, and the host's start.
+
+An invite's secret travels in the link's fragment (never sent to a server by
+a browser) and then in a POST body (never a URL, so no access log holds it).
+It is an HMAC of the match and seat under the server key (``Keyring.invite``):
+nothing is stored, and the exchange is the seat's SeatJoined, so a second use
+finds the seat taken."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import msgspec
+from litestar import get, post
+from litestar.di import NamedDependency
+from litestar.params import FromPath, JSONBody
+from msgspec import Meta, Struct
+
+from ..app.match_events import BotKind
+from ..app.service import MAX_BOT_PAUSE, MAX_SECONDS, MatchOptions, ServiceError
+from ..rules import PRESETS
+from ..rules.rulesets import LOCAL_RULES
+from .context import Authorization, Context, bearer
+from .errors import BadInput, responses
+from .spectating import checked_id
+
+MAX_NAME = 40
+MAX_OPTIONS = 64
+Name = Annotated[str, Meta(max_length=MAX_NAME)]
+OptionValue = bool | int | str
+RequestId = Annotated[str, Meta(max_length=128)]
+Seat = Annotated[int, Meta(ge=0, le=4)]
+Seconds = Annotated[float, Meta(ge=0, le=24 * 3600)]
+
+
+class NewMatch(Struct, forbid_unknown_fields=True):
+    """A table to open: who sits where and under which rules."""
+
+    preset: Annotated[str, Meta(max_length=40)] = "torasobi"
+    players: Annotated[int, Meta(ge=2, le=5)] = 4
+    options: Annotated[
+        dict[Annotated[str, Meta(max_length=40)], Annotated[OptionValue, Meta()]],
+        Meta(max_length=MAX_OPTIONS),
+    ] = msgspec.field(default_factory=dict)
+    # K (the last K seats), the seats themselves, or each seat with its kind
+    bots: int | Annotated[list[Seat], Meta(max_length=5)] | dict[str, BotKind] = 0
+    bot_kind: BotKind = BotKind.GREEDY
+    # seconds a bot waits before each action, so a person can follow
+    bot_pause: Annotated[float, Meta(ge=0, le=MAX_BOT_PAUSE)] = 0.8
+    seat: Seat | None = 0  # the creator's seat; None: the creator only hosts
+    name: Name = ""
+    games_per_set: Annotated[int, Meta(ge=0, le=100)] = 0  # 0: the preset's
+    turn_time_limit: Seconds = 0.0
+    spectator_delay: Seconds = 0.0
+    auto_start: bool = True  # start as soon as the last seat is taken
+    request_id: RequestId = ""
+
+
+class Invite(Struct):
+    seat: int
+    link: str  # the page's path with the secret in its fragment
+    secret: str
+
+
+class CreatedTable(Struct):
+    match_id: str
+    seat: int | None  # the creator's seat (None: hosting only)
+    seat_token: str | None
+    host_token: str
+    bots: dict[str, str]  # seat -> kind
+    invites: list[Invite]
+    started: bool
+
+
+class InviteExchange(Struct, forbid_unknown_fields=True):
+    secret: Annotated[str, Meta(min_length=1, max_length=64)]
+    name: Name = ""
+    # a retry with the same id gets the same token back; another caller does not
+    request_id: RequestId = ""
+
+
+class TakenSeat(Struct):
+    match_id: str
+    seat: int
+    seat_token: str
+    started: bool
+
+
+class Started(Struct):
+    version: int
+
+
+class BotRequest(Struct, forbid_unknown_fields=True):
+    kind: BotKind = BotKind.GREEDY
+    request_id: RequestId = ""
+
+
+class SeatedBot(Struct):
+    seat: int
+    started: bool
+
+
+class PresetInfo(Struct):
+    name: str
+    options: dict[str, Any]  # every option with the preset's value
+
+
+class Presets(Struct):
+    presets: list[PresetInfo]
+    local_rules: list[str]  # the option names that are local rules, in RULES.md order
+
+
+def refuse(code: str, message: str) -> BadInput:
+    return BadInput(code, message)
+
+
+def bot_seats(data: NewMatch) -> dict[int, BotKind]:
+    """Which seats bots take, and which kind each is."""
+    bots = data.bots
+    if isinstance(bots, bool):
+        raise refuse("bad_bots", "bots is a number of seats, a list of seats or seat: kind")
+    if isinstance(bots, int):
+        if not 0 <= bots <= data.players:
+            raise refuse("too_many_bots", f"{bots} bots do not fit {data.players} seats")
+        return {seat: data.bot_kind for seat in range(data.players - bots, data.players)}
+    if isinstance(bots, list):
+        chosen: dict[int, BotKind] = {seat: data.bot_kind for seat in bots}
+        if len(chosen) != len(bots):
+            raise refuse("bad_bots", "a seat is named twice")
+    else:
+        chosen = {}
+        for key, kind in bots.items():
+            if not key.isascii() or not key.isdigit() or len(key) > 1:
+                raise refuse("bad_bots", "bots' keys are seat numbers")
+            chosen[int(key)] = kind
+    if len(chosen) > data.players:
+        raise refuse("too_many_bots", f"{len(chosen)} bots do not fit {data.players} seats")
+    outside = sorted(seat for seat in chosen if seat >= data.players)
+    if outside:
+        raise refuse("bad_bots", f"no seat {outside[0]} in a match of {data.players}")
+    return chosen
+
+
+def checked_options(data: NewMatch) -> dict[str, OptionValue]:
+    if data.preset not in PRESETS:
+        raise refuse("unknown_preset", f"no preset {data.preset!r}; presets: {sorted(PRESETS)}")
+    known = PRESETS[data.preset].options()
+    unknown = sorted(name for name in data.options if name not in known or name == "preset")
+    if unknown:
+        raise refuse("unknown_option", f"no option {unknown[0]!r}")
+    return dict(data.options)
+
+
+@post(
+    "/matches",
+    status_code=201,
+    summary="Open a table: a match with the creator's seat, bots and invites",
+    description="Seats are the creator's (``seat``, null to only host), bots' (``bots``: a "
+    "number of seats, taken from the last; a list of seats; or seat: kind) and open ones, each "
+    "with an invite link whose secret is in the fragment (exchange it with POST "
+    "/matches/{id}/seats). With auto_start the match starts once every seat is taken; else "
+    "the host starts it (POST /matches/{id}/start). Times are in seconds. Unknown fields, "
+    "options or presets, too many bots and oversize strings are 400 and create nothing.",
+    responses=responses(400, 503),
+)
+async def create_table(ctx: NamedDependency[Context], data: JSONBody[NewMatch]) -> CreatedTable:
+    options = checked_options(data)
+    bots = bot_seats(data)
+    if data.seat is not None and (data.seat >= data.players or data.seat in bots):
+        raise refuse("bad_seat", f"seat {data.seat} is not free for the creator")
+    if data.turn_time_limit > MAX_SECONDS:  # also checked by the service: stay in step
+        raise refuse("bad_time", "times are at most a day")
+    service = ctx.service
+    created = await service.create(
+        MatchOptions(
+            data.preset,
+            data.players,
+            options,
+            games_per_set=data.games_per_set,
+            turn_seconds=data.turn_time_limit,
+            open_seats=True,
+            spectator_delay=data.spectator_delay,
+            bots=bots,
+            bot_pause=data.bot_pause,
+            auto_start=data.auto_start,
+        ),
+        request_id=data.request_id and f"table:{data.request_id}",
+    )
+    match_id = created.match_id
+    seat_token = None
+    if data.seat is not None:
+        request = f"creator:{data.request_id}" if data.request_id else ""
+        seat_token = await service.claim_seat(
+            match_id, data.seat, data.name or "host", request_id=request
+        )
+    match = await service.load(match_id)
+    if data.auto_start and not match.seats_free and not match.started:
+        await service.start(match_id, created.host_token, f"autostart:{match_id}")
+        match = await service.load(match_id)
+    invites = [
+        Invite(seat, f"/#/invite/{match_id}/{secret}", secret)
+        for seat in match.seats_free
+        for secret in [service.keyring.invite(match_id, seat)]
+    ]
+    return CreatedTable(
+        match_id,
+        data.seat,
+        seat_token,
+        created.host_token,
+        {str(seat): kind.value for seat, kind in sorted(bots.items())},
+        invites,
+        match.started,
+    )
+
+
+@post(
+    "/matches/{match_id:str}/seats",
+    status_code=200,
+    summary="Take a seat with an invite's secret",
+    description="The secret from the invite link's fragment, in the body. It is good once: "
+    "the seat is then taken (409 seat_taken), unless the same request_id retries. 403 for a "
+    "secret that is not this match's.",
+    responses=responses(400, 403, 404, 409, 503),
+)
+async def take_seat(
+    ctx: NamedDependency[Context], match_id: FromPath[str], data: JSONBody[InviteExchange]
+) -> TakenSeat:
+    service = ctx.service
+    match = await service.load(checked_id(match_id))
+    seat = service.keyring.invited_seat(match.match_id, data.secret, match.players)
+    if seat is None:
+        raise ServiceError("permission_denied", "that invite is not one of this match's")
+    request = f"invite:{data.request_id}" if data.request_id else ""
+    token = await service.claim_seat(match.match_id, seat, data.name, request_id=request)
+    started = (await service.load(match.match_id)).started
+    return TakenSeat(match.match_id, seat, token, started)
+
+
+@post(
+    "/matches/{match_id:str}/start",
+    status_code=200,
+    summary="Start the match (host only)",
+    description="With Authorization: Bearer <host token>, once every seat is taken: commits "
+    "to the dealing seed and deals game 1.",
+    responses=responses(400, 401, 403, 404, 409, 503),
+)
+async def start_match(
+    ctx: NamedDependency[Context], match_id: FromPath[str], authorization: Authorization = None
+) -> Started:
+    outcome = await ctx.service.start(checked_id(match_id), bearer(authorization))
+    return Started(outcome.version)
+
+
+@post(
+    "/matches/{match_id:str}/bots",
+    status_code=200,
+    summary="Give the next open seat to one of the service's bots (host only)",
+    description="With Authorization: Bearer <host token>, before the start. With auto_start, "
+    "the last seat taken starts the match.",
+    responses=responses(400, 401, 403, 404, 409, 503),
+)
+async def seat_bot(
+    ctx: NamedDependency[Context],
+    match_id: FromPath[str],
+    data: JSONBody[BotRequest],
+    authorization: Authorization = None,
+) -> SeatedBot:
+    service = ctx.service
+    checked = checked_id(match_id)
+    seat = await service.seat_bot(checked, bearer(authorization), data.kind, data.request_id)
+    return SeatedBot(seat, (await service.load(checked)).started)
+
+
+@get(
+    "/presets",
+    summary="The presets and every option of each",
+    description="What a new table may set: each preset's options with its values, and which "
+    "of them are local rules (the toggles).",
+)
+async def presets() -> Presets:
+    listed = [PresetInfo(name, rules.options()) for name, rules in PRESETS.items()]
+    return Presets(listed, list(LOCAL_RULES))
+
+
+HANDLERS = [create_table, take_seat, start_match, seat_bot, presets]

@@ -1,0 +1,67 @@
+"""One UECda client's TCP connection: exact reads with a time limit, each message in
+one write, and a bound on what may wait unsent (a client that stops reading is dropped,
+not buffered for). A client that is gone stays gone: its seat is played by the timer."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import socket
+
+from .wire import TABLE_BYTES, Table, pack_int, pack_table, unpack_table
+
+log = logging.getLogger("daifugo.uecda")
+WRITE_LIMIT = 1 << 20  # bytes a client may leave unread before it is dropped
+
+
+class Connection:
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.reader = reader
+        self.writer = writer
+        self.peer = str(writer.get_extra_info("peername"))
+        self.connected = True
+        sock = writer.get_extra_info("socket")
+        if sock is not None:
+            # without it a table waits on delayed ACKs every turn (under 1 game/s)
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+    async def read_table(self, timeout: float) -> Table | None:
+        """The next 480 bytes as a table; None when the client is gone, sent half a
+        table and closed, or took longer than ``timeout`` (then it is dropped: what it
+        sends later would be out of step)."""
+        if not self.connected:
+            return None
+        try:
+            data = await asyncio.wait_for(self.reader.readexactly(TABLE_BYTES), timeout)
+        except (TimeoutError, asyncio.IncompleteReadError, OSError) as error:
+            self.close(f"no table ({type(error).__name__})")
+            return None
+        return unpack_table(data)
+
+    def send_table(self, table: Table) -> None:
+        self._send(pack_table(table))
+
+    def send_int(self, value: int) -> None:
+        self._send(pack_int(value))
+
+    def send_bytes(self, data: bytes) -> None:
+        """A message already packed (a table shared by several clients)."""
+        self._send(data)
+
+    def _send(self, data: bytes) -> None:
+        if not self.connected:
+            return
+        if self.writer.is_closing():
+            self.close("connection closed")
+            return
+        self.writer.write(data)  # one write of the whole message
+        if self.writer.transport.get_write_buffer_size() > WRITE_LIMIT:
+            self.close("not reading")
+
+    def close(self, why: str = "") -> None:
+        if self.connected and why:
+            log.info("uecda client %s dropped: %s", self.peer, why)
+        self.connected = False
+        with contextlib.suppress(Exception):
+            self.writer.close()
