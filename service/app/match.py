@@ -3,10 +3,11 @@ commitment and the rules' state, all folded from its stored events."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
-from eventstore import StoredEvent
+from eventstore import EventStore, StoredEvent
 
 from ..rules import MatchState, RuleSet, fold, initial_state
 from ..rules import events as rules_events
@@ -25,6 +26,31 @@ from .match_events import (
 def stream_of(match_id: str) -> str:
     """The event stream of a match (its Redis keys share the ``{m:<id>}`` slot)."""
     return f"m:{match_id}"
+
+
+ENDING = frozenset({"MatchEnded", "SeedRevealed"})
+"""The events that close a match: after one of them nobody acts and no timer runs."""
+
+
+async def live_streams(
+    store: EventStore, stopping: asyncio.Event
+) -> tuple[dict[str, int], list[str]]:
+    """Where every stream of the store is now, and the match streams among them that are
+    not over (a look at each one's last event tells, without folding the finished ones):
+    what a background worker starts from before it follows the global feed."""
+    positions: dict[str, int] = {}
+    live: list[str] = []
+    offset, page = 0, 500
+    while (streams := await store.streams(offset, page)) and not stopping.is_set():
+        offset += len(streams)
+        for stream in streams:
+            version = positions[stream] = await store.version(stream)
+            if not stream.startswith("m:") or version < 0:
+                continue
+            last = await store.read(stream, version, 1)
+            if not (last and last[0].type in ENDING):
+                live.append(stream)
+    return positions, live
 
 
 @dataclass(frozen=True, slots=True)

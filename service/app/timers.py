@@ -17,11 +17,10 @@ import time
 
 from eventstore import EventStoreError, InMemoryCheckpoints, StoredEvent
 
-from .match import stream_of
+from .match import ENDING, live_streams, stream_of
 from .service import GameService, ServiceError
 
 log = logging.getLogger("daifugo.timers")
-_ENDED = {"MatchEnded", "SeedRevealed"}
 
 
 class TurnTimers:
@@ -55,22 +54,13 @@ class TurnTimers:
         Only matches that are neither over nor untimed are folded: a store holds many
         finished ones, and a look at their first and last events tells."""
         store = self.service.store
-        positions: dict[str, int] = {}
-        offset, page = 0, 500
-        while (streams := await store.streams(offset, page)) and not self._stopping.is_set():
-            offset += len(streams)
-            for stream in streams:
-                version = positions[stream] = await store.version(stream)
-                if not stream.startswith("m:") or version < 0:
-                    continue
-                last = await store.read(stream, version, 1)
-                if last and last[0].type in _ENDED:
-                    continue
-                created = await store.read(stream, 0, 1)
-                if created and int(created[0].data.get("turn_ms", 0)):
-                    await self._track(stream.removeprefix("m:"))
-                else:
-                    self.turn_ms[stream.removeprefix("m:")] = 0
+        positions, live = await live_streams(store, self._stopping)
+        for stream in live:
+            created = await store.read(stream, 0, 1)
+            if created and int(created[0].data.get("turn_ms", 0)):
+                await self._track(stream.removeprefix("m:"))
+            else:
+                self.turn_ms[stream.removeprefix("m:")] = 0
         return positions
 
     async def _track(self, match_id: str) -> None:
@@ -104,7 +94,7 @@ class TurnTimers:
         turn_ms = self.turn_ms.get(match_id, 0)
         if event.type == "SeedRevealed":  # every match's last event: forget the match
             self.turn_ms.pop(match_id, None)
-        if event.type in _ENDED:
+        if event.type in ENDING:
             self.deadlines.pop(match_id, None)
         elif turn_ms:
             self.deadlines[match_id] = (event.at + turn_ms, event.seq)
