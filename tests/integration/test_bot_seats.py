@@ -61,6 +61,25 @@ async def test_bots_in_any_seats_of_an_open_match_audit_valid(running: Running) 
     assert report.verdict == "valid", report
 
 
+async def test_seats_taken_out_of_order_audit_valid(running: Running) -> None:
+    """An invite names its seat, so seats fill in any order; the audit accepts that."""
+    service = running.service
+    created = await service.create(MatchOptions("classic", 3, {}, games_per_set=1, open_seats=True))
+    tokens = [await service.claim_seat(created.match_id, seat, f"p{seat}") for seat in (2, 0)]
+    assert await service.seat_bot(created.match_id, created.host_token, BotKind.GREEDY) == 1
+    await service.start(created.match_id, created.host_token)
+    async with asyncio.timeout(600):  # a guard against a hang, not a time limit
+        while not (await service.load(created.match_id)).over:
+            for token in tokens:
+                seen = await service.seen(created.match_id, token)
+                if seen.actions:
+                    first = seen.actions[0]
+                    await service.act(created.match_id, token, lambda _, first=first: first)
+            await asyncio.sleep(0.01)
+    report = audit_events(await service.store.read(stream_of(created.match_id)))
+    assert report.verdict == "valid", report
+
+
 async def test_the_host_seats_bots_in_open_seats_and_nobody_else_may(running: Running) -> None:
     service = running.service
     created = await service.create(MatchOptions("classic", 3, {}, open_seats=True))
