@@ -5,7 +5,9 @@ follow the global feed, so they know every timed match wherever its last action
 landed, and act with the version they saw as the expected version: when two
 replicas time out the same turn (a lease changing hands), one append lands and
 the other finds the match moved on. A client that
-disconnects never stalls a match.
+disconnects never stalls a match, and a timeout that fails (Redis away) is tried
+again until the match moves on. Their appends use request ids of the service's
+own (``service:timeout:<version>``), which no caller's scoped digest can be.
 """
 
 from __future__ import annotations
@@ -18,9 +20,10 @@ import time
 from eventstore import EventStoreError, InMemoryCheckpoints, StoredEvent
 
 from .match import stream_of
-from .service import GameService, ServiceError
+from .service import GameService
 
 log = logging.getLogger("daifugo.timers")
+RETRY_MS = 1000  # a timeout that failed is tried again this long after
 _ENDED = {"MatchEnded", "SeedRevealed"}
 
 
@@ -112,5 +115,13 @@ class TurnTimers:
                 del self.deadlines[match_id]
             try:
                 await self.service.time_out(match_id, version)
-            except (ServiceError, EventStoreError) as error:
-                log.warning("timing out %s at %d failed: %s", stream_of(match_id), version, error)
+            except Exception as error:  # Redis away, a bug: never give a turn up for good
+                log.warning(
+                    "timing out %s at %d failed (%s); trying again in %g s",
+                    stream_of(match_id),
+                    version,
+                    error,
+                    RETRY_MS / 1000,
+                )
+                # unless an event since has set a deadline of its own
+                self.deadlines.setdefault(match_id, (now_ms + RETRY_MS, version))
