@@ -52,7 +52,7 @@ async def test_a_seat_reusing_another_seat_s_request_id_acts_for_itself(
 
 
 async def test_the_same_request_id_for_another_action_is_refused(
-    client: DaifugoClient, store: RedisEventStore
+    client: DaifugoClient, http: httpx.AsyncClient, store: RedisEventStore
 ) -> None:
     created = await client.create_match("federation", 3)
     seats = [client.seat(created.match_id, token) for token in created.seat_tokens]
@@ -70,6 +70,11 @@ async def test_the_same_request_id_for_another_action_is_refused(
     with pytest.raises(Refused) as refused:
         await seat.act(other, request_id)
     assert refused.value.code == "request_id_reused"
+    # over REST the same
+    body = {"request_id": request_id, "action": "pass"}
+    headers = {"authorization": f"Bearer {seat.token}"}
+    answer = await http.post(f"/matches/{created.match_id}/actions", json=body, headers=headers)
+    assert (answer.status_code, answer.json()["code"]) == (409, "request_id_reused")
     assert await store.version(stream_of(created.match_id)) == first.version
 
 
