@@ -20,7 +20,7 @@ import time
 from eventstore import EventStoreError, InMemoryCheckpoints, StoredEvent
 
 from .match import stream_of
-from .service import GameService
+from .service import GameService, ServiceError
 
 log = logging.getLogger("daifugo.timers")
 RETRY_MS = 1000  # a timeout that failed is tried again this long after
@@ -115,13 +115,21 @@ class TurnTimers:
                 del self.deadlines[match_id]
             try:
                 await self.service.time_out(match_id, version)
+            except ServiceError as error:
+                if error.code == "not_found":  # the stream is gone: nothing to time
+                    log.warning("timing out %s: no such match any more", stream_of(match_id))
+                    continue
+                self._retry(match_id, version, now_ms, error)
             except Exception as error:  # Redis away, a bug: never give a turn up for good
-                log.warning(
-                    "timing out %s at %d failed (%s); trying again in %g s",
-                    stream_of(match_id),
-                    version,
-                    error,
-                    RETRY_MS / 1000,
-                )
-                # unless an event since has set a deadline of its own
-                self.deadlines.setdefault(match_id, (now_ms + RETRY_MS, version))
+                self._retry(match_id, version, now_ms, error)
+
+    def _retry(self, match_id: str, version: int, now_ms: int, error: Exception) -> None:
+        """Try the timeout again soon, unless an event since has set a deadline."""
+        log.warning(
+            "timing out %s at %d failed (%s); trying again in %g s",
+            stream_of(match_id),
+            version,
+            error,
+            RETRY_MS / 1000,
+        )
+        self.deadlines.setdefault(match_id, (now_ms + RETRY_MS, version))

@@ -4,6 +4,7 @@ timeout that fails tried again."""
 
 from __future__ import annotations
 
+import uuid
 from typing import Any, cast
 
 from eventstore import RedisEventStore, StoredEvent
@@ -50,5 +51,16 @@ async def test_a_timeout_that_fails_is_tried_again_not_dropped() -> None:
         timers.deadlines["abc"] = (1_000, 5)
         await timers._fire(2_000 + RETRY_MS)
         assert timers.deadlines["abc"] == (2_000 + 2 * RETRY_MS, 5)
+    finally:
+        await store.close()
+
+
+async def test_a_timeout_of_a_match_that_is_gone_is_dropped(redis_url: str) -> None:
+    store = RedisEventStore.from_url(redis_url, prefix=f"t{uuid.uuid4().hex[:8]}")
+    timers = TurnTimers(GameService(store, Keyring(b"k" * 32)))
+    try:
+        timers.deadlines = {"nosuchmatch": (1_000, 4)}
+        await timers._fire(2_000)
+        assert timers.deadlines == {}
     finally:
         await store.close()
