@@ -4,7 +4,7 @@ commitment and the rules' state, all folded from its stored events."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 
 from eventstore import EventStore, StoredEvent
@@ -13,7 +13,7 @@ from ..rules import MatchState, RuleSet, fold, initial_state
 from ..rules import events as rules_events
 from ..rules.rulesets import rule_set
 from ..rules.state import MATCH_OVER
-from .codec import decode
+from .codec import MatchEvent, decode
 from .match_events import (
     MatchCreated,
     MatchStarted,
@@ -66,15 +66,12 @@ class Match:
     bots: tuple[str, ...]  # per seat: the BotKind the service plays it with, or ""
     bot_pause_ms: int
     client_seeds: tuple[str, ...]
-    commitment: str
+    commitment: str  # sha256 of the dealing seed, from the first event
+    started: bool
     seed: str
     game: MatchState
     version: int
     last_event_ms: int
-
-    @property
-    def started(self) -> bool:
-        return bool(self.commitment)
 
     @property
     def over(self) -> bool:
@@ -101,7 +98,8 @@ def created(event: MatchCreated, at: int) -> Match:
         bots=("",) * event.players,
         bot_pause_ms=event.bot_pause_ms,
         client_seeds=(),
-        commitment="",
+        commitment=event.seed_commitment,
+        started=False,
         seed="",
         game=initial_state(rules, event.players),
         version=0,
@@ -109,13 +107,18 @@ def created(event: MatchCreated, at: int) -> Match:
     )
 
 
-def fold_match(match: Match | None, stored: Iterable[StoredEvent]) -> Match:
-    """``match`` (None: not yet created) after the stored events, in order."""
+def fold_match(
+    match: Match | None,
+    stored: Iterable[StoredEvent],
+    decoded: Callable[[StoredEvent], MatchEvent] = decode,
+) -> Match:
+    """``match`` (None: not yet created) after the stored events, in order
+    (``decoded``: how to decode them, a service's cache of its own store's events)."""
     pending: list[rules_events.Event] = []
     last: StoredEvent | None = None
     for item in stored:
         last = item
-        event = decode(item)
+        event = decoded(item)
         if isinstance(event, MatchCreated):
             match = created(event, item.at)
             continue
@@ -146,7 +149,9 @@ def _apply_match_event(match: Match, event: object) -> Match:
         seeds = match.client_seeds + ((event.client_seed,) if event.client_seed else ())
         return replace(match, names=tuple(names), bots=tuple(bots), client_seeds=seeds)
     if isinstance(event, MatchStarted):
-        return replace(match, commitment=event.seed_commitment, client_seeds=event.client_seeds)
+        # logs from before the commitment moved into MatchCreated carry it only here
+        commitment = match.commitment or event.seed_commitment
+        return replace(match, commitment=commitment, started=True, client_seeds=event.client_seeds)
     if isinstance(event, SeedRevealed):
         return replace(match, seed=event.seed)
     if isinstance(event, TurnTimedOut):

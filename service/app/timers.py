@@ -5,7 +5,9 @@ follow the global feed, so they know every timed match wherever its last action
 landed, and act with the version they saw as the expected version: when two
 replicas time out the same turn (a lease changing hands), one append lands and
 the other finds the match moved on. A client that
-disconnects never stalls a match.
+disconnects never stalls a match, and a timeout that fails (Redis away) is tried
+again until the match moves on. Their appends use request ids of the service's
+own (``service:timeout:<version>``), which no caller's scoped digest can be.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from .match import ENDING, live_streams, stream_of
 from .service import GameService, ServiceError
 
 log = logging.getLogger("daifugo.timers")
+RETRY_MS = 1000  # a timeout that failed is tried again this long after
 
 
 class TurnTimers:
@@ -106,5 +109,21 @@ class TurnTimers:
                 del self.deadlines[match_id]
             try:
                 await self.service.time_out(match_id, version)
-            except (ServiceError, EventStoreError) as error:
-                log.warning("timing out %s at %d failed: %s", stream_of(match_id), version, error)
+            except ServiceError as error:
+                if error.code == "not_found":  # the stream is gone: nothing to time
+                    log.warning("timing out %s: no such match any more", stream_of(match_id))
+                    continue
+                self._retry(match_id, version, now_ms, error)
+            except Exception as error:  # Redis away, a bug: never give a turn up for good
+                self._retry(match_id, version, now_ms, error)
+
+    def _retry(self, match_id: str, version: int, now_ms: int, error: Exception) -> None:
+        """Try the timeout again soon, unless an event since has set a deadline."""
+        log.warning(
+            "timing out %s at %d failed (%s); trying again in %g s",
+            stream_of(match_id),
+            version,
+            error,
+            RETRY_MS / 1000,
+        )
+        self.deadlines.setdefault(match_id, (now_ms + RETRY_MS, version))
