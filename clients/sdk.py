@@ -190,7 +190,10 @@ class DaifugoClient:
         open_seats: bool = False,
         client_seeds: Sequence[bytes] = (),
         request_id: str | None = None,
+        spectator_delay: float | None = None,
     ) -> CreatedMatch:
+        """A new match. ``request_id``: a secret of 128 bits or more (a fresh uuid4 by
+        default); a retry with it and the same arguments returns the same match."""
         request = pb.CreateMatchRequest(
             preset=_PRESETS[preset],
             seats=seats,
@@ -205,6 +208,8 @@ class DaifugoClient:
             limit = duration_pb2.Duration()
             limit.FromMilliseconds(int(turn_time_limit * 1000))
             request.turn_time_limit.CopyFrom(limit)
+        if spectator_delay is not None:
+            request.spectator_delay.FromMilliseconds(int(spectator_delay * 1000))
         response = await self.call(self.stub.CreateMatch, request)
         tokens = tuple(token.token for token in sorted(response.seat_tokens, key=lambda t: t.seat))
         return CreatedMatch(

@@ -21,7 +21,7 @@ from ..rules.commands import SeatCommand
 from ..rules.rulesets import RuleSet
 from ..rules.views import View
 from .keyring import Role
-from .match import Match, stream_of
+from .match import Match, live_streams, stream_of
 from .match_events import BotKind
 from .service import GameService, ServiceError
 
@@ -67,19 +67,9 @@ class BotSeats:
 
     async def _live_positions(self) -> dict[str, int]:
         """Where every stream is now, playing the bot seats of the live matches."""
-        store = self.service.store
-        positions: dict[str, int] = {}
-        offset, page = 0, 500
-        while (streams := await store.streams(offset, page)) and not self._stopping.is_set():
-            offset += len(streams)
-            for stream in streams:
-                version = positions[stream] = await store.version(stream)
-                if not stream.startswith("m:") or version < 0:
-                    continue
-                last = await store.read(stream, version, 1)
-                if last and last[0].type in ("MatchEnded", "SeedRevealed", "MatchSealed"):
-                    continue
-                self._play_all(await self.service.load(stream.removeprefix("m:")))
+        positions, live = await live_streams(self.service.store, self._stopping)
+        for stream in live:
+            self._play_all(await self.service.load(stream.removeprefix("m:")))
         return positions
 
     async def _follow(self, checkpoints: InMemoryCheckpoints) -> None:

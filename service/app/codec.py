@@ -55,24 +55,34 @@ def blinded(record: NewEvent, seed: bytes, seq: int) -> NewEvent:
 
 
 def decode(stored: StoredEvent) -> MatchEvent:
-    """The event a stored one holds (each decoded once while recent: every
-    listener of a match, and every fold, is handed the same stored events)."""
-    event = _recent.get(stored.hash)
-    if event is None:
-        event = decode_record(stored.type, stored.data, stored.stream, stored.seq)
-        remember_decoded(stored, event)
-    return event
+    """The event a stored one holds (decoded afresh: see StoreEvents for a cache)."""
+    return decode_record(stored.type, stored.data, stored.stream, stored.seq)
 
 
-def remember_decoded(stored: StoredEvent, event: MatchEvent) -> None:
-    """Note what ``stored`` decodes to (its writer knows without decoding)."""
-    _recent[stored.hash] = event
-    if len(_recent) > RECENT_EVENTS:
-        _recent.popitem(last=False)
+class StoreEvents:
+    """A service's decoded events, each decoded once while recent (every listener of a
+    match, and every fold, is handed the same stored events). Keyed by (stream, seq) and
+    the event's hash, and filled only by its owner with events of its own store (its
+    appends and its reads): nothing a caller uploads can reach it."""
 
+    def __init__(self, size: int = 16384) -> None:
+        self.size = size
+        self._recent: OrderedDict[tuple[str, int], tuple[str, MatchEvent]] = OrderedDict()
 
-RECENT_EVENTS = 16384
-_recent: OrderedDict[str, MatchEvent] = OrderedDict()
+    def decode(self, stored: StoredEvent) -> MatchEvent:
+        """``stored`` (read from the owner's store) decoded."""
+        known = self._recent.get((stored.stream, stored.seq))
+        if known is not None and known[0] == stored.hash:
+            return known[1]
+        event = decode(stored)
+        self.remember(stored, event)
+        return event
+
+    def remember(self, stored: StoredEvent, event: MatchEvent) -> None:
+        """Note what ``stored``, just appended by the owner, decodes to."""
+        self._recent[(stored.stream, stored.seq)] = (stored.hash, event)
+        if len(self._recent) > self.size:
+            self._recent.popitem(last=False)
 
 
 def decode_record(

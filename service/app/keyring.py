@@ -66,12 +66,19 @@ class Keyring:
         """The match's secret dealing seed (committed at start, revealed at the end)."""
         return self._derive("seed", match_id)
 
-    def match_id(self, request_id: str) -> str:
-        """A new match's id: random, or derived from the create's request id so a
+    def match_id(self, request_digest: str) -> str:
+        """A new match's id: random, or derived from the create's request digest so a
         retried create lands on the same match."""
-        if not request_id:
+        if not request_digest:
             return secrets.token_hex(8)
-        return self._derive("match", request_id).hex()[:16]
+        return self._derive("match", request_digest).hex()[:16]
+
+    def request_digest(self, scope: str, request_id: str) -> str:
+        """The id the store and the envelopes see for a caller's request id: keyed, so
+        it reveals nothing of the raw id, and scoped (``seat:<n>``, ``host``, ``create``,
+        ``join``), so no caller's id meets another's. Hex only: the service's own ids
+        (``service:...``) are of a form no digest has."""
+        return self._derive("request", scope, request_id).hex()[:32]
 
     def identify(self, match_id: str, token: str, players: int) -> Role | None:
         """Whose token this is (compared in constant time), or None."""

@@ -3,16 +3,17 @@ commitment and the rules' state, all folded from its stored events."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import asyncio
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 
-from eventstore import StoredEvent
+from eventstore import EventStore, StoredEvent
 
 from ..rules import MatchState, RuleSet, fold, initial_state
 from ..rules import events as rules_events
 from ..rules.rulesets import rule_set
 from ..rules.state import MATCH_OVER
-from .codec import decode
+from .codec import MatchEvent, decode
 from .match_events import (
     MatchCreated,
     MatchSealed,
@@ -28,6 +29,32 @@ def stream_of(match_id: str) -> str:
     return f"m:{match_id}"
 
 
+ENDING = frozenset({"MatchEnded", "SeedRevealed", "MatchSealed"})
+"""The events that close a match: after one of them nobody acts and no timer runs
+(MatchSealed, the seal, is the last of them)."""
+
+
+async def live_streams(
+    store: EventStore, stopping: asyncio.Event
+) -> tuple[dict[str, int], list[str]]:
+    """Where every stream of the store is now, and the match streams among them that are
+    not over (a look at each one's last event tells, without folding the finished ones):
+    what a background worker starts from before it follows the global feed."""
+    positions: dict[str, int] = {}
+    live: list[str] = []
+    offset, page = 0, 500
+    while (streams := await store.streams(offset, page)) and not stopping.is_set():
+        offset += len(streams)
+        for stream in streams:
+            version = positions[stream] = await store.version(stream)
+            if not stream.startswith("m:") or version < 0:
+                continue
+            last = await store.read(stream, version, 1)
+            if not (last and last[0].type in ENDING):
+                live.append(stream)
+    return positions, live
+
+
 @dataclass(frozen=True, slots=True)
 class Match:
     match_id: str
@@ -41,17 +68,14 @@ class Match:
     bots: tuple[str, ...]  # per seat: the BotKind the service plays it with, or ""
     bot_pause_ms: int
     client_seeds: tuple[str, ...]
-    commitment: str
+    commitment: str  # sha256 of the dealing seed, from the first event
+    started: bool
     seed: str
     game: MatchState
     version: int
     last_event_ms: int
     head: str = ""  # the hash of event ``version``: the chain's head
     sealed: bool = False  # MatchSealed is the last event
-
-    @property
-    def started(self) -> bool:
-        return bool(self.commitment)
 
     @property
     def over(self) -> bool:
@@ -78,7 +102,8 @@ def created(event: MatchCreated, at: int) -> Match:
         bots=("",) * event.players,
         bot_pause_ms=event.bot_pause_ms,
         client_seeds=(),
-        commitment="",
+        commitment=event.seed_commitment,
+        started=False,
         seed="",
         game=initial_state(rules, event.players),
         version=0,
@@ -86,13 +111,18 @@ def created(event: MatchCreated, at: int) -> Match:
     )
 
 
-def fold_match(match: Match | None, stored: Iterable[StoredEvent]) -> Match:
-    """``match`` (None: not yet created) after the stored events, in order."""
+def fold_match(
+    match: Match | None,
+    stored: Iterable[StoredEvent],
+    decoded: Callable[[StoredEvent], MatchEvent] = decode,
+) -> Match:
+    """``match`` (None: not yet created) after the stored events, in order
+    (``decoded``: how to decode them, a service's cache of its own store's events)."""
     pending: list[rules_events.Event] = []
     last: StoredEvent | None = None
     for item in stored:
         last = item
-        event = decode(item)
+        event = decoded(item)
         if isinstance(event, MatchCreated):
             match = created(event, item.at)
             continue
@@ -123,7 +153,9 @@ def _apply_match_event(match: Match, event: object) -> Match:
         seeds = match.client_seeds + ((event.client_seed,) if event.client_seed else ())
         return replace(match, names=tuple(names), bots=tuple(bots), client_seeds=seeds)
     if isinstance(event, MatchStarted):
-        return replace(match, commitment=event.seed_commitment, client_seeds=event.client_seeds)
+        # logs from before the commitment moved into MatchCreated carry it only here
+        commitment = match.commitment or event.seed_commitment
+        return replace(match, commitment=commitment, started=True, client_seeds=event.client_seeds)
     if isinstance(event, SeedRevealed):
         return replace(match, seed=event.seed)
     if isinstance(event, TurnTimedOut):

@@ -27,6 +27,8 @@ class MatchCreated:
     spectator_delay_ms: int = 0
     bot_pause_ms: int = 0  # how long the service's bots wait before each action
     auto_start: bool = False  # deal as soon as the last open seat is taken
+    # sha256 hex of the dealing seed: committed in the first event, before any client seed
+    seed_commitment: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,9 +41,9 @@ class SeatJoined:
 
 @dataclass(frozen=True, slots=True)
 class MatchStarted:
-    """The service commits to its secret seed before the first deal."""
+    """Play begins: the shuffle and the client seeds every deal mixes in."""
 
-    seed_commitment: str  # sha256 hex of the seed
+    seed_commitment: str  # sha256 hex of the seed, the one MatchCreated committed to
     shuffle_version: str
     client_seeds: tuple[str, ...] = ()  # hex, in the order they are mixed in
 

@@ -6,10 +6,12 @@ event stream is the truth; the match cache is only a cache."""
 from __future__ import annotations
 
 import functools
+import hashlib
+import json
 import sys
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from eventstore import (
@@ -18,6 +20,7 @@ from eventstore import (
     EventStore,
     InvalidEvent,
     NewEvent,
+    RequestIdReused,
     StoredEvent,
 )
 from eventstore.fanout import Fanout
@@ -30,7 +33,17 @@ from ..rules.legal import legal_actions, timeout_action
 from ..rules.notation import describe
 from ..rules.state import GAME_OVER, IN_GAME, MATCH_OVER
 from ..rules.views import SPECTATOR, View, Viewer, build_view, visible_record
-from .codec import MatchEvent, blinded, decode, encode, remember_decoded
+from .codec import MatchEvent, StoreEvents, blinded, decode, encode
+from .errors import ServiceError as ServiceError  # re-exported: its home for adapters
+from .inputs import (
+    check_client_seed,
+    check_client_seeds,
+    check_match_id,
+    check_name,
+    check_options,
+    check_request_id,
+    check_turn_seconds,
+)
 from .keyring import HOST, Keyring, Role
 from .match import Match, fold_match, stream_of
 from .match_events import (
@@ -52,19 +65,6 @@ CACHE_SIZE = 4096
 MAX_SECONDS = 315_576_000_000
 MAX_BOT_PAUSE = 10.0  # seconds: enough to follow a bot's play, too little to stall a table
 SEAL_REQUEST = "service:seal"  # the seal's append: an id in the service's own namespace
-
-
-class ServiceError(Exception):
-    """A request the service will not carry out. ``code`` is a rules reason
-    code (FORMAT.md) or one of: not_found, unauthenticated, permission_denied,
-    already_started, not_started, seats_full, busy."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(f"{code}: {message}")
-        self.code = code
-        self.message = message
-        # a refusal judged on the match: the signed refusal receipt its answer carries
-        self.receipt: SignedRecord | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,11 +135,14 @@ class GameService:
         self.fanout = Fanout(store)  # one subscription per match for all its listeners here
         self.waits = MatchWaits(self.fanout, self._match_after)
         self._cache: OrderedDict[str, Match] = OrderedDict()
+        self.decoded = StoreEvents()  # of this service's store only
+        self._shown: dict[tuple[str, int, str, Viewer, bool], dict[str, Any]] = {}
 
     # -- loading -------------------------------------------------------------
 
     async def load(self, match_id: str) -> Match:
         """The match as its events say now (the cache only saves re-reading)."""
+        check_match_id(match_id)
         cached = self._cache.get(match_id)
         start = cached.version + 1 if cached else 0
         try:
@@ -148,7 +151,7 @@ class GameService:
             raise ServiceError("not_found", f"no match {match_id!r}") from None
         if cached is None and not newer:
             raise ServiceError("not_found", f"no match {match_id!r}")
-        match = fold_match(cached, newer) if newer else cached
+        match = fold_match(cached, newer, self.decoded.decode) if newer else cached
         assert match is not None
         self._remember(match)
         return match
@@ -174,8 +177,13 @@ class GameService:
     # -- setting up ------------------------------------------------------------
 
     async def create(self, options: MatchOptions, request_id: str = "") -> CreatedMatch:
+        """A new match. ``request_id`` is the caller's secret (at least 128 bits): a
+        retry with it and the same options returns the same match and tokens."""
+        check_request_id(request_id, secret=True)
         if not 2 <= options.players <= 5:
             raise ServiceError("bad_request", "a match has 2 to 5 seats")
+        check_options(options.options)
+        check_client_seeds(options.client_seeds, options.players)
         overrides = dict(options.options)
         if options.games_per_set:
             overrides["games_per_set"] = options.games_per_set
@@ -193,7 +201,9 @@ class GameService:
             if not 0 <= seat < options.players:
                 raise ServiceError("bad_request", f"no seat {seat} for a bot")
             _bot_kind(kind)
-        match_id = self.keyring.match_id(request_id)
+        check_turn_seconds(options.turn_seconds)
+        digest = self.keyring.request_digest("create", request_id) if request_id else ""
+        match_id = self.keyring.match_id(digest)
         events: list[MatchEvent] = [
             MatchCreated(
                 match_id,
@@ -205,6 +215,7 @@ class GameService:
                 round(options.spectator_delay * 1000),
                 round(options.bot_pause * 1000),
                 options.auto_start and options.open_seats,
+                seed_commitment=commitment(self.keyring.seed(match_id)),
             )
         ]
         seeds = [seed.hex() for seed in options.client_seeds]
@@ -215,9 +226,18 @@ class GameService:
             elif not options.open_seats:
                 seed = seeds[seat] if seat < len(seeds) else ""
                 events.append(SeatJoined(seat, f"seat {seat}", seed))
-        result = await self._append(match_id, events, -1, request_id or f"create:{match_id}")
-        asked = action_request(match_id, "create", "create", request_id)
-        receipt = self._receipt(match_id, result.events, request_digest(asked))
+        # what was asked: all of it is in the events it makes (the match id aside, the
+        # same for the same request id)
+        asked = fingerprint_of("create", [encode(event).data for event in events])
+        try:
+            result = await self._append(match_id, events, -1, digest, asked)
+        except ConcurrencyConflict:  # a random id met an existing match: vanishingly rare
+            raise ServiceError("busy", "try again") from None
+        receipt = self._receipt(
+            match_id,
+            result.events,
+            request_digest(action_request(match_id, "create", "create", request_id)),
+        )
         seat_tokens = (
             ()
             if options.open_seats
@@ -230,12 +250,19 @@ class GameService:
     async def join(
         self, match_id: str, name: str, client_seed: bytes = b"", request_id: str = ""
     ) -> tuple[int, str]:
-        """Take the next free seat; returns (seat, token)."""
+        """Take the next free seat; returns (seat, token). ``request_id`` is the
+        caller's secret, as for create: a retry with it returns the same seat."""
+        check_match_id(match_id)
+        check_name(name)
+        check_client_seed(client_seed)
+        check_request_id(request_id, secret=True)
 
         def joining(seat: int) -> SeatJoined:
-            return SeatJoined(seat, name.strip()[:40] or f"seat {seat}", client_seed.hex())
+            return SeatJoined(seat, name.strip() or f"seat {seat}", client_seed.hex())
 
-        seat = await self._take_seat(match_id, joining, request_id)
+        digest = self.keyring.request_digest("join", request_id) if request_id else ""
+        asked = fingerprint_of("join", name, client_seed.hex())
+        seat = await self._take_seat(match_id, joining, digest, asked)
         return seat, self.keyring.token(match_id, Role("seat", seat))
 
     async def seat_bot(
@@ -243,66 +270,83 @@ class GameService:
     ) -> int:
         """Give the next free seat to one of the service's bots (host only); the
         background work plays it from then on. Returns the seat."""
+        check_request_id(request_id)
         match = await self.load(match_id)
         if self.authorize(match, token) != HOST:
             raise ServiceError("permission_denied", "only the host token may seat a bot")
         bot = _bot_kind(kind)
+        digest = self.keyring.request_digest("host", request_id) if request_id else ""
         return await self._take_seat(
-            match_id, lambda seat: SeatJoined(seat, bot_name(bot, seat), "", bot), request_id
+            match_id,
+            lambda seat: SeatJoined(seat, bot_name(bot, seat), "", bot),
+            digest,
+            fingerprint_of("seat_bot", bot),
         )
 
     async def _take_seat(
-        self, match_id: str, joining: Callable[[int], SeatJoined], request_id: str
+        self,
+        match_id: str,
+        joining: Callable[[int], SeatJoined],
+        digest: str,
+        asked: str,
+        seat: int | None = None,
     ) -> int:
+        """Take ``seat``, or the next free seat. ``digest``: the request's scoped id;
+        ``asked``: its fingerprint."""
         for _ in range(CONFLICT_RETRIES):
             match = await self.load(match_id)
-            if not match.open_seats or not match.seats_free:
-                raise ServiceError("seats_full", "no free seat in this match")
-            if match.started:
+            if seat is not None and not (0 <= seat < match.players and match.open_seats):
+                raise ServiceError("bad_request", f"no open seat {seat} in this match")
+            taken = seat is not None and seat not in match.seats_free
+            if taken or not match.open_seats or not match.seats_free or match.started:
+                if digest:  # a retry of a request that took its seat
+                    done = await self.store.request_result(stream_of(match_id), digest)
+                    if done is not None:
+                        return await self._seat_taken(match_id, done, asked)
+                if taken:
+                    raise ServiceError("seat_taken", f"seat {seat} is taken")
+                if not match.open_seats or not match.seats_free:
+                    raise ServiceError("seats_full", "no free seat in this match")
                 raise ServiceError("already_started", "the match has started")
             try:
-                event = joining(match.seats_free[0])
-                result = await self._append(match_id, [event], match.version, request_id)
+                event = joining(match.seats_free[0] if seat is None else seat)
+                result = await self._append(match_id, [event], match.version, digest, asked)
             except ConcurrencyConflict:
                 continue
             if result.duplicate:
-                first = (await self.store.read(stream_of(match_id), result.first_seq, 1))[0]
-                return int(first.data["seat"])
+                return await self._seat_taken(match_id, result, asked)
             if match.auto_start and match.seats_free == (event.seat,):
                 await self._auto_start(match_id)
             return event.seat
         raise ServiceError("busy", "too many concurrent joins; try again")
+
+    async def _seat_taken(self, match_id: str, done: AppendResult, asked: str) -> int:
+        """The seat an earlier request took."""
+        if done.fingerprint != asked:
+            raise _reused()
+        first = (await self.store.read(stream_of(match_id), done.first_seq, 1))[0]
+        return int(first.data["seat"])
 
     async def claim_seat(
         self, match_id: str, seat: int, name: str, client_seed: bytes = b"", request_id: str = ""
     ) -> str:
         """Seat ``name`` at open seat ``seat`` (whoever may: the caller checked an
         invite or is the creator); returns the seat's token. A seat is taken once:
-        another try finds it taken, unless it retries the same ``request_id``.
-        With the match's auto start, taking the last seat starts it."""
-        for _ in range(CONFLICT_RETRIES):
-            match = await self.load(match_id)
-            if request_id:
-                done = await self.store.request_result(stream_of(match_id), request_id)
-                if done is not None:
-                    first = (await self.store.read(stream_of(match_id), done.first_seq, 1))[0]
-                    if first.type == "SeatJoined" and int(first.data["seat"]) == seat:
-                        return self.keyring.token(match_id, Role("seat", seat))
-            if not 0 <= seat < match.players or not match.open_seats:
-                raise ServiceError("bad_request", f"no open seat {seat} in this match")
-            if seat not in match.seats_free:
-                raise ServiceError("seat_taken", f"seat {seat} is taken")
-            if match.started:
-                raise ServiceError("already_started", "the match has started")
-            event = SeatJoined(seat, name.strip()[:40] or f"seat {seat}", client_seed.hex())
-            try:
-                await self._append(match_id, [event], match.version, request_id)
-            except ConcurrencyConflict:
-                continue
-            if match.auto_start and match.seats_free == (seat,):
-                await self._auto_start(match_id)
-            return self.keyring.token(match_id, Role("seat", seat))
-        raise ServiceError("busy", "too many concurrent joins; try again")
+        another try finds it taken (``seat_taken``), unless it retries the same
+        ``request_id``. With the match's auto start, taking the last seat starts it."""
+        check_match_id(match_id)
+        check_name(name)
+        check_client_seed(client_seed)
+        check_request_id(request_id)
+
+        def joining(_free: int) -> SeatJoined:
+            return SeatJoined(seat, name.strip() or f"seat {seat}", client_seed.hex())
+
+        # the invite proves the right to the seat: its retries are scoped to it
+        digest = self.keyring.request_digest(f"invite:{seat}", request_id) if request_id else ""
+        asked = fingerprint_of("claim", seat, name, client_seed.hex())
+        taken = await self._take_seat(match_id, joining, digest, asked, seat)
+        return self.keyring.token(match_id, Role("seat", taken))
 
     async def _auto_start(self, match_id: str) -> None:
         try:
@@ -312,7 +356,7 @@ class GameService:
                 raise
 
     async def start(self, match_id: str, token: str | None, request_id: str = "") -> Outcome:
-        """Commit to the dealing seed and deal the first game (host only)."""
+        """Deal the first game (host only), from the seed MatchCreated committed to."""
 
         def plan(match: Match) -> list[MatchEvent]:
             if match.started:
@@ -326,8 +370,11 @@ class GameService:
             assert not isinstance(deal, Refusal), deal
             return [started, *deal]
 
+        def asked(role: Role) -> str:
+            return fingerprint_of("start")
+
         return await self._command(
-            match_id, token, plan, request_id, lambda role: "start", host_only=True
+            match_id, token, plan, request_id, asked, lambda role: "start", host_only=True
         )
 
     def _deal(self, match: Match, seed: bytes, game_number: int) -> Deal:
@@ -349,12 +396,21 @@ class GameService:
                 raise ServiceError("permission_denied", "the host token does not play a seat")
             if not match.started:
                 raise ServiceError("not_started", "the match has not started")
-            return self._decide(match, make(role.seat))
+            command = make(role.seat)
+            if command.seat != role.seat:  # a token acts for its own seat, whatever it sends
+                raise ServiceError("permission_denied", "a seat token acts for its seat only")
+            return self._decide(match, command)
+
+        def asked(role: Role) -> str:
+            # the command as the rules read it: another notation of the same cards is
+            # the same request
+            command = make(role.seat) if role.seat is not None else None
+            return fingerprint_of("act", command_parts(command))
 
         def described(role: Role) -> str:
             return describe(make(role.seat)) if role.seat is not None else ""
 
-        return await self._command(match_id, token, plan, request_id, described)
+        return await self._command(match_id, token, plan, request_id, asked, described)
 
     async def time_out(self, match_id: str, version: int) -> Outcome | None:
         """Act for the seat whose turn timed out, if the match is still at
@@ -368,7 +424,10 @@ class GameService:
         waiting = match.game.waiting_for or ""
         events = [TurnTimedOut(command.seat, waiting), *self._decide(match, command)]
         try:
-            result = await self._append(match_id, events, version, f"timeout:{version}")
+            # an id of the service's own: no caller's (a hex digest) can take it
+            result = await self._append(
+                match_id, events, version, f"service:timeout:{version}", "timeout"
+            )
         except ConcurrencyConflict:
             return None
         if result.duplicate:
@@ -398,11 +457,15 @@ class GameService:
         token: str | None,
         plan: Callable[..., list[MatchEvent]],
         request_id: str,
+        asked: Callable[[Role], str],
         described: Callable[[Role], str],
         host_only: bool = False,
     ) -> Outcome:
-        """``described``: the command in its canonical notation, for the receipt's
-        request digest."""
+        """``asked``: the fingerprint of what the caller asked (a request id used again
+        for something else is refused); ``described``: the command in its canonical
+        notation, for the receipt's request digest (of the caller's raw request id)."""
+        check_match_id(match_id)
+        check_request_id(request_id)
 
         def digest(role: Role) -> str:
             by = "host" if role.seat is None else f"seat:{role.seat}"
@@ -416,6 +479,7 @@ class GameService:
             if host_only and role.kind != "host":
                 raise ServiceError("permission_denied", "only the host token may do that")
             viewer = viewer_of(role)
+            scoped = self.keyring.request_digest(scope_of(role), request_id) if request_id else ""
             try:
                 events = plan(match) if host_only else plan(match, role)
             except ServiceError:
@@ -425,16 +489,19 @@ class GameService:
                 if latest.version != match.version:
                     match = latest
                     continue
-                if request_id:
-                    done = await self.store.request_result(stream_of(match_id), request_id)
+                if scoped:
+                    done = await self.store.request_result(stream_of(match_id), scoped)
                     if done is not None:
+                        if done.fingerprint != asked(role):
+                            raise _reused() from None
                         return await self._outcome(
                             match_id, done.first_seq, done.last_seq, viewer, digest(role)
                         )
                 self._sign_refusal(match, role, digest)
                 raise
+            fingerprint = asked(role) if scoped else ""
             try:
-                result = await self._append(match_id, events, match.version, request_id)
+                result = await self._append(match_id, events, match.version, scoped, fingerprint)
             except ConcurrencyConflict:
                 match = await self.load(match_id)
                 continue
@@ -442,8 +509,6 @@ class GameService:
                 return await self._outcome(
                     match_id, result.first_seq, result.last_seq, viewer, digest(role)
                 )
-            for stored, event in zip(result.events, events, strict=True):
-                remember_decoded(stored, event)
             outcome = self._appended(match, result.events, viewer)
             outcome = replace(outcome, receipt=self._receipt(match_id, result.events, digest(role)))
             await self._seal_if_over(outcome.match)
@@ -484,24 +549,40 @@ class GameService:
             return False
         if result.duplicate:
             return False
-        self._remember(fold_match(match, result.events))
+        self._remember(fold_match(match, result.events, self.decoded.decode))
         return True
 
     def _appended(self, match: Match, stored: Sequence[StoredEvent], viewer: Viewer) -> Outcome:
         """Fold what was just appended into the cache; the outcome as ``viewer`` sees it."""
-        match = fold_match(match, stored)
+        match = fold_match(match, stored, self.decoded.decode)
         self._remember(match)
-        events = tuple(visible(item, viewer, match.over) for item in stored)
+        events = tuple(self.visible(item, viewer, match.over) for item in stored)
         return Outcome(match.version, events, match, viewer, tuple(stored))
 
     async def _append(
-        self, match_id: str, events: Sequence[MatchEvent], expected: int, request_id: str
+        self,
+        match_id: str,
+        events: Sequence[MatchEvent],
+        expected: int,
+        request_id: str,
+        fingerprint: str = "",
     ) -> AppendResult:
+        """Append; ``request_id``: a scoped digest or one of the service's own, never a
+        caller's raw id. Each event holding a hidden field gets its blinding nonce."""
         seed = self.keyring.seed(match_id)
         records: list[NewEvent] = [
             blinded(encode(event), seed, expected + 1 + index) for index, event in enumerate(events)
         ]
-        return await self.store.append(stream_of(match_id), records, expected, request_id or None)
+        stream = stream_of(match_id)
+        try:
+            result = await self.store.append(
+                stream, records, expected, request_id or None, fingerprint
+            )
+        except RequestIdReused:
+            raise _reused() from None
+        for stored, event in zip(result.events, events, strict=False):
+            self.decoded.remember(stored, event)  # the writer knows without decoding
+        return result
 
     async def _outcome(
         self, match_id: str, first: int, last: int, viewer: Viewer, digest: str
@@ -509,10 +590,23 @@ class GameService:
         """The outcome of an earlier append, read back, with its receipt again."""
         match = await self.load(match_id)
         stored = await self.store.read(stream_of(match_id), first, last - first + 1)
-        events = tuple(visible(item, viewer, match.over) for item in stored)
+        events = tuple(self.visible(item, viewer, match.over) for item in stored)
         receipt = self._receipt(match_id, stored, digest)
         await self._seal_if_over(match)
         return Outcome(last, events, match, viewer, tuple(stored), receipt)
+
+    def visible(self, stored: StoredEvent, viewer: Viewer, revealed: bool) -> dict[str, Any]:
+        """``visible`` for an event of this service's own store, decoded once and shown
+        once per viewer while recent: one dict per event and viewer, shared (a thousand
+        spectators of a match see each event alike); read it, never change it."""
+        key = (stored.stream, stored.seq, stored.hash, viewer, revealed)
+        shown = self._shown.get(key)
+        if shown is None:
+            if len(self._shown) >= SHOWN_LIMIT:
+                self._shown.clear()
+            event = self.decoded.decode(stored)
+            shown = self._shown[key] = _visible(stored, event, viewer, revealed)
+        return shown
 
     # -- seeing ----------------------------------------------------------------
 
@@ -563,7 +657,7 @@ class GameService:
                 seen = []
                 for stored in batch:
                     revealed = revealed or stored.type == "MatchEnded"
-                    seen.append(visible(stored, viewer, revealed))
+                    seen.append(self.visible(stored, viewer, revealed))
                 yield Batch(seen, await self._turn_after(match_id, batch, viewer))
 
     async def _turn_after(
@@ -587,7 +681,7 @@ class GameService:
         if match is not None and match.version < seq:
             newer = [item for item in batch if item.seq > match.version]
             if newer[0].seq == match.version + 1:
-                match = fold_match(match, newer)
+                match = fold_match(match, newer, self.decoded.decode)
                 self._remember(match)
         if match is None or match.version < seq:
             match = await self.load(match_id)
@@ -624,25 +718,18 @@ def viewer_of(role: Role) -> Viewer:
     return Viewer.of_seat(role.seat) if role.seat is not None else SPECTATOR
 
 
-_SHOWN: dict[tuple[str, int, Viewer, bool], dict[str, Any]] = {}
-_SHOWN_LIMIT = 8192  # entries; cleared when full (a live match's recent events refill it)
+SHOWN_LIMIT = 8192  # entries; cleared when full (a live match's recent events refill it)
 
 
 def visible(stored: StoredEvent, viewer: Viewer, revealed: bool) -> dict[str, Any]:
     """A stored event as ``viewer`` may see it (everything once ``revealed``: the
-    match has ended), with its seq and time. One dict per event and viewer, shared:
-    read it, never change it (a thousand spectators of a match see each event alike)."""
-    key = (stored.hash, stored.seq, viewer, revealed)
-    shown = _SHOWN.get(key)
-    if shown is None:
-        if len(_SHOWN) >= _SHOWN_LIMIT:
-            _SHOWN.clear()
-        shown = _SHOWN[key] = _visible(stored, viewer, revealed)
-    return shown
+    match has ended), with its seq and time."""
+    return _visible(stored, decode(stored), viewer, revealed)
 
 
-def _visible(stored: StoredEvent, viewer: Viewer, revealed: bool) -> dict[str, Any]:
-    event = decode(stored)
+def _visible(
+    stored: StoredEvent, event: MatchEvent, viewer: Viewer, revealed: bool
+) -> dict[str, Any]:
     if isinstance(
         event, MatchCreated | SeatJoined | MatchStarted | TurnTimedOut | SeedRevealed | MatchSealed
     ):
@@ -650,3 +737,27 @@ def _visible(stored: StoredEvent, viewer: Viewer, revealed: bool) -> dict[str, A
     else:
         record = visible_record(event, viewer, revealed)
     return {"seq": stored.seq, "at": stored.at, **record}
+
+
+def scope_of(role: Role) -> str:
+    """Whose request ids these are: a seat's, or the host's."""
+    return "host" if role.seat is None else f"seat:{role.seat}"
+
+
+def fingerprint_of(*parts: Any) -> str:
+    """A digest of what a request asked (its canonical JSON)."""
+    text = json.dumps(parts, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+def command_parts(command: SeatCommand | None) -> list[Any]:
+    """A seat command as plain values: its type and fields."""
+    if command is None:
+        return []
+    return [type(command).__name__, *(getattr(command, f.name) for f in fields(command))]
+
+
+def _reused() -> ServiceError:
+    return ServiceError(
+        "request_id_reused", "that request id was used for a different request; use a new one"
+    )

@@ -58,7 +58,7 @@ def shuffled(
 
 
 def commitment(seed: bytes) -> str:
-    """What ``MatchStarted`` publishes before play: sha256 of the secret seed."""
+    """What ``MatchCreated`` publishes before any client seed: sha256 of the secret seed."""
     return hashlib.sha256(seed).hexdigest()
 
 

@@ -5,7 +5,9 @@ follow the global feed, so they know every timed match wherever its last action
 landed, and act with the version they saw as the expected version: when two
 replicas time out the same turn (a lease changing hands), one append lands and
 the other finds the match moved on. A client that
-disconnects never stalls a match.
+disconnects never stalls a match, and a timeout that fails (Redis away) is tried
+again until the match moves on. Their appends use request ids of the service's
+own (``service:timeout:<version>``), which no caller's scoped digest can be.
 """
 
 from __future__ import annotations
@@ -17,11 +19,11 @@ import time
 
 from eventstore import EventStoreError, InMemoryCheckpoints, StoredEvent
 
-from .match import stream_of
+from .match import ENDING, live_streams, stream_of
 from .service import GameService, ServiceError
 
 log = logging.getLogger("daifugo.timers")
-_ENDED = {"MatchEnded", "SeedRevealed", "MatchSealed"}
+RETRY_MS = 1000  # a timeout that failed is tried again this long after
 _LAST = {"SeedRevealed", "MatchSealed"}  # a finished match's last events: forget it
 
 
@@ -56,22 +58,13 @@ class TurnTimers:
         Only matches that are neither over nor untimed are folded: a store holds many
         finished ones, and a look at their first and last events tells."""
         store = self.service.store
-        positions: dict[str, int] = {}
-        offset, page = 0, 500
-        while (streams := await store.streams(offset, page)) and not self._stopping.is_set():
-            offset += len(streams)
-            for stream in streams:
-                version = positions[stream] = await store.version(stream)
-                if not stream.startswith("m:") or version < 0:
-                    continue
-                last = await store.read(stream, version, 1)
-                if last and last[0].type in _ENDED:
-                    continue
-                created = await store.read(stream, 0, 1)
-                if created and int(created[0].data.get("turn_ms", 0)):
-                    await self._track(stream.removeprefix("m:"))
-                else:
-                    self.turn_ms[stream.removeprefix("m:")] = 0
+        positions, live = await live_streams(store, self._stopping)
+        for stream in live:
+            created = await store.read(stream, 0, 1)
+            if created and int(created[0].data.get("turn_ms", 0)):
+                await self._track(stream.removeprefix("m:"))
+            else:
+                self.turn_ms[stream.removeprefix("m:")] = 0
         return positions
 
     async def _track(self, match_id: str) -> None:
@@ -107,7 +100,7 @@ class TurnTimers:
         elif match_id not in self.turn_ms:
             await self._track(match_id)
         turn_ms = self.turn_ms.get(match_id, 0)
-        if event.type in _ENDED:
+        if event.type in ENDING:
             self.deadlines.pop(match_id, None)
         elif turn_ms:
             self.deadlines[match_id] = (event.at + turn_ms, event.seq)
@@ -119,5 +112,21 @@ class TurnTimers:
                 del self.deadlines[match_id]
             try:
                 await self.service.time_out(match_id, version)
-            except (ServiceError, EventStoreError) as error:
-                log.warning("timing out %s at %d failed: %s", stream_of(match_id), version, error)
+            except ServiceError as error:
+                if error.code == "not_found":  # the stream is gone: nothing to time
+                    log.warning("timing out %s: no such match any more", stream_of(match_id))
+                    continue
+                self._retry(match_id, version, now_ms, error)
+            except Exception as error:  # Redis away, a bug: never give a turn up for good
+                self._retry(match_id, version, now_ms, error)
+
+    def _retry(self, match_id: str, version: int, now_ms: int, error: Exception) -> None:
+        """Try the timeout again soon, unless an event since has set a deadline."""
+        log.warning(
+            "timing out %s at %d failed (%s); trying again in %g s",
+            stream_of(match_id),
+            version,
+            error,
+            RETRY_MS / 1000,
+        )
+        self.deadlines.setdefault(match_id, (now_ms + RETRY_MS, version))

@@ -1,5 +1,6 @@
 """The seed commitment check: the seed revealed at the end is the one committed
-to at the start, and every game was dealt from it exactly as the service deals
+to in the first event (MatchCreated, before any client seed exists), MatchStarted
+agrees with it, and every game was dealt from it exactly as the service deals
 (``game_deal``, then the rules' ``Deal``)."""
 
 from __future__ import annotations
@@ -33,6 +34,13 @@ def check_seed_commitment(events: Sequence[Decoded]) -> CheckResult:
     assert isinstance(start, MatchStarted)
     reveal = revealed.event
     assert isinstance(reveal, SeedRevealed)
+    committed = first.event.seed_commitment
+    if not committed:
+        return failed(NAME, first.seq, "MatchCreated commits to no seed")
+    if start.seed_commitment and start.seed_commitment != committed:
+        return failed(
+            NAME, started.seq, f"MatchStarted names another commitment than seq {first.seq}"
+        )
     if start.shuffle_version != SHUFFLE_VERSION:
         return failed(
             NAME,
@@ -43,16 +51,16 @@ def check_seed_commitment(events: Sequence[Decoded]) -> CheckResult:
     seed = _bytes(reveal.seed)
     if seed is None:
         return failed(NAME, revealed.seq, "the revealed seed is not hex")
-    if commitment(seed) != start.seed_commitment:
+    if commitment(seed) != committed:
         return failed(
             NAME,
             revealed.seq,
-            f"sha256 of the revealed seed is not the commitment made at seq {started.seq}",
+            f"sha256 of the revealed seed is not the commitment made at seq {first.seq}",
         )
     client_seeds = start.client_seeds
     if not isinstance(client_seeds, tuple) or any(_bytes(hexed) is None for hexed in client_seeds):
         return failed(NAME, started.seq, "the client seeds are not hex")
-    detail = {"commitment": start.seed_commitment, "shuffle_version": SHUFFLE_VERSION}
+    detail = {"commitment": committed, "shuffle_version": SHUFFLE_VERSION}
     try:
         setup = created(first.event, first.stored.at)
     except Exception as error:  # a tampered MatchCreated: legality names it

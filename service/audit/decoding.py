@@ -1,18 +1,24 @@
 """Stored events read back as the match's events, without trusting them: an
 event the codec cannot read is kept with the reason, for the checks to report
-by its seq, and a recorded event is compared with an expected one exactly."""
+by its seq, and a recorded event is compared with an expected one exactly.
+
+The auditor decodes with code of its own: nothing it is given reaches the
+serving path's decoder or its caches (an uploaded log is anyone's)."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 from eventstore import StoredEvent, canonical_json
 
-from ..app.codec import MatchEvent, decode, encode
+from ..app.codec import MatchEvent, encode
+from ..app.match_events import APP_EVENT_TYPES
 from ..records import BLINDING
+from ..rules.events import EVENT_TYPES
+from ..rules.records import from_record
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,10 +36,26 @@ def decode_all(events: Sequence[StoredEvent]) -> list[Decoded]:
     out: list[Decoded] = []
     for stored in events:
         try:
-            out.append(Decoded(stored, decode(stored)))
+            out.append(Decoded(stored, decode(stored.type, stored.data)))
         except Exception as error:  # tampered data can break the codec in any way
             out.append(Decoded(stored, None, f"unreadable {stored.type!r} event: {error}"))
     return out
+
+
+def decode(type_name: str, data: Any) -> MatchEvent:
+    """The event a record holds; any exception when it holds none."""
+    if type_name in EVENT_TYPES:
+        return from_record(type_name, data)
+    cls = APP_EVENT_TYPES[type_name]
+    if not isinstance(data, dict):
+        raise TypeError("the data is not an object")
+    values = {
+        f.name: tuple(data[f.name]) if isinstance(data.get(f.name), list) else data[f.name]
+        for f in fields(cls)
+        if f.name in data
+    }
+    event: MatchEvent = cls(**values)
+    return event
 
 
 def matches(stored: StoredEvent, expected: MatchEvent) -> bool:

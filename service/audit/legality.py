@@ -179,11 +179,11 @@ class _Replay:
         free = [seat for seat, name in enumerate(self.names) if not name]
         if isinstance(event, SeatJoined):
             _require(bool(free), seq, "SeatJoined, but every seat is taken")
-            # a bot may be given any free seat; a client joining takes the next one
+            # any free seat: a join takes the next one, an invite or a bot names its own
             _require(
-                _is_int(event.seat) and event.seat in (free if event.bot else free[:1]),
+                _is_int(event.seat) and event.seat in free,
                 seq,
-                f"SeatJoined for seat {event.seat!r}; the next free seat is {free[0]}",
+                f"SeatJoined for seat {event.seat!r}, which is not free (free: {free})",
             )
             _require(
                 event.bot in ("", *BotKind) and not (event.bot and event.client_seed),

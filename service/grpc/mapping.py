@@ -22,7 +22,15 @@ from .gen.daifugo.v1 import match_service_pb2 as pb
 
 DOMAIN = "daifugo.v1"
 MESSAGE_LIMIT = 300  # characters; each may take 12 bytes of trailer (UTF-8, %-encoded)
-_ARGUMENT_CODES = {"bad_request", "invalid_meld"}
+_ARGUMENT_CODES = {
+    "bad_request",
+    "invalid_meld",
+    "too_long",
+    "too_many",
+    "invalid_name",
+    "request_id_too_short",
+    "turn_time_too_short",
+}
 _STATUS = {
     "not_found": grpc.StatusCode.NOT_FOUND,
     "unauthenticated": grpc.StatusCode.UNAUTHENTICATED,

@@ -12,7 +12,7 @@ from grpc_status import rpc_status
 
 from eventstore import EventStoreError, StoreUnavailable
 
-from ..app.service import GameService, MatchOptions, ServiceError, seen_by
+from ..app.service import GameService, MatchOptions, Seen, ServiceError, seen_by
 from ..rules.views import SPECTATOR, Viewer
 from .actions import action_to_message
 from .gen.daifugo.v1 import match_service_pb2 as pb
@@ -54,6 +54,11 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
         self.service = service
         self.turn_deadline = turn_deadline
 
+    def _view(self, seen: Seen) -> pb.View:
+        message = view_message(seen.view, self.turn_deadline(seen.match))
+        message.spectator_delay_ms = seen.match.spectator_delay_ms
+        return message
+
     async def CreateMatch(
         self, request: pb.CreateMatchRequest, context: Any
     ) -> pb.CreateMatchResponse:
@@ -65,7 +70,7 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
                 overrides = json_format.MessageToDict(request.options)
             except ValueError as error:  # NaN or infinity: no option takes one
                 raise ServiceError("bad_request", f"options: {error}") from None
-            limit = request.turn_time_limit
+            limit, delay = request.turn_time_limit, request.spectator_delay
             options = MatchOptions(
                 preset=preset,
                 players=request.seats,
@@ -76,6 +81,7 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
                 else 0.0,
                 open_seats=request.open_seats,
                 client_seeds=tuple(request.client_seeds),
+                spectator_delay=delay.seconds + delay.nanos / 1e9,
             )
             created = await self.service.create(options, request.request_id)
             return pb.CreateMatchResponse(
@@ -132,7 +138,7 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
             elif request.include_turn:
                 seen = seen_by(outcome.match, outcome.viewer)
             if seen is not None:
-                response.view.CopyFrom(view_message(seen.view, self.turn_deadline(seen.match)))
+                response.view.CopyFrom(self._view(seen))
                 response.legal_actions.extend(action_to_message(a) for a in seen.actions)
                 response.view_version = seen.match.version
             return response
@@ -143,7 +149,7 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
         async def work() -> pb.GetViewResponse:
             seen = await self.service.seen(request.match_id, bearer_token(context))
             return pb.GetViewResponse(
-                view=view_message(seen.view, self.turn_deadline(seen.match)),
+                view=self._view(seen),
                 version=seen.match.version,
                 legal_actions=[action_to_message(a) for a in seen.actions],
             )
@@ -156,7 +162,7 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
                 request.match_id, bearer_token(context), request.after_version
             )
             return pb.AwaitTurnResponse(
-                view=view_message(seen.view, self.turn_deadline(seen.match)),
+                view=self._view(seen),
                 version=seen.match.version,
                 legal_actions=[action_to_message(a) for a in seen.actions],
             )
@@ -191,7 +197,7 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
                 )
                 if batch.turn is not None:
                     turn = batch.turn
-                    response.view.CopyFrom(view_message(turn.view, self.turn_deadline(turn.match)))
+                    response.view.CopyFrom(self._view(turn))
                     response.legal_actions.extend(action_to_message(a) for a in turn.actions)
                 yield response
         except EventStoreError as error:  # unavailable, or this listener fell behind

@@ -55,7 +55,8 @@ async def get_seat(
     summary="Act for a seat",
     description="Play, pass, give, discard or bomb for the token's seat. A refusal is 400 "
     "(bad_request, invalid_meld) or 409 (the rules' other reason codes) and changes nothing; "
-    "a retry with the same request_id returns the first outcome.",
+    "a retry with the same request_id returns the first outcome; the same request_id for a "
+    "different action is 409 request_id_reused.",
     responses=responses(400, 401, 403, 404, 409, 503),
 )
 async def act(

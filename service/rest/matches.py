@@ -11,7 +11,7 @@ from litestar.di import NamedDependency
 from litestar.params import FromPath, QueryParameter
 
 from ..app.catalog import MatchState
-from ..app.service import ServiceError, visible
+from ..app.service import ServiceError
 from ..rules import PRESETS
 from ..rules.views import SPECTATOR
 from .context import Context
@@ -91,7 +91,7 @@ async def list_events(
     last = min(seen.visible, from_seq + limit - 1)
     stored = await read(ctx.service, match_id, from_seq, last)
     revealed = seen.match.over
-    events = [visible(item, SPECTATOR, revealed) for item in stored]
+    events = [ctx.service.visible(item, SPECTATOR, revealed) for item in stored]
     more = bool(stored) and stored[-1].seq < seen.visible
     return EventPage(events, stored[-1].seq + 1 if more else None)
 

@@ -21,7 +21,7 @@ from litestar.openapi.spec import (
 )
 from litestar.params import FromPath, FromQuery, RawBody
 
-from ..app.service import ServiceError, visible
+from ..app.service import ServiceError
 from ..audit import INPUT_ERROR, export_jsonl, report_of_events, report_of_log
 from ..audit.receipts import MAX_RECEIPTS
 from ..records import KeyFormatError, KeySet
@@ -67,12 +67,12 @@ async def get_record(
         if over:
             body = export_jsonl(stored)
         else:
-            records = [visible(item, SPECTATOR, False) for item in stored]
+            records = [ctx.service.visible(item, SPECTATOR, False) for item in stored]
             body = "".join(json.dumps(item, ensure_ascii=False) + "\n" for item in records)
         disposition = f'attachment; filename="match-{seen.match.match_id}.jsonl"'
         return Response(body, media_type=JSONL, headers={"Content-Disposition": disposition})
     match = await spectator_match(ctx.service, seen)
-    records = [visible(item, SPECTATOR, over) for item in stored]
+    records = [ctx.service.visible(item, SPECTATOR, over) for item in stored]
     created = stored[0].at if stored else 0
     text = record_text(match, seen.state, created, records)
     return Response(text, media_type="text/plain; charset=utf-8")

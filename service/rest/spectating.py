@@ -98,7 +98,7 @@ async def read(service: GameService, match_id: str, first: int, last: int) -> li
 
 async def match_at(service: GameService, match_id: str, seq: int) -> Match:
     """The match folded from its events 0..``seq``."""
-    return fold_match(None, await read(service, match_id, 0, seq))
+    return fold_match(None, await read(service, match_id, 0, seq), service.decoded.decode)
 
 
 async def spectator_match(service: GameService, seen: Spectated) -> Match:

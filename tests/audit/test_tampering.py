@@ -146,12 +146,29 @@ def test_a_forged_commitment_cannot_explain_the_deals(played: dict[str, PlayedLo
     events = played["classic"].events
     seed = secrets.token_bytes(32)
     started = _seq(events, "MatchStarted", after=-1)
-    forged = edited(events, started, seed_commitment=commitment(seed))
+    forged = edited(events, 0, seed_commitment=commitment(seed))
+    forged = edited(forged, started, seed_commitment=commitment(seed))
     revealed = _seq(events, "SeedRevealed", after=-1)
     report = audit_events(rechain(edited(forged, revealed, seed=seed.hex())))
     first_deal = _seq(events, "GameDealt")
     assert "not dealt as the seed deals it" in _invalid_at(report, "seed_commitment", first_deal)
     _only_failing(report, "seed_commitment")
+
+
+def test_the_commitment_is_the_first_event_s(played: dict[str, PlayedLog]) -> None:
+    """The seed is committed in MatchCreated, before any client seed is known: a
+    commitment made later (at MatchStarted, after the seats' seeds) does not count."""
+    events = played["classic"].events
+    started = _seq(events, "MatchStarted", after=-1)
+    committed = events[0].data["seed_commitment"]
+    assert events[started].data["seed_commitment"] == committed
+    assert all(event.type != "SeatJoined" or event.seq > 0 for event in events)
+    late = audit_events(rechain(edited(events, 0, seed_commitment="")))
+    assert _invalid_at(late, "seed_commitment", 0) == "MatchCreated commits to no seed"
+    other = audit_events(rechain(edited(events, started, seed_commitment="ab" * 32)))
+    reason = _invalid_at(other, "seed_commitment", started)
+    assert reason == "MatchStarted names another commitment than seq 0"
+    _only_failing(other, "seed_commitment")
 
 
 def _play(seat: int, card: str = "3D") -> dict[str, Any]:

@@ -5,13 +5,14 @@ that no client was told about, and every streamed seq once."""
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Collection, Sequence
 
 from eventstore import RedisEventStore, StoredEvent
+from service.app.keyring import Keyring, load_server_key
 from service.audit import audit_events
 
 from .players import Ledger
-from .table import Table
+from .table import SEATS, Table
 from .watchers import LAST_EVENT, StreamWatcher
 
 
@@ -32,10 +33,11 @@ async def assert_match_sound(
     for request_id, seqs in appends.items():
         assert seqs == list(range(seqs[0], seqs[-1] + 1)), f"{request_id} written twice: {seqs}"
 
-    answered = [ack.request_id for ack in ledger.acknowledged]
+    stored_ids = await stored_request_ids(store)
+    answered = [stored_ids(ack.request_id, appends) for ack in ledger.acknowledged]
     assert len(answered) == len(set(answered)), "one request recorded twice"
-    for ack in ledger.acknowledged:
-        stored = [events[seq] for seq in appends.get(ack.request_id, [])]
+    for ack, stored_id in zip(ledger.acknowledged, answered, strict=True):
+        stored = [events[seq] for seq in appends.get(stored_id, [])]
         assert stored, f"acknowledged {ack.request_id} is not in the stream"
         assert [(e.seq, e.type, e.at) for e in stored] == list(ack.events), ack
         assert ack.version == stored[-1].seq, ack
@@ -48,6 +50,20 @@ async def assert_match_sound(
     for watcher in watchers:
         assert watcher.seen == expected, "a streamed event missing or repeated"
     return events
+
+
+async def stored_request_ids(store: RedisEventStore) -> Callable[[str, Collection[str]], str]:
+    """How to find the id the store holds for a seat's request id among ``known`` ones:
+    the service stores a digest scoped to the seat, and a request is of one seat."""
+    keyring = Keyring(await load_server_key(await store.raw_client()))
+
+    def stored_id(request_id: str, known: Collection[str]) -> str:
+        scoped = [keyring.request_digest(f"seat:{seat}", request_id) for seat in range(SEATS)]
+        found = [digest for digest in scoped if digest in known]
+        assert len(found) <= 1, f"{request_id} stored for two seats"
+        return found[0] if found else scoped[0]
+
+    return stored_id
 
 
 def appends_by_request(events: Sequence[StoredEvent]) -> dict[str, list[int]]:

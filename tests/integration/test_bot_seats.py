@@ -34,7 +34,7 @@ async def test_three_bot_seats_and_a_client_play_a_match_to_its_end(
     assert match.names[1:] == ("random bot 1", "greedy bot 2", "stronger bot 3")
     await service.start(created.match_id, created.host_token)
     seat = client.seat(created.match_id, created.seat_tokens[0])
-    async with asyncio.timeout(120):
+    async with asyncio.timeout(600):  # a guard against a hang, not a time limit
         await play_seat(seat, GreedyBot())
     finished = await service.load(created.match_id)
     assert finished.over and finished.seed
@@ -45,17 +45,37 @@ async def test_three_bot_seats_and_a_client_play_a_match_to_its_end(
 async def test_bots_in_any_seats_of_an_open_match_audit_valid(running: Running) -> None:
     service = running.service
     bots = {0: BotKind.GREEDY, 2: BotKind.RANDOM}
-    created = await service.create(MatchOptions("classic", 3, {}, open_seats=True, bots=bots))
+    options = MatchOptions("classic", 3, {}, games_per_set=2, open_seats=True, bots=bots)
+    created = await service.create(options)
     assert (await service.load(created.match_id)).seats_free == (1,)
     seat, token = await service.join(created.match_id, "person")
     assert seat == 1
     await service.start(created.match_id, created.host_token)
-    async with asyncio.timeout(120):
+    async with asyncio.timeout(600):  # a guard against a hang, not a time limit
         while not (await service.load(created.match_id)).over:
             seen = await service.next_turn(created.match_id, token)
             if seen.actions:
                 first = seen.actions[0]
                 await service.act(created.match_id, token, lambda _, first=first: first)
+    report = audit_events(await service.store.read(stream_of(created.match_id)))
+    assert report.verdict == "valid", report
+
+
+async def test_seats_taken_out_of_order_audit_valid(running: Running) -> None:
+    """An invite names its seat, so seats fill in any order; the audit accepts that."""
+    service = running.service
+    created = await service.create(MatchOptions("classic", 3, {}, games_per_set=1, open_seats=True))
+    tokens = [await service.claim_seat(created.match_id, seat, f"p{seat}") for seat in (2, 0)]
+    assert await service.seat_bot(created.match_id, created.host_token, BotKind.GREEDY) == 1
+    await service.start(created.match_id, created.host_token)
+    async with asyncio.timeout(600):  # a guard against a hang, not a time limit
+        while not (await service.load(created.match_id)).over:
+            for token in tokens:
+                seen = await service.seen(created.match_id, token)
+                if seen.actions:
+                    first = seen.actions[0]
+                    await service.act(created.match_id, token, lambda _, first=first: first)
+            await asyncio.sleep(0.01)
     report = audit_events(await service.store.read(stream_of(created.match_id)))
     assert report.verdict == "valid", report
 
@@ -112,7 +132,7 @@ async def test_a_replica_taking_the_lease_over_plays_the_bot_seats_on(redis_url:
                 stopped_at = await second.service.load(created.match_id)
                 assert not stopped_at.over
                 await wait_until(lambda: second.background.leading, timeout=15)
-                async with asyncio.timeout(120):
+                async with asyncio.timeout(600):  # a guard against a hang, not a time limit
                     while not (match := await second.service.load(created.match_id)).over:
                         await asyncio.sleep(0.1)
                 assert match.version > stopped_at.version

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import ast
 import random
-import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -134,28 +133,14 @@ def _mean(values: Sequence[int]) -> float:
     return sum(values) / len(values)
 
 
-class Timed:
-    def __init__(self, bot: Bot) -> None:
-        self.bot = bot
-        self.seconds = 0.0
-        self.decisions = 0
-
-    def __call__(self, view: View, actions: list[SeatCommand]) -> SeatCommand:
-        started = time.perf_counter()
-        choice = self.bot(view, actions)
-        self.seconds += time.perf_counter() - started
-        self.decisions += 1
-        return choice
-
-
 def test_stronger_beats_greedy() -> None:
     """Two StrongerBots against two GreedyBots, seats rotated, four rule sets,
     fixed seeds: 480 games. Measured: average place 2.08 against 2.92, the
     StrongerBot pair ahead in 291 games and behind in 54 (84% of the games
-    not tied), 0.15–0.35 ms a decision. The assertions leave a wide margin
-    for noise (the difference of averages varies by about 0.06 over 480
-    games) but fail if it plays like the baseline (a difference near 0 and
-    50%) or slowly."""
+    not tied). The assertions leave a wide margin for noise (the difference of
+    averages varies by about 0.06 over 480 games) but fail if it plays like the
+    baseline (a difference near 0 and 50%). How long a decision takes is
+    bench.bots' to say, not a test's."""
     everything: dict[str, Any] = {
         name: True for name in LOCAL_RULES if name not in ("gekokujo", "tenpenchi")
     }
@@ -170,15 +155,12 @@ def test_stronger_beats_greedy() -> None:
     stronger: list[int] = []
     greedy: list[int] = []
     ahead = behind = 0
-    clocks: list[Timed] = []
     for index, rules in enumerate(rule_sets):
         for match in range(24):
             seats = arrangements[match % len(arrangements)]
-            timed = [Timed(StrongerBot(rules, safe=False)) for _ in seats]
-            bots: list[Bot | Timed] = [GreedyBot() for _ in range(4)]
-            for seat, bot in zip(seats, timed, strict=True):
-                bots[seat] = bot
-                clocks.append(bot)
+            bots: list[Bot] = [GreedyBot() for _ in range(4)]
+            for seat in seats:
+                bots[seat] = StrongerBot(rules, safe=False)
             played = play_match(rules, 4, f"strength/{index}/{match}".encode(), bots)
             for places in played.state.results:
                 ours = [places[seat] for seat in range(4) if seat in seats]
@@ -191,6 +173,3 @@ def test_stronger_beats_greedy() -> None:
     assert games == 480
     assert _mean(greedy) - _mean(stronger) > 0.5, (_mean(stronger), _mean(greedy))
     assert ahead / (ahead + behind) > 0.7, (ahead, behind)
-    seconds = sum(clock.seconds for clock in clocks)
-    decisions = sum(clock.decisions for clock in clocks)
-    assert seconds / decisions < 0.005, f"{1000 * seconds / decisions:.2f} ms a decision"

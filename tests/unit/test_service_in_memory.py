@@ -80,8 +80,9 @@ async def test_join_takes_free_seats_and_a_retry_takes_none(
     service: GameService, store: InMemoryEventStore
 ) -> None:
     made = await service.create(MatchOptions("federation", 2, {}, open_seats=True))
-    seat, token = await service.join(made.match_id, "ann", request_id="join-ann")
-    again = await service.join(made.match_id, "ann", request_id="join-ann")
+    secret = "join-ann-" + "7" * 32  # a join's request id is the joiner's secret
+    seat, token = await service.join(made.match_id, "ann", request_id=secret)
+    again = await service.join(made.match_id, "ann", request_id=secret)
     assert again == (seat, token) and seat == 0
     assert (await service.join(made.match_id, "bob"))[0] == 1
     with pytest.raises(ServiceError) as info:

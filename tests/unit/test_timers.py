@@ -1,13 +1,16 @@
 """The turn timers' bookkeeping: a deadline per timed live match, and nothing kept
-once a match has ended (a replica follows every match it ever sees)."""
+once a match has ended (a replica follows every match it ever sees), and a
+timeout that fails tried again."""
 
 from __future__ import annotations
 
+import uuid
 from typing import Any, cast
 
-from eventstore import StoredEvent
+from eventstore import RedisEventStore, StoredEvent
+from service.app.keyring import Keyring
 from service.app.service import GameService
-from service.app.timers import TurnTimers
+from service.app.timers import RETRY_MS, TurnTimers
 
 
 def stored(seq: int, kind: str, at: int, **data: Any) -> StoredEvent:
@@ -34,3 +37,30 @@ async def test_an_untimed_match_never_gets_a_deadline() -> None:
     assert timers.deadlines == {}
     await timers._note(stored(2, "SeedRevealed", 3_000))
     assert timers.turn_ms == {}
+
+
+async def test_a_timeout_that_fails_is_tried_again_not_dropped() -> None:
+    # a real service whose Redis is not there: every timeout fails
+    store = RedisEventStore.from_url("redis://127.0.0.1:9", connect_timeout=0.2, retries=0)
+    timers = TurnTimers(GameService(store, Keyring(b"k" * 32)))
+    try:
+        timers.deadlines = {"abc": (1_000, 4), "def": (1_500, 7)}
+        await timers._fire(2_000)
+        assert timers.deadlines == {"abc": (2_000 + RETRY_MS, 4), "def": (2_000 + RETRY_MS, 7)}
+        # a retry keeps the version it was due for
+        timers.deadlines["abc"] = (1_000, 5)
+        await timers._fire(2_000 + RETRY_MS)
+        assert timers.deadlines["abc"] == (2_000 + 2 * RETRY_MS, 5)
+    finally:
+        await store.close()
+
+
+async def test_a_timeout_of_a_match_that_is_gone_is_dropped(redis_url: str) -> None:
+    store = RedisEventStore.from_url(redis_url, prefix=f"t{uuid.uuid4().hex[:8]}")
+    timers = TurnTimers(GameService(store, Keyring(b"k" * 32)))
+    try:
+        timers.deadlines = {"nosuchmatch": (1_000, 4)}
+        await timers._fire(2_000)
+        assert timers.deadlines == {}
+    finally:
+        await store.close()

@@ -25,7 +25,7 @@ PRESET_CLASSIC: Preset
 PRESET_UECDA: Preset
 
 class CreateMatchRequest(_message.Message):
-    __slots__ = ("preset", "options", "seats", "games_per_set", "turn_time_limit", "client_seeds", "open_seats", "request_id")
+    __slots__ = ("preset", "options", "seats", "games_per_set", "turn_time_limit", "client_seeds", "open_seats", "request_id", "spectator_delay")
     PRESET_FIELD_NUMBER: _ClassVar[int]
     OPTIONS_FIELD_NUMBER: _ClassVar[int]
     SEATS_FIELD_NUMBER: _ClassVar[int]
@@ -34,6 +34,7 @@ class CreateMatchRequest(_message.Message):
     CLIENT_SEEDS_FIELD_NUMBER: _ClassVar[int]
     OPEN_SEATS_FIELD_NUMBER: _ClassVar[int]
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    SPECTATOR_DELAY_FIELD_NUMBER: _ClassVar[int]
     preset: Preset
     options: _struct_pb2.Struct
     seats: int
@@ -42,7 +43,8 @@ class CreateMatchRequest(_message.Message):
     client_seeds: _containers.RepeatedScalarFieldContainer[bytes]
     open_seats: bool
     request_id: str
-    def __init__(self, preset: _Optional[_Union[Preset, str]] = ..., options: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., seats: _Optional[int] = ..., games_per_set: _Optional[int] = ..., turn_time_limit: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., client_seeds: _Optional[_Iterable[bytes]] = ..., open_seats: _Optional[bool] = ..., request_id: _Optional[str] = ...) -> None: ...
+    spectator_delay: _duration_pb2.Duration
+    def __init__(self, preset: _Optional[_Union[Preset, str]] = ..., options: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., seats: _Optional[int] = ..., games_per_set: _Optional[int] = ..., turn_time_limit: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., client_seeds: _Optional[_Iterable[bytes]] = ..., open_seats: _Optional[bool] = ..., request_id: _Optional[str] = ..., spectator_delay: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ...) -> None: ...
 
 class CreateMatchResponse(_message.Message):
     __slots__ = ("match_id", "host_token", "seat_tokens", "receipt")
@@ -254,7 +256,7 @@ class Event(_message.Message):
     def __init__(self, seq: _Optional[int] = ..., type: _Optional[str] = ..., data: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., at_ms: _Optional[int] = ...) -> None: ...
 
 class View(_message.Message):
-    __slots__ = ("viewer", "seat", "preset", "players", "phase", "game_number", "games_per_set", "turn", "waiting_for", "step_count", "four_stop_seats", "hand", "hand_sizes", "field", "field_jokers_as", "field_kind", "field_seat", "revolution", "eleven_back", "direction", "suit_lock", "number_lock", "omen", "passed", "active", "places", "forbidden", "fallen", "previous_places", "results", "blind", "unused", "turn_deadline_ms", "options", "seating")
+    __slots__ = ("viewer", "seat", "preset", "players", "phase", "game_number", "games_per_set", "turn", "waiting_for", "step_count", "four_stop_seats", "hand", "hand_sizes", "field", "field_jokers_as", "field_kind", "field_seat", "revolution", "eleven_back", "direction", "suit_lock", "number_lock", "omen", "passed", "active", "places", "forbidden", "fallen", "previous_places", "results", "blind", "unused", "turn_deadline_ms", "options", "seating", "spectator_delay_ms")
     class PlacesEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -297,6 +299,7 @@ class View(_message.Message):
     TURN_DEADLINE_MS_FIELD_NUMBER: _ClassVar[int]
     OPTIONS_FIELD_NUMBER: _ClassVar[int]
     SEATING_FIELD_NUMBER: _ClassVar[int]
+    SPECTATOR_DELAY_MS_FIELD_NUMBER: _ClassVar[int]
     viewer: str
     seat: int
     preset: str
@@ -332,7 +335,8 @@ class View(_message.Message):
     turn_deadline_ms: int
     options: _struct_pb2.Struct
     seating: _containers.RepeatedScalarFieldContainer[int]
-    def __init__(self, viewer: _Optional[str] = ..., seat: _Optional[int] = ..., preset: _Optional[str] = ..., players: _Optional[int] = ..., phase: _Optional[str] = ..., game_number: _Optional[int] = ..., games_per_set: _Optional[int] = ..., turn: _Optional[int] = ..., waiting_for: _Optional[str] = ..., step_count: _Optional[int] = ..., four_stop_seats: _Optional[_Iterable[int]] = ..., hand: _Optional[_Iterable[str]] = ..., hand_sizes: _Optional[_Iterable[int]] = ..., field: _Optional[_Iterable[str]] = ..., field_jokers_as: _Optional[_Iterable[str]] = ..., field_kind: _Optional[str] = ..., field_seat: _Optional[int] = ..., revolution: _Optional[bool] = ..., eleven_back: _Optional[str] = ..., direction: _Optional[int] = ..., suit_lock: _Optional[_Iterable[str]] = ..., number_lock: _Optional[bool] = ..., omen: _Optional[bool] = ..., passed: _Optional[_Iterable[int]] = ..., active: _Optional[_Iterable[int]] = ..., places: _Optional[_Mapping[int, int]] = ..., forbidden: _Optional[_Iterable[int]] = ..., fallen: _Optional[_Iterable[int]] = ..., previous_places: _Optional[_Iterable[int]] = ..., results: _Optional[_Iterable[_Union[GameResult, _Mapping]]] = ..., blind: _Optional[_Iterable[str]] = ..., unused: _Optional[_Iterable[str]] = ..., turn_deadline_ms: _Optional[int] = ..., options: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., seating: _Optional[_Iterable[int]] = ...) -> None: ...
+    spectator_delay_ms: int
+    def __init__(self, viewer: _Optional[str] = ..., seat: _Optional[int] = ..., preset: _Optional[str] = ..., players: _Optional[int] = ..., phase: _Optional[str] = ..., game_number: _Optional[int] = ..., games_per_set: _Optional[int] = ..., turn: _Optional[int] = ..., waiting_for: _Optional[str] = ..., step_count: _Optional[int] = ..., four_stop_seats: _Optional[_Iterable[int]] = ..., hand: _Optional[_Iterable[str]] = ..., hand_sizes: _Optional[_Iterable[int]] = ..., field: _Optional[_Iterable[str]] = ..., field_jokers_as: _Optional[_Iterable[str]] = ..., field_kind: _Optional[str] = ..., field_seat: _Optional[int] = ..., revolution: _Optional[bool] = ..., eleven_back: _Optional[str] = ..., direction: _Optional[int] = ..., suit_lock: _Optional[_Iterable[str]] = ..., number_lock: _Optional[bool] = ..., omen: _Optional[bool] = ..., passed: _Optional[_Iterable[int]] = ..., active: _Optional[_Iterable[int]] = ..., places: _Optional[_Mapping[int, int]] = ..., forbidden: _Optional[_Iterable[int]] = ..., fallen: _Optional[_Iterable[int]] = ..., previous_places: _Optional[_Iterable[int]] = ..., results: _Optional[_Iterable[_Union[GameResult, _Mapping]]] = ..., blind: _Optional[_Iterable[str]] = ..., unused: _Optional[_Iterable[str]] = ..., turn_deadline_ms: _Optional[int] = ..., options: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., seating: _Optional[_Iterable[int]] = ..., spectator_delay_ms: _Optional[int] = ...) -> None: ...
 
 class GameResult(_message.Message):
     __slots__ = ("places",)

@@ -33,6 +33,21 @@ class MatchServiceStub:
     INVALID_ARGUMENT or FAILED_PRECONDITION with a google.rpc.ErrorInfo detail
     whose `reason` is the rules' reason code (e.g. NOT_STRONGER) and whose
     metadata `code` is the scenario-format code (e.g. not_stronger).
+
+    Input limits (INVALID_ARGUMENT, nothing stored): a string or bytes past its
+    limit is `too_long` (client seeds 64 bytes, names 32 characters, request ids
+    128 characters, option names 40 and string values 32 characters); more items
+    than allowed is `too_many` (64 options, one client seed per seat); a name
+    with a control character or a bidirectional mark, embedding, override or
+    isolate (U+200E, U+200F, U+202A-202E, U+2066-2069) is `invalid_name`; a turn
+    time limit under 1 s is `turn_time_too_short`.
+
+    Request ids are the caller's own: a seat's, the host's, or (create, join) a
+    secret of at least 22 characters (128 bits; shorter is
+    `request_id_too_short`). The service stores only a keyed digest of each,
+    scoped to the caller. A retry with the same id and the same request returns
+    the first outcome; the same id for a different request is refused with
+    FAILED_PRECONDITION `request_id_reused`, nothing changed.
     """
 
     def __init__(self, channel):
@@ -91,6 +106,21 @@ class MatchServiceServicer:
     INVALID_ARGUMENT or FAILED_PRECONDITION with a google.rpc.ErrorInfo detail
     whose `reason` is the rules' reason code (e.g. NOT_STRONGER) and whose
     metadata `code` is the scenario-format code (e.g. not_stronger).
+
+    Input limits (INVALID_ARGUMENT, nothing stored): a string or bytes past its
+    limit is `too_long` (client seeds 64 bytes, names 32 characters, request ids
+    128 characters, option names 40 and string values 32 characters); more items
+    than allowed is `too_many` (64 options, one client seed per seat); a name
+    with a control character or a bidirectional mark, embedding, override or
+    isolate (U+200E, U+200F, U+202A-202E, U+2066-2069) is `invalid_name`; a turn
+    time limit under 1 s is `turn_time_too_short`.
+
+    Request ids are the caller's own: a seat's, the host's, or (create, join) a
+    secret of at least 22 characters (128 bits; shorter is
+    `request_id_too_short`). The service stores only a keyed digest of each,
+    scoped to the caller. A retry with the same id and the same request returns
+    the first outcome; the same id for a different request is refused with
+    FAILED_PRECONDITION `request_id_reused`, nothing changed.
     """
 
     def CreateMatch(self, request, context):
@@ -212,6 +242,21 @@ class MatchService:
     INVALID_ARGUMENT or FAILED_PRECONDITION with a google.rpc.ErrorInfo detail
     whose `reason` is the rules' reason code (e.g. NOT_STRONGER) and whose
     metadata `code` is the scenario-format code (e.g. not_stronger).
+
+    Input limits (INVALID_ARGUMENT, nothing stored): a string or bytes past its
+    limit is `too_long` (client seeds 64 bytes, names 32 characters, request ids
+    128 characters, option names 40 and string values 32 characters); more items
+    than allowed is `too_many` (64 options, one client seed per seat); a name
+    with a control character or a bidirectional mark, embedding, override or
+    isolate (U+200E, U+200F, U+202A-202E, U+2066-2069) is `invalid_name`; a turn
+    time limit under 1 s is `turn_time_too_short`.
+
+    Request ids are the caller's own: a seat's, the host's, or (create, join) a
+    secret of at least 22 characters (128 bits; shorter is
+    `request_id_too_short`). The service stores only a keyed digest of each,
+    scoped to the caller. A retry with the same id and the same request returns
+    the first outcome; the same id for a different request is refused with
+    FAILED_PRECONDITION `request_id_reused`, nothing changed.
     """
 
     @staticmethod
