@@ -233,9 +233,12 @@ class GameService:
             result = await self._append(match_id, events, -1, digest, asked)
         except ConcurrencyConflict:  # a random id met an existing match: vanishingly rare
             raise ServiceError("busy", "try again") from None
+        appended = result.events or await self.store.read(  # a retry: what the first wrote
+            stream_of(match_id), result.first_seq, result.last_seq - result.first_seq + 1
+        )
         receipt = self._receipt(
             match_id,
-            result.events,
+            appended,
             request_digest(action_request(match_id, "create", "create", request_id)),
         )
         seat_tokens = (

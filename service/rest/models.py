@@ -28,7 +28,7 @@ Code = Annotated[
 RankCode = Annotated[str, Meta(min_length=1, max_length=2, description='a rank: "5", "10", "Q"')]
 
 
-class Error(Struct):
+class Error(Struct, omit_defaults=True):
     """Every refusal: a reason code (the rules' FORMAT.md codes, or not_found,
     unauthenticated, permission_denied, bad_request, match_not_over, busy,
     request_id_reused, too_long, too_many, invalid_name,

@@ -39,9 +39,9 @@ def served(
         service.stop()
 
 
-def _cli_audit(target: str, redis_url: str) -> tuple[int, dict[str, Any]]:
+def _cli_audit(target: str, redis_url: str, *options: str) -> tuple[int, dict[str, Any]]:
     done = subprocess.run(
-        [sys.executable, "-m", "service.cli", "audit", target],
+        [sys.executable, "-m", "service.cli", "audit", target, *options],
         env={**os.environ, "REDIS_URL": redis_url},
         capture_output=True,
         text=True,
@@ -67,12 +67,16 @@ async def test_rest_and_the_cli_give_one_report(
     exported = (await http.get(f"/matches/{match_id}/record", params={"format": "jsonl"})).text
     path = tmp_path / "match.jsonl"
     path.write_text(exported)
+    # the server checks seals with its own published keys: the CLI is given the same
+    keys = tmp_path / "keys.json"
+    keys.write_text((await http.get("/keys")).text)
+    key = ("--key", str(keys))
     # the honest log: one report, valid, whichever way it is asked for
     posted = await http.post("/audit", content=exported.encode())
     assert posted.status_code == 200 and posted.json()["verdict"] == "valid"
-    assert _cli_audit(str(path), redis_server.url) == (0, posted.json())
+    assert _cli_audit(str(path), redis_server.url, *key) == (0, posted.json())
     stored = (await http.get(f"/matches/{match_id}/audit")).json()
-    assert _cli_audit(match_id, redis_server.url) == (0, stored)
+    assert _cli_audit(match_id, redis_server.url, *key) == (0, stored)
     assert stored == posted.json()
     # two lines swapped: an invalid log naming the first bad seq, not unreadable input
     path.write_text(_swapped(exported, 5))
@@ -82,7 +86,7 @@ async def test_rest_and_the_cli_give_one_report(
     assert report["verdict"] == "invalid"
     chain = next(check for check in report["checks"] if check["name"] == "hash_chain")
     assert chain["first_bad_seq"] == 5
-    assert _cli_audit(str(path), redis_server.url) == (1, report)
+    assert _cli_audit(str(path), redis_server.url, *key) == (1, report)
     assert [check["name"] for check in report["checks"]] == [
         check["name"] for check in posted.json()["checks"]
     ]

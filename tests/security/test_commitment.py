@@ -34,7 +34,7 @@ async def test_the_seed_is_committed_before_any_client_seed(
     assert seeded and min(seeded) > first.seq
     started = next(e for e in stored if e.type == "MatchStarted")
     assert started.data["seed_commitment"] == committed
-    revealed = bytes.fromhex(stored[-1].data["seed"])
+    revealed = bytes.fromhex(stored[-2].data["seed"])  # SeedRevealed, then the seal
     assert hashlib.sha256(revealed).hexdigest() == committed
     audit = (await http.get(f"/matches/{created.match_id}/audit")).json()
     assert audit["verdict"] == "valid", audit
