@@ -216,7 +216,7 @@ async def test_a_stream_resumed_after_a_disconnect_is_complete(
         seen: list[dict[str, Any]] = []
         async for event in host.events(from_seq):
             seen.append(event)
-            if event["type"] == "SeedRevealed" or len(seen) == stop_after:
+            if event["type"] == "MatchSealed" or len(seen) == stop_after:
                 break
         return seen
 
