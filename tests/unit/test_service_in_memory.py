@@ -189,3 +189,18 @@ async def test_a_whole_match_played_to_its_end(
     assert seen == [e.seq for e in events]  # the live stream missed nothing, repeated nothing
     assert [e.type for e in events[-2:]] == ["SeedRevealed", "MatchSealed"]
     assert (await store.verify(stream_of(made.match_id))).ok
+
+
+async def test_a_seat_token_cannot_act_for_another_seat(
+    service: GameService, store: InMemoryEventStore
+) -> None:
+    made = await started(service)
+    seat, command = await first_legal(service, made.match_id)
+    other = made.seat_tokens[1 - seat]
+    before = await stored(store, made.match_id)
+    with pytest.raises(ServiceError) as refused:
+        await service.act(made.match_id, other, lambda _seat: command)
+    assert refused.value.code == "permission_denied"
+    assert await stored(store, made.match_id) == before
+    outcome = await service.act(made.match_id, made.seat_tokens[seat], always(command))
+    assert outcome.version > before[-1].seq  # the seat's own token does it
