@@ -2,11 +2,12 @@
 // {code, message} so the page can show the rules' reason code.
 
 export class ApiError extends Error {
-  constructor(status, code, message) {
+  constructor(status, code, message, receipt = null) {
     super(`${code}: ${message}`);
     this.status = status;
     this.code = code;
     this.detail = message;
+    this.receipt = receipt; // a refusal judged on the match: its signed refusal receipt
   }
 }
 
@@ -42,7 +43,7 @@ async function request(path, { token, method = "GET", body, raw, signal } = {}) 
   if (!response.ok) {
     const code = data?.code ?? `http_${response.status}`;
     const message = data?.message ?? data?.detail ?? (text || response.statusText);
-    throw new ApiError(response.status, code, String(message));
+    throw new ApiError(response.status, code, String(message), data?.receipt ?? null);
   }
   return data;
 }

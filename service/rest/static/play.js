@@ -355,8 +355,10 @@ export class SeatPlay {
       this.keepReceipt(answer);
       this.clearSelection();
     } catch (error) {
-      if (error instanceof ApiError) this.showRefusal({ code: error.code, message: error.detail });
-      else this.showRefusal({ code: "error", message: String(error) });
+      if (error instanceof ApiError) {
+        this.keepReceipt(error); // a signed refusal is kept as well
+        this.showRefusal({ code: error.code, message: error.detail });
+      } else this.showRefusal({ code: "error", message: String(error) });
     } finally {
       this.busy = false;
       this.refresh();
