@@ -10,6 +10,7 @@ import contextlib
 import logging
 from dataclasses import dataclass
 
+from ..app.inputs import MIN_TURN_SECONDS
 from ..app.match_events import BotKind
 from ..app.service import GameService, MatchOptions, ServiceError
 from .connection import Connection
@@ -41,6 +42,8 @@ class UecdaServer:
     def __init__(self, service: GameService, settings: UecdaSettings) -> None:
         if not 0 <= settings.bots < SEATS:
             raise ValueError(f"--uecda-bots takes 0 to {SEATS - 1}")
+        if 0 < settings.turn_seconds < MIN_TURN_SECONDS:  # else every table would be refused
+            raise ValueError(f"--uecda-turn-seconds takes 0 or at least {MIN_TURN_SECONDS:g}")
         self.service = service
         self.settings = settings
         self._waiting: UecdaTable | None = None

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from service.app.inputs import MIN_TURN_SECONDS
 from service.app.match import fold_match, stream_of
 from service.audit.auditor import audit_events
 from service.uecda.server import UecdaSettings
@@ -72,7 +73,7 @@ async def _hostile_seat(port: int) -> list[int]:
 async def test_hostile_and_leaving_clients_do_not_stop_the_table(
     redis_url: str, official_client: Path
 ) -> None:
-    settings = UecdaSettings(games=GAMES, turn_seconds=0.3)
+    settings = UecdaSettings(games=GAMES, turn_seconds=MIN_TURN_SECONDS)
     async with isolated_service(redis_url, grpc_port=0, uecda_port=0, uecda=settings) as running:
         assert running.uecda is not None and running.uecda_port is not None
         port = running.uecda_port
