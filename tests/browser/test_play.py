@@ -6,6 +6,7 @@ actions to decide what to do, and then does it with key presses only."""
 from __future__ import annotations
 
 import asyncio
+import json
 
 import pytest
 from playwright.async_api import Page
@@ -208,10 +209,16 @@ async def test_give_discard_bomb_and_joker_reading_by_keyboard(site: Site, page:
         assert said in log, said
     assert not await page.locator("#refusal[data-code]").count()
 
-    # the token lived in this tab's sessionStorage only; leaving the seat forgets it
-    assert await page.evaluate("Object.values(sessionStorage)") == [token]
+    # the token lived in this tab's sessionStorage only, beside the seat's signed receipts;
+    # leaving the seat forgets the token and keeps the receipts (the player's evidence)
+    stored = await page.evaluate("Object.fromEntries(Object.entries(sessionStorage))")
+    receipts = {key: value for key, value in stored.items() if key.startswith("daifugo:receipts:")}
+    assert [value for key, value in stored.items() if key not in receipts] == [token]
+    kept = json.loads(receipts[f"daifugo:receipts:{match_id}"])
+    assert kept and all(receipt["signature"] for receipt in kept)
     assert await page.evaluate("localStorage.length") == 0
     await press_button(page, "#leave-seat")
     await page.wait_for_selector("#token-form:not([hidden])")
-    assert await page.evaluate("sessionStorage.length") == 0
+    left = await page.evaluate("Object.keys(sessionStorage)")
+    assert left == list(receipts) and token not in json.dumps(stored[left[0]])
     assert await page.locator("#play").is_hidden()

@@ -1,7 +1,8 @@
 """Garbage in over REST: random bytes, broken JSON, JSON of the wrong shape, huge
 bodies and wrong content types to every POST endpoint the API documents, with
 no token, junk, or real tokens that may not act (another seat's, the host's, a
-finished match's). No answer is a 5xx, every refusal is {"code", "message"} and
+finished match's). No answer is a 5xx, every refusal is {"code", "message"} (and a
+signed refusal receipt when it was judged on a match) and
 tells no hidden card or token, and no match changes."""
 
 from __future__ import annotations
@@ -107,7 +108,9 @@ def post(
     assert target.heads() == heads, f"{where}: a match changed"
     if response.status_code >= 400:
         error = response.json()
-        assert set(error) == {"code", "message"}, where
+        # a refusal judged on a match carries its signed refusal receipt
+        assert set(error) - {"receipt"} == {"code", "message"}, where
+        assert error.get("receipt", {"kind": "refusal"})["kind"] == "refusal", where
         token = headers.get("Authorization", "").removeprefix("Bearer ")
         viewer = target.seat_of(token)
         secrets = [*target.secret_tokens, *hidden_from(live, viewer)]
