@@ -117,6 +117,7 @@ class MatchOptions:
     bots: Mapping[int, BotKind] = field(default_factory=dict)  # seat -> the bot playing it
     bot_pause: float = 0.0  # seconds the service's bots wait before each action
     auto_start: bool = False  # with open seats: start once the last is taken
+    invites: bool = False  # with open seats: each taken with its invite (claim_seat) only
 
 
 class GameService:
@@ -207,6 +208,7 @@ class GameService:
                 round(options.bot_pause * 1000),
                 options.auto_start and options.open_seats,
                 seed_commitment=commitment(self.keyring.seed(match_id)),
+                invites=options.invites and options.open_seats,
             )
         ]
         seeds = [seed.hex() for seed in options.client_seeds]
@@ -246,6 +248,8 @@ class GameService:
         def joining(seat: int) -> SeatJoined:
             return SeatJoined(seat, name.strip() or f"seat {seat}", client_seed.hex())
 
+        if (await self.load(match_id)).invites:
+            raise ServiceError("permission_denied", "this table's seats are taken with an invite")
         digest = self.keyring.request_digest("join", request_id) if request_id else ""
         asked = fingerprint_of("join", name, client_seed.hex())
         seat = await self._take_seat(match_id, joining, digest, asked)
@@ -319,11 +323,14 @@ class GameService:
         """Seat ``name`` at open seat ``seat`` (whoever may: the caller checked an
         invite or is the creator); returns the seat's token. A seat is taken once:
         another try finds it taken (``seat_taken``), unless it retries the same
-        ``request_id``. With the match's auto start, taking the last seat starts it."""
+        ``request_id`` (the caller's secret, at least 128 bits). With the match's auto
+        start, taking the last seat starts it."""
         check_match_id(match_id)
         check_name(name)
         check_client_seed(client_seed)
-        check_request_id(request_id)
+        # once the seat is taken, the id alone proves a retry (the host holds every
+        # invite and sees the name): a secret, as for create and join
+        check_request_id(request_id, secret=True)
 
         def joining(_free: int) -> SeatJoined:
             return SeatJoined(seat, name.strip() or f"seat {seat}", client_seed.hex())
