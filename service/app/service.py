@@ -306,7 +306,7 @@ class GameService:
             if result.duplicate:
                 return await self._seat_taken(match_id, result, asked)
             if match.auto_start and match.seats_free == (event.seat,):
-                await self._auto_start(match_id)
+                await self.start_full(match_id)
             return event.seat
         raise ServiceError("busy", "too many concurrent joins; try again")
 
@@ -341,9 +341,11 @@ class GameService:
         taken = await self._take_seat(match_id, joining, digest, asked, seat)
         return self.keyring.token(match_id, Role("seat", taken))
 
-    async def _auto_start(self, match_id: str) -> None:
+    async def start_full(self, match_id: str) -> None:
+        """Start a full auto-start table. No request id: any id would be the host's
+        scope, which the host could take first; a second start finds it started."""
         try:
-            await self.start(match_id, self.keyring.token(match_id, HOST), f"autostart:{match_id}")
+            await self.start(match_id, self.keyring.token(match_id, HOST))
         except ServiceError as error:
             if error.code != "already_started":
                 raise

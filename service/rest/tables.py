@@ -201,7 +201,7 @@ async def create_table(ctx: NamedDependency[Context], data: JSONBody[NewMatch]) 
         )
     match = await service.load(match_id)
     if data.auto_start and not match.seats_free and not match.started:
-        await service.start(match_id, created.host_token, f"autostart:{match_id}")
+        await service.start_full(match_id)
         match = await service.load(match_id)
     invites = [
         Invite(seat, f"/#/invite/{match_id}/{secret}", secret)

@@ -87,3 +87,28 @@ async def test_a_table_s_create_request_id_is_a_secret_of_its_own_length(
         answer = await http.post("/matches", json=body)
         assert (answer.status_code, answer.json()["code"]) == (400, "request_id_too_short")
     assert (await http.get("/matches", params={"limit": 500})).json() == before.json()
+
+
+async def test_the_host_cannot_take_the_auto_start_s_request_id(
+    http: httpx.AsyncClient, store: RedisEventStore
+) -> None:
+    """The service starts a full auto-start table with no id of the host's scope, so a
+    host request under the id it once used does not refuse the last friend's seat nor
+    keep the table from starting."""
+    honest = await open_table(http, auto_start=True)
+    for invite in honest["invites"]:
+        secret = {"secret": invite["secret"]}
+        taken = await http.post(f"/matches/{honest['match_id']}/seats", json=secret)
+        assert taken.status_code == 200, taken.text
+    assert taken.json()["started"] is True
+    table = await open_table(http, auto_start=True)
+    match_id = table["match_id"]
+    headers = {"authorization": f"Bearer {table['host_token']}"}
+    crafted = {"kind": "greedy", "request_id": f"autostart:{match_id}"}
+    bot = await http.post(f"/matches/{match_id}/bots", json=crafted, headers=headers)
+    assert bot.status_code == 200, bot.text
+    last = next(i for i in table["invites"] if i["seat"] != bot.json()["seat"])
+    friend = await http.post(f"/matches/{match_id}/seats", json={"secret": last["secret"]})
+    assert friend.status_code == 200, friend.text
+    assert friend.json()["started"] is True
+    assert any(e.type == "MatchStarted" for e in await store.read(stream_of(match_id)))
