@@ -42,6 +42,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     serve.add_argument("--uecda-host", help="the UECda listener's address (default: --host)")
     serve.add_argument(
+        "--uecda-max-clients", type=int, default=256, help="UECda connections open at once"
+    )
+    serve.add_argument(
         "--signing-key-file",
         default=os.environ.get(KEY_FILE_ENV),
         help=f"the signing keys (a Secret's file); default: {KEY_FILE_ENV}, "
@@ -172,7 +175,12 @@ async def _serve(args: argparse.Namespace, rest: RestSettings) -> int:
         args.http_port,
         args.host,
     )
-    uecda = UecdaSettings(args.uecda_games, args.uecda_bots, args.uecda_turn_seconds)
+    uecda = UecdaSettings(
+        args.uecda_games,
+        args.uecda_bots,
+        args.uecda_turn_seconds,
+        max_clients=args.uecda_max_clients,
+    )
     try:
         signer = serving_signer(args.signing_key_file)  # before anything starts
     except SigningKeyProblem as error:

@@ -64,6 +64,7 @@ class Match:
     turn_ms: int
     spectator_delay_ms: int
     auto_start: bool
+    invites: bool  # open seats are taken with an invite only
     names: tuple[str, ...]
     bots: tuple[str, ...]  # per seat: the BotKind the service plays it with, or ""
     bot_pause_ms: int
@@ -98,6 +99,7 @@ def created(event: MatchCreated, at: int) -> Match:
         turn_ms=event.turn_ms,
         spectator_delay_ms=event.spectator_delay_ms,
         auto_start=event.auto_start,
+        invites=event.invites,
         names=("",) * event.players if event.open_seats else ("host",) * event.players,
         bots=("",) * event.players,
         bot_pause_ms=event.bot_pause_ms,

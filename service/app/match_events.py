@@ -29,6 +29,9 @@ class MatchCreated:
     auto_start: bool = False  # deal as soon as the last open seat is taken
     # sha256 hex of the dealing seed: committed in the first event, before any client seed
     seed_commitment: str = ""
+    # its open seats are taken with an invite only (a table opened over REST): no
+    # JoinMatch takes one
+    invites: bool = False
 
 
 @dataclass(frozen=True, slots=True)

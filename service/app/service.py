@@ -125,6 +125,7 @@ class MatchOptions:
     bots: Mapping[int, BotKind] = field(default_factory=dict)  # seat -> the bot playing it
     bot_pause: float = 0.0  # seconds the service's bots wait before each action
     auto_start: bool = False  # with open seats: start once the last is taken
+    invites: bool = False  # with open seats: each taken with its invite (claim_seat) only
 
 
 class GameService:
@@ -216,6 +217,7 @@ class GameService:
                 round(options.bot_pause * 1000),
                 options.auto_start and options.open_seats,
                 seed_commitment=commitment(self.keyring.seed(match_id)),
+                invites=options.invites and options.open_seats,
             )
         ]
         seeds = [seed.hex() for seed in options.client_seeds]
@@ -263,6 +265,8 @@ class GameService:
         def joining(seat: int) -> SeatJoined:
             return SeatJoined(seat, name.strip() or f"seat {seat}", client_seed.hex())
 
+        if (await self.load(match_id)).invites:
+            raise ServiceError("permission_denied", "this table's seats are taken with an invite")
         digest = self.keyring.request_digest("join", request_id) if request_id else ""
         asked = fingerprint_of("join", name, client_seed.hex())
         seat = await self._take_seat(match_id, joining, digest, asked)
@@ -319,7 +323,7 @@ class GameService:
             if result.duplicate:
                 return await self._seat_taken(match_id, result, asked)
             if match.auto_start and match.seats_free == (event.seat,):
-                await self._auto_start(match_id)
+                await self.start_full(match_id)
             return event.seat
         raise ServiceError("busy", "too many concurrent joins; try again")
 
@@ -336,11 +340,14 @@ class GameService:
         """Seat ``name`` at open seat ``seat`` (whoever may: the caller checked an
         invite or is the creator); returns the seat's token. A seat is taken once:
         another try finds it taken (``seat_taken``), unless it retries the same
-        ``request_id``. With the match's auto start, taking the last seat starts it."""
+        ``request_id`` (the caller's secret, at least 128 bits). With the match's auto
+        start, taking the last seat starts it."""
         check_match_id(match_id)
         check_name(name)
         check_client_seed(client_seed)
-        check_request_id(request_id)
+        # once the seat is taken, the id alone proves a retry (the host holds every
+        # invite and sees the name): a secret, as for create and join
+        check_request_id(request_id, secret=True)
 
         def joining(_free: int) -> SeatJoined:
             return SeatJoined(seat, name.strip() or f"seat {seat}", client_seed.hex())
@@ -351,9 +358,11 @@ class GameService:
         taken = await self._take_seat(match_id, joining, digest, asked, seat)
         return self.keyring.token(match_id, Role("seat", taken))
 
-    async def _auto_start(self, match_id: str) -> None:
+    async def start_full(self, match_id: str) -> None:
+        """Start a full auto-start table. No request id: any id would be the host's
+        scope, which the host could take first; a second start finds it started."""
         try:
-            await self.start(match_id, self.keyring.token(match_id, HOST), f"autostart:{match_id}")
+            await self.start(match_id, self.keyring.token(match_id, HOST))
         except ServiceError as error:
             if error.code != "already_started":
                 raise

@@ -18,6 +18,7 @@ from litestar.di import NamedDependency
 from litestar.params import FromPath, JSONBody
 from msgspec import Meta, Struct
 
+from ..app.inputs import check_request_id
 from ..app.match_events import BotKind
 from ..app.service import MAX_BOT_PAUSE, MAX_SECONDS, MatchOptions, ServiceError
 from ..rules import PRESETS
@@ -77,7 +78,8 @@ class CreatedTable(Struct):
 class InviteExchange(Struct, forbid_unknown_fields=True):
     secret: Annotated[str, Meta(min_length=1, max_length=64)]
     name: Name = ""
-    # a retry with the same id gets the same token back; another caller does not
+    # a retry with the same id gets the same token back; the caller's secret (at least
+    # 22 characters), as it alone proves the retry once the seat is taken
     request_id: RequestId = ""
 
 
@@ -166,6 +168,7 @@ def checked_options(data: NewMatch) -> dict[str, OptionValue]:
     responses=responses(400, 503),
 )
 async def create_table(ctx: NamedDependency[Context], data: JSONBody[NewMatch]) -> CreatedTable:
+    check_request_id(data.request_id, secret=True)  # itself, not with the prefix below
     options = checked_options(data)
     bots = bot_seats(data)
     if data.seat is not None and (data.seat >= data.players or data.seat in bots):
@@ -185,6 +188,7 @@ async def create_table(ctx: NamedDependency[Context], data: JSONBody[NewMatch]) 
             bots=bots,
             bot_pause=data.bot_pause,
             auto_start=data.auto_start,
+            invites=True,
         ),
         request_id=data.request_id and f"table:{data.request_id}",
     )
@@ -197,7 +201,7 @@ async def create_table(ctx: NamedDependency[Context], data: JSONBody[NewMatch]) 
         )
     match = await service.load(match_id)
     if data.auto_start and not match.seats_free and not match.started:
-        await service.start(match_id, created.host_token, f"autostart:{match_id}")
+        await service.start_full(match_id)
         match = await service.load(match_id)
     invites = [
         Invite(seat, f"/#/invite/{match_id}/{secret}", secret)
@@ -228,6 +232,7 @@ async def take_seat(
     ctx: NamedDependency[Context], match_id: FromPath[str], data: JSONBody[InviteExchange]
 ) -> TakenSeat:
     service = ctx.service
+    check_request_id(data.request_id, secret=True)  # itself, not with the prefix below
     match = await service.load(checked_id(match_id))
     seat = service.keyring.invited_seat(match.match_id, data.secret, match.players)
     if seat is None:

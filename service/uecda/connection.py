@@ -8,6 +8,7 @@ import asyncio
 import contextlib
 import logging
 import socket
+from collections.abc import Callable
 
 from .wire import TABLE_BYTES, Table, pack_int, pack_table, unpack_table
 
@@ -16,7 +17,13 @@ WRITE_LIMIT = 1 << 20  # bytes a client may leave unread before it is dropped
 
 
 class Connection:
-    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    def __init__(
+        self,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        on_close: Callable[[], None] | None = None,
+    ) -> None:
+        self._on_close = on_close  # told once, when the connection closes
         self.reader = reader
         self.writer = writer
         self.peer = str(writer.get_extra_info("peername"))
@@ -62,6 +69,8 @@ class Connection:
     def close(self, why: str = "") -> None:
         if self.connected and why:
             log.info("uecda client %s dropped: %s", self.peer, why)
+        if self.connected and self._on_close is not None:
+            self._on_close()
         self.connected = False
         with contextlib.suppress(Exception):
             self.writer.close()

@@ -30,6 +30,10 @@ class UecdaSettings:
     turn_seconds: float = 10.0  # the turn timer: a client that is gone or silent is played
     preset: str = PRESET
     options: tuple[tuple[str, object], ...] = ()  # rule options over the preset's
+    # connections open at once (waiting for a profile, waiting for a table, playing):
+    # past it a new one is closed at once, so no caller holds every file descriptor
+    # the process has (gRPC and REST accept from the same ones)
+    max_clients: int = 256
 
 
 def clean_name(name: str) -> str:
@@ -51,6 +55,7 @@ class UecdaServer:
         self._seating = asyncio.Lock()  # one client seated at a time: connect order
         self._tasks: set[asyncio.Task[None]] = set()
         self._server: asyncio.Server | None = None
+        self.clients = 0  # connections open now
 
     async def start(self, host: str, port: int) -> int:
         self._server = await asyncio.start_server(self._connected, host, port)
@@ -82,7 +87,11 @@ class UecdaServer:
         task.add_done_callback(self._tasks.discard)
 
     async def _connected(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        client = Connection(reader, writer)
+        if self.clients >= self.settings.max_clients:
+            writer.close()
+            return
+        self.clients += 1
+        client = Connection(reader, writer, self._closed)
         profile = await client.read_table(HANDSHAKE_SECONDS)
         if profile is None:
             return
@@ -95,6 +104,9 @@ class UecdaServer:
         except Exception:
             client.close("not seated")
             raise
+
+    def _closed(self) -> None:
+        self.clients -= 1
 
     async def _seat(self, client: Connection, name: str) -> None:
         async with self._seating:

@@ -115,11 +115,15 @@ async def test_an_invite_is_good_once_and_a_forged_one_never(
 
     # a retry of the same exchange (a lost reply) gets the seat back; nobody else does
     last = table["invites"][1]["secret"]
-    once = await http.post(f"/matches/{match_id}/seats", json={"secret": last, "request_id": "r1"})
-    retry = await http.post(f"/matches/{match_id}/seats", json={"secret": last, "request_id": "r1"})
+    once = await http.post(
+        f"/matches/{match_id}/seats", json={"secret": last, "request_id": "r1" * 11}
+    )
+    retry = await http.post(
+        f"/matches/{match_id}/seats", json={"secret": last, "request_id": "r1" * 11}
+    )
     assert retry.json()["seat_token"] == once.json()["seat_token"]
     stranger = await http.post(
-        f"/matches/{match_id}/seats", json={"secret": last, "request_id": "r2"}
+        f"/matches/{match_id}/seats", json={"secret": last, "request_id": "r2" * 11}
     )
     assert stranger.status_code == 409
 
