@@ -103,24 +103,27 @@ class BotSeats:
         service, match_id = self.service, match.match_id
         token = service.keyring.token(match_id, Role("seat", seat))
         pause = match.bot_pause_ms / 1000
-        after = -1
+        after = -1  # the version the seat last acted at (or found nothing to do at)
         try:
             while not self._stopping.is_set():
+                seen = None
                 try:
                     seen = await service.next_turn(match_id, token, after)
                     if seen.match.over:
                         return
+                    if seen.actions:
+                        if pause:
+                            await asyncio.sleep(pause)
+                        chosen = bot(seen.view, seen.actions)
+                        request_id = f"bot:{seen.match.version}"
+                        await service.act(
+                            match_id, token, functools.partial(_same, chosen), request_id
+                        )
                     after = seen.match.version
-                    if not seen.actions:
-                        continue
-                    if pause:
-                        await asyncio.sleep(pause)
-                    chosen = bot(seen.view, seen.actions)
-                    await service.act(
-                        match_id, token, functools.partial(_same, chosen), f"bot:{after}"
-                    )
                 except ServiceError as refused:
-                    if refused.code not in _MOVED_ON:
+                    if refused.code in _MOVED_ON and seen is not None:
+                        after = seen.match.version  # look again once the match has moved on
+                    else:  # the same turn again after a pause: a failed action is retried
                         log.warning("bot seat %d of %s: %s", seat, stream_of(match_id), refused)
                         await asyncio.sleep(RETRY_PAUSE)
                 except EventStoreError as error:

@@ -204,3 +204,45 @@ async def test_a_seat_token_cannot_act_for_another_seat(
     assert await stored(store, made.match_id) == before
     outcome = await service.act(made.match_id, made.seat_tokens[seat], always(command))
     assert outcome.version > before[-1].seq  # the seat's own token does it
+
+
+async def test_a_bot_seat_whose_action_failed_tries_its_turn_again(
+    service: GameService, store: InMemoryEventStore
+) -> None:
+    """A bot's append that fails (the store briefly down) is retried, not forgotten:
+    the seat would otherwise wait for a turn after one that never comes."""
+    from clients.bots import bot_of_kind
+    from eventstore import StoreUnavailable
+    from service.app import bot_seats
+    from service.app.bot_seats import BotSeats
+    from service.app.match_events import BotKind
+
+    made = await service.create(
+        MatchOptions(
+            "classic", 2, {}, games_per_set=1, bots=dict.fromkeys(range(2), BotKind.GREEDY)
+        )
+    )
+    appends = {"failed": 0}
+    real_append = store.append
+
+    async def flaky_append(*args: object, **kwargs: object) -> object:
+        request_id = args[3] if len(args) > 3 else kwargs.get("request_id")
+        if not appends["failed"] and isinstance(request_id, str) and "service" not in request_id:
+            appends["failed"] += 1
+            raise StoreUnavailable("down for a moment")
+        return await real_append(*args, **kwargs)  # type: ignore[arg-type]
+
+    await service.start(made.match_id, made.host_token)
+    store.append = flaky_append  # type: ignore[method-assign]
+    bot_seats.RETRY_PAUSE, pause = 0.01, bot_seats.RETRY_PAUSE
+    worker = BotSeats(service, bot_of_kind)
+    running = asyncio.create_task(worker.run())
+    try:
+        async with asyncio.timeout(120):  # a guard against a hang, not a time limit
+            while not (await service.load(made.match_id)).over:
+                await asyncio.sleep(0.01)
+    finally:
+        bot_seats.RETRY_PAUSE = pause
+        worker.stop()
+        await asyncio.wait([running], timeout=5)
+    assert appends["failed"] == 1
