@@ -32,7 +32,7 @@ from service.serve_process import ServeProcess
 
 from .grpc_api import percentile
 
-LAST_EVENT = b"SeedRevealed"  # every match's last event
+LAST_EVENT = b"MatchSealed"  # every match's last event
 WATCH_TIMEOUT = 600.0
 
 

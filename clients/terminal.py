@@ -87,7 +87,7 @@ async def _human_turns(session: SeatSession) -> None:
     async for update in session.updates(first.version + 1):
         for line in narrate(update.events, players):
             print(f"  {line}")
-        if update.events[-1]["type"] == "SeedRevealed":
+        if any(event["type"] == "SeedRevealed" for event in update.events):  # (the seal may follow)
             view = (await session.turn()).view
             print(f"match over; places by game: {list(view.results)}")
             return

@@ -132,7 +132,10 @@ async def test_a_table_with_three_bots_played_by_keyboard_to_the_results(
     await page.wait_for_selector("#results-audit[data-verdict='valid']")
     href = await page.get_attribute("#download-record", "href")
     assert href == f"/matches/{match_id}/record?format=jsonl"
-    assert await page.locator("#download-receipts").is_hidden()  # no receipts given
+    # the seat's signed receipts, kept in the tab, are offered for download
+    assert await page.locator("#download-receipts").is_visible()
+    download = await page.get_attribute("#download-receipts", "download")
+    assert download == f"receipts-{match_id}.jsonl"
     log = await text_of(page, "#log")
     assert "to play" not in log
     assert "Keys (seat 0)" not in log or "played" in log

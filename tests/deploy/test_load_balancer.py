@@ -182,11 +182,11 @@ async def test_a_match_played_and_watched_through_the_load_balancer(
         plays = (play_seat(seat, bot) for seat, bot in zip(seats, bots, strict=True))
         await asyncio.wait_for(asyncio.gather(*plays), timeout=120)
 
-        # the server stream through grpc_pass: every event, up to the last one
+        # the server stream through grpc_pass: every event, up to the last one (the seal)
         streamed = []
         async for event in seats[0].events():
             streamed.append(event["seq"])
-            if event["type"] == "SeedRevealed":
+            if event["type"] == "MatchSealed":
                 break
         assert streamed == list(range(len(streamed)))
 
