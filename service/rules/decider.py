@@ -575,7 +575,9 @@ def _apply_play(work: _Work, seat: int, meld: Meld, reason: str) -> None:
         if tens:
             work.emit(ev.StepRequired(seat, TEN_DISCARD, tens))
     queens = count_if_on("queen_bomber", RANK_Q)
-    if queens:
+    # a player who has left takes no further step, but a bomber whose play emptied
+    # their hand still names the ranks (§5.6 #8): not one a flush's lead sent away
+    if queens and (work.state.is_active(seat) or not work.state.hands[seat]):
         work.emit(ev.StepRequired(seat, QUEEN_BOMBER, queens))
     if not work.state.pending:
         _end_turn(work, seat, count_if_on("five_skip", RANK_5))

@@ -12,6 +12,7 @@ from service.rules import Play, Refusal, SetUp, decide, fold, initial_state, rul
 from service.rules import events as ev
 from service.rules.commands import Command
 from service.rules.events import Event
+from service.rules.legal import legal_actions
 from service.rules.notation import parse_mask
 from service.rules.state import MatchState
 
@@ -1135,3 +1136,18 @@ def test_eleven_back_number_lock_follows_the_reversed_strength() -> None:
         play(2, "8H", reject="number_locked"),
         play(2, "9H", turn=0),
     ], {"eleven_back": True}, leader=0)  # fmt: skip
+
+
+def test_a_queen_bomber_sent_away_by_the_flush_s_lead_names_no_ranks() -> None:
+    """§5.6 #8: a player who has left takes no further step of the action. An emperor
+    holding a Q flushes; its federation leader holds only a joker, is declared a forced
+    forbidden finisher at once (keeping the joker), and is not asked to bomb."""
+    rules = {"emperor": True, "queen_bomber": True}
+    state = initial_state(rule_set("federation", rules), 3)
+    state = fold(state, accepted(state, SetUp(masks("9S TH JD QC JK", "5S KD 3H", "6H 4D 7C"), 0)))
+    events = accepted(state, Play(0, parse_mask(cards("9S TH JD QC"))))
+    assert not any(isinstance(event, ev.StepRequired) for event in events)
+    after = fold(state, events)
+    assert after.waiting_for != "queen_bomber" and after.turn == 1
+    assert after.hands[0] == parse_mask(["JK"])  # kept, out of play
+    assert legal_actions(after)
