@@ -200,6 +200,8 @@ class GlobalSubscription:
                     need_sweep = False
                     if not self.live:
                         return
+                if self._closed:  # closed while sweeping: no blocking read to cut short
+                    return
                 entries = await self.reader.xread(cursor, self.batch)
                 self._backoff.reset()
                 if not entries:
