@@ -11,8 +11,8 @@
 3. Read and fold: a whole 5-game match stream read and folded into the match's state
    (events/s). Target: at least 100,000 events/s per core.
 
-Redis: ``--url``, else REDIS_URL, else 127.0.0.1:6379 if it answers, else an embedded
-redis-server started (and stopped) by the benchmark. Keys use a fresh prefix, deleted after.
+Redis: ``--url``, else REDIS_URL, else an embedded redis-server started (and stopped) by
+the benchmark: never whatever happens to answer on 6379. Keys use a fresh prefix, deleted after.
 """
 
 from __future__ import annotations
@@ -27,7 +27,6 @@ import uuid
 from collections.abc import Sequence
 from typing import Any
 
-import redis
 from redis.asyncio import Redis
 
 from eventstore import NewEvent, RedisEventStore, RedisServer, StoredEvent
@@ -155,12 +154,8 @@ def pick_url(given: str | None) -> tuple[str, RedisServer | None]:
     url = given or os.environ.get("REDIS_URL")
     if url:
         return url, None
-    try:
-        redis.Redis(port=6379, socket_connect_timeout=0.3).ping()
-        return "redis://127.0.0.1:6379", None
-    except redis.RedisError:
-        server = RedisServer(tempfile.mkdtemp(prefix="bench-redis-"), appendonly=False)
-        return server.start().url, server
+    server = RedisServer(tempfile.mkdtemp(prefix="bench-redis-"), appendonly=False)
+    return server.start().url, server
 
 
 async def run(url: str, appends: int, events: int, rounds: int) -> None:
@@ -183,7 +178,7 @@ async def run(url: str, appends: int, events: int, rounds: int) -> None:
 
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--url", help="Redis URL (default: REDIS_URL, 6379, or embedded)")
+    parser.add_argument("--url", help="Redis URL (default: REDIS_URL, else embedded)")
     parser.add_argument("--appends", type=int, default=10_000, help="appends of each kind")
     parser.add_argument("--rounds", type=int, default=20, help="alternating rounds")
     parser.add_argument("--events", type=int, default=100_000, help="length of the read stream")
