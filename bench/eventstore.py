@@ -121,10 +121,11 @@ async def read_and_fold(store: RedisEventStore) -> None:
     match's state: what loading an uncached match costs."""
     import random
 
-    from service.app.codec import MatchEvent, encode
+    from service.app.codec import encode
     from service.app.match import fold_match
-    from service.app.match_events import MatchCreated, MatchStarted, SeatJoined
     from service.app.selfplay import play_match, random_policy
+    from service.match import MatchEvent
+    from service.match.events import MatchCreated, MatchStarted, SeatJoined
     from service.rules import rule_set
 
     rules = rule_set("federation")

@@ -17,12 +17,12 @@ from collections.abc import Callable, Sequence
 
 from eventstore import EventStoreError, InMemoryCheckpoints, StoredEvent
 
+from ..match.events import BotKind
 from ..rules.commands import SeatCommand
 from ..rules.rulesets import RuleSet
 from ..rules.views import View
 from .keyring import Role
 from .match import Match, live_streams, stream_of
-from .match_events import BotKind
 from .service import GameService, ServiceError
 
 log = logging.getLogger("daifugo.bots")

@@ -1,29 +1,17 @@
-"""Between the match's events and the event store's records: rules events in
-card notation (``rules.records``), the match's own events field by field."""
+"""Between the match's events and the event store's records (``match.records``):
+each event with its schema, and with its blinding nonce when it holds a hidden field."""
 
 from __future__ import annotations
 
 from collections import OrderedDict
-from dataclasses import fields
 from typing import Any
 
 from eventstore import NewEvent, StoredEvent
 
+from ..match import MatchEvent, from_record, to_record
 from ..records import BLINDING, blinding_nonce, is_blinded
-from ..rules import events as rules_events
-from ..rules.records import RecordError, from_record, to_record
-from .match_events import (
-    APP_EVENT_TYPES,
-    AppEvent,
-    MatchCreated,
-    MatchSealed,
-    MatchStarted,
-    SeatJoined,
-    SeedRevealed,
-    TurnTimedOut,
-)
+from ..rules.records import RecordError
 
-MatchEvent = rules_events.Event | AppEvent
 SCHEMA = 1
 
 
@@ -32,16 +20,7 @@ class UnknownEvent(ValueError):
 
 
 def encode(event: MatchEvent) -> NewEvent:
-    name = type(event).__name__
-    if isinstance(
-        event, MatchCreated | SeatJoined | MatchStarted | TurnTimedOut | SeedRevealed | MatchSealed
-    ):
-        data = {
-            f.name: list(value) if isinstance(value := getattr(event, f.name), tuple) else value
-            for f in fields(event)
-        }
-        return NewEvent(name, data, SCHEMA)
-    return NewEvent(name, to_record(event), SCHEMA)
+    return NewEvent(type(event).__name__, to_record(event), SCHEMA)
 
 
 def blinded(record: NewEvent, seed: bytes, seq: int) -> NewEvent:
@@ -89,17 +68,6 @@ def decode_record(
     type_name: str, data: dict[str, Any], stream: str = "", seq: int = -1
 ) -> MatchEvent:
     try:
-        if type_name in rules_events.EVENT_TYPES:
-            return from_record(type_name, data)
-        cls = APP_EVENT_TYPES.get(type_name)
-        if cls is None:
-            raise RecordError(f"unknown event type {type_name!r}")
-        values = {
-            f.name: tuple(data[f.name]) if isinstance(data.get(f.name), list) else data[f.name]
-            for f in fields(cls)
-            if f.name in data
-        }
-        event: MatchEvent = cls(**values)
-        return event
+        return from_record(type_name, data)
     except (RecordError, TypeError, KeyError, AttributeError) as error:
         raise UnknownEvent(f"{stream} seq {seq}: {error}") from None

@@ -7,13 +7,13 @@ import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from ..match.shuffle import game_deal
 from ..rules import Deal, MatchState, Refusal, RuleSet, decide, fold, initial_state
 from ..rules.commands import SeatCommand
 from ..rules.events import Event
 from ..rules.legal import legal_actions
 from ..rules.state import BEFORE_DEAL, GAME_OVER, MATCH_OVER
 from ..rules.views import View, Viewer, build_view
-from .shuffle import game_deal
 
 # A player sees what its seat may see, never the state: the same inputs a bot
 # gets over the API.

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from eventstore import (
+    NO_STREAM,
     AppendResult,
     ConcurrencyConflict,
     EventStore,
@@ -25,15 +26,29 @@ from eventstore import (
 )
 from eventstore.fanout import Fanout
 
+from ..match import (
+    Act,
+    BotKind,
+    Create,
+    Join,
+    LifecycleEvent,
+    MatchCommand,
+    MatchEvent,
+    Seal,
+    SeatJoined,
+    Start,
+    TimeOut,
+    decide,
+)
+from ..match.decider import MAX_BOT_PAUSE_MS
+from ..match.shuffle import commitment
 from ..records import SignedRecord, action_request, request_digest
-from ..rules import Deal, Refusal, RuleSet, RuleSetError, decide, fold, rule_set
+from ..rules import Refusal
 from ..rules.commands import SeatCommand
-from ..rules.dealing import deck_for
-from ..rules.legal import legal_actions, timeout_action
+from ..rules.legal import legal_actions
 from ..rules.notation import describe
-from ..rules.state import GAME_OVER, IN_GAME, MATCH_OVER
 from ..rules.views import SPECTATOR, View, Viewer, build_view, visible_record
-from .codec import MatchEvent, StoreEvents, blinded, decode, encode
+from .codec import StoreEvents, blinded, decode, encode
 from .errors import ServiceError as ServiceError  # re-exported: its home for adapters
 from .inputs import (
     check_client_seed,
@@ -46,24 +61,14 @@ from .inputs import (
 )
 from .keyring import HOST, Keyring, Role
 from .match import Match, fold_match, stream_of
-from .match_events import (
-    BotKind,
-    MatchCreated,
-    MatchSealed,
-    MatchStarted,
-    SeatJoined,
-    SeedRevealed,
-    TurnTimedOut,
-)
 from .match_waits import MatchWaits
-from .shuffle import SHUFFLE_VERSION, commitment, game_deal, shuffled
 from .signing import Signer, ephemeral_signer
 
 CONFLICT_RETRIES = 20
 CACHE_SIZE = 4096
 # google.protobuf.Duration's range; a time beyond it would not even store
 MAX_SECONDS = 315_576_000_000
-MAX_BOT_PAUSE = 10.0  # seconds: enough to follow a bot's play, too little to stall a table
+MAX_BOT_PAUSE = MAX_BOT_PAUSE_MS / 1000  # seconds
 SEAL_REQUEST = "service:seal"  # the seal's append: an id in the service's own namespace
 
 
@@ -86,6 +91,17 @@ class Outcome:
     viewer: Viewer
     stored: tuple[StoredEvent, ...] = ()  # the events as stored, nothing hidden
     receipt: SignedRecord | None = None  # what the caller is given: signed, of its events
+
+
+@dataclass(frozen=True, slots=True)
+class Ran:
+    """What the loop did: the match it decided on (None: not created yet), the events
+    it decided, and where they went (``duplicate``: an earlier request with this id
+    appended them, and nothing was appended now)."""
+
+    match: Match | None
+    events: Sequence[MatchEvent]
+    result: AppendResult
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,66 +191,112 @@ class GameService:
             raise ServiceError("permission_denied", "that token is not one of this match's")
         return role
 
+    # -- the one loop: load -> fold -> decide -> append ---------------------------
+
+    async def _run(
+        self,
+        match_id: str,
+        command_for: Callable[[Match | None], MatchCommand],
+        request_id: str = "",
+        asked: str | Callable[[Sequence[MatchEvent]], str] = "",
+        *,
+        match: Match | None = None,
+        new: bool = False,
+        retries: int = CONFLICT_RETRIES,
+        busy: str = "the match changed too often; try again",
+        refused: Callable[[Match], None] | None = None,
+    ) -> Ran:
+        """Decide the command ``command_for`` makes of the match (it may refuse with a
+        ServiceError, as the decider may) and append its events at the match's version;
+        on a conflict, load and decide again. A refusal stands only on what the stream
+        says now, and not against a retry of a request that was carried out: that one's
+        append comes back instead (``duplicate``).
+
+        ``request_id``: a scoped digest or one of the service's own, never a caller's
+        raw id; ``asked``: the fingerprint of what was asked (or how the decided events
+        give it); ``match``: where to start (else the cached match, the append's
+        expected version catching a stale cache: one round trip in the common case);
+        ``new``: the match is not created yet; ``refused``: called as a refusal is
+        raised, to sign it."""
+        if match is None and not new:
+            match = self._cache.get(match_id) or await self.load(match_id)
+        for _ in range(retries):
+            try:
+                decision = decide(match, command_for(match))
+                if isinstance(decision, Refusal):
+                    raise ServiceError(decision.code, decision.message)
+            except ServiceError:
+                if match is None:
+                    raise
+                latest = await self.load(match_id)
+                if latest.version != match.version:
+                    match = latest
+                    continue
+                if request_id:
+                    done = await self.store.request_result(stream_of(match_id), request_id)
+                    if done is not None:
+                        if done.fingerprint != asked:
+                            raise _reused() from None
+                        return Ran(match, (), done)
+                if refused is not None:
+                    refused(match)
+                raise
+            fingerprint = asked if isinstance(asked, str) else asked(decision)
+            expected = NO_STREAM if match is None else match.version
+            try:
+                result = await self._append(match_id, decision, expected, request_id, fingerprint)
+            except ConcurrencyConflict:
+                match = await self.load(match_id)
+                continue
+            return Ran(match, decision, result)
+        raise ServiceError("busy", busy)
+
     # -- setting up ------------------------------------------------------------
 
     async def create(self, options: MatchOptions, request_id: str = "") -> CreatedMatch:
         """A new match. ``request_id`` is the caller's secret (at least 128 bits): a
         retry with it and the same options returns the same match and tokens."""
         check_request_id(request_id, secret=True)
-        if not 2 <= options.players <= 5:
-            raise ServiceError("bad_request", "a match has 2 to 5 seats")
         check_options(options.options)
         check_client_seeds(options.client_seeds, options.players)
         overrides = dict(options.options)
         if options.games_per_set:
             overrides["games_per_set"] = options.games_per_set
-        try:
-            rules = rule_set(options.preset, overrides)
-        except RuleSetError as error:
-            raise ServiceError("bad_request", str(error)) from None
         if options.turn_seconds < 0 or options.spectator_delay < 0:
             raise ServiceError("bad_request", "times cannot be negative")
         if max(options.turn_seconds, options.spectator_delay) > MAX_SECONDS:
             raise ServiceError("bad_request", "times are at most 10,000 years")
         if not 0 <= options.bot_pause <= MAX_BOT_PAUSE:
             raise ServiceError("bad_request", f"a bot pauses 0 to {MAX_BOT_PAUSE:g} s")
-        for seat, kind in options.bots.items():
-            if not 0 <= seat < options.players:
-                raise ServiceError("bad_request", f"no seat {seat} for a bot")
-            _bot_kind(kind)
         check_turn_seconds(options.turn_seconds)
         digest = self.keyring.request_digest("create", request_id) if request_id else ""
         match_id = self.keyring.match_id(digest)
-        events: list[MatchEvent] = [
-            MatchCreated(
-                match_id,
-                rules.preset,
-                rules.options(),
-                options.players,
-                options.open_seats,
-                round(options.turn_seconds * 1000),
-                round(options.spectator_delay * 1000),
-                round(options.bot_pause * 1000),
-                options.auto_start and options.open_seats,
-                seed_commitment=commitment(self.keyring.seed(match_id)),
-                invites=options.invites and options.open_seats,
-            )
-        ]
-        seeds = [seed.hex() for seed in options.client_seeds]
-        for seat in range(options.players):
-            bot = options.bots.get(seat)
-            if bot is not None:
-                events.append(SeatJoined(seat, bot_name(bot, seat), "", bot))
-            elif not options.open_seats:
-                seed = seeds[seat] if seat < len(seeds) else ""
-                events.append(SeatJoined(seat, f"seat {seat}", seed))
-        # what was asked: all of it is in the events it makes (the match id aside, the
-        # same for the same request id)
-        asked = fingerprint_of("create", [encode(event).data for event in events])
-        try:
-            result = await self._append(match_id, events, -1, digest, asked)
-        except ConcurrencyConflict:  # a random id met an existing match: vanishingly rare
-            raise ServiceError("busy", "try again") from None
+        command = Create(
+            match_id,
+            options.preset,
+            overrides,
+            options.players,
+            commitment(self.keyring.seed(match_id)),
+            options.open_seats,
+            round(options.turn_seconds * 1000),
+            round(options.spectator_delay * 1000),
+            round(options.bot_pause * 1000),
+            options.auto_start,
+            options.invites,
+            tuple(options.client_seeds),
+            tuple(options.bots.items()),
+        )
+
+        def asked(events: Sequence[MatchEvent]) -> str:
+            # all of what was asked is in the events it makes (the match id aside, the
+            # same for the same request id)
+            return fingerprint_of("create", [encode(event).data for event in events])
+
+        # a random id met an existing match: vanishingly rare
+        ran = await self._run(
+            match_id, lambda _: command, digest, asked, new=True, retries=1, busy="try again"
+        )
+        result = ran.result
         appended = result.events or await self.store.read(  # a retry: what the first wrote
             stream_of(match_id), result.first_seq, result.last_seq - result.first_seq + 1
         )
@@ -261,15 +323,9 @@ class GameService:
         check_name(name)
         check_client_seed(client_seed)
         check_request_id(request_id, secret=True)
-
-        def joining(seat: int) -> SeatJoined:
-            return SeatJoined(seat, name.strip() or f"seat {seat}", client_seed.hex())
-
-        if (await self.load(match_id)).invites:
-            raise ServiceError("permission_denied", "this table's seats are taken with an invite")
         digest = self.keyring.request_digest("join", request_id) if request_id else ""
         asked = fingerprint_of("join", name, client_seed.hex())
-        seat = await self._take_seat(match_id, joining, digest, asked)
+        seat = await self._take_seat(match_id, Join(name, client_seed), digest, asked)
         return seat, self.keyring.token(match_id, Role("seat", seat))
 
     async def seat_bot(
@@ -281,58 +337,24 @@ class GameService:
         match = await self.load(match_id)
         if self.authorize(match, token) != HOST:
             raise ServiceError("permission_denied", "only the host token may seat a bot")
-        bot = _bot_kind(kind)
         digest = self.keyring.request_digest("host", request_id) if request_id else ""
-        return await self._take_seat(
-            match_id,
-            lambda seat: SeatJoined(seat, bot_name(bot, seat), "", bot),
-            digest,
-            fingerprint_of("seat_bot", bot),
+        asked = fingerprint_of("seat_bot", kind)
+        return await self._take_seat(match_id, Join(bot=kind), digest, asked)
+
+    async def _take_seat(self, match_id: str, joining: Join, digest: str, asked: str) -> int:
+        """Take the seat ``joining`` asks for. ``digest``: the request's scoped id;
+        ``asked``: its fingerprint. With the match's auto start, the last seat starts it."""
+        ran = await self._run(
+            match_id, lambda _: joining, digest, asked, busy="too many concurrent joins; try again"
         )
-
-    async def _take_seat(
-        self,
-        match_id: str,
-        joining: Callable[[int], SeatJoined],
-        digest: str,
-        asked: str,
-        seat: int | None = None,
-    ) -> int:
-        """Take ``seat``, or the next free seat. ``digest``: the request's scoped id;
-        ``asked``: its fingerprint."""
-        for _ in range(CONFLICT_RETRIES):
-            match = await self.load(match_id)
-            if seat is not None and not (0 <= seat < match.players and match.open_seats):
-                raise ServiceError("bad_request", f"no open seat {seat} in this match")
-            taken = seat is not None and seat not in match.seats_free
-            if taken or not match.open_seats or not match.seats_free or match.started:
-                if digest:  # a retry of a request that took its seat
-                    done = await self.store.request_result(stream_of(match_id), digest)
-                    if done is not None:
-                        return await self._seat_taken(match_id, done, asked)
-                if taken:
-                    raise ServiceError("seat_taken", f"seat {seat} is taken")
-                if not match.open_seats or not match.seats_free:
-                    raise ServiceError("seats_full", "no free seat in this match")
-                raise ServiceError("already_started", "the match has started")
-            try:
-                event = joining(match.seats_free[0] if seat is None else seat)
-                result = await self._append(match_id, [event], match.version, digest, asked)
-            except ConcurrencyConflict:
-                continue
-            if result.duplicate:
-                return await self._seat_taken(match_id, result, asked)
-            if match.auto_start and match.seats_free == (event.seat,):
-                await self.start_full(match_id)
-            return event.seat
-        raise ServiceError("busy", "too many concurrent joins; try again")
-
-    async def _seat_taken(self, match_id: str, done: AppendResult, asked: str) -> int:
-        """The seat an earlier request took."""
-        if done.fingerprint != asked:
-            raise _reused()
-        first = (await self.store.read(stream_of(match_id), done.first_seq, 1))[0]
-        return int(first.data["seat"])
+        if ran.result.duplicate:  # a retry of a request that took its seat
+            first = (await self.store.read(stream_of(match_id), ran.result.first_seq, 1))[0]
+            return int(first.data["seat"])
+        (joined,) = ran.events
+        assert isinstance(joined, SeatJoined) and ran.match is not None
+        if ran.match.auto_start and ran.match.seats_free == (joined.seat,):
+            await self.start_full(match_id)
+        return joined.seat
 
     async def claim_seat(
         self, match_id: str, seat: int, name: str, client_seed: bytes = b"", request_id: str = ""
@@ -348,14 +370,10 @@ class GameService:
         # once the seat is taken, the id alone proves a retry (the host holds every
         # invite and sees the name): a secret, as for create and join
         check_request_id(request_id, secret=True)
-
-        def joining(_free: int) -> SeatJoined:
-            return SeatJoined(seat, name.strip() or f"seat {seat}", client_seed.hex())
-
         # the invite proves the right to the seat: its retries are scoped to it
         digest = self.keyring.request_digest(f"invite:{seat}", request_id) if request_id else ""
         asked = fingerprint_of("claim", seat, name, client_seed.hex())
-        taken = await self._take_seat(match_id, joining, digest, asked, seat)
+        taken = await self._take_seat(match_id, Join(name, client_seed, seat), digest, asked)
         return self.keyring.token(match_id, Role("seat", taken))
 
     async def start_full(self, match_id: str) -> None:
@@ -370,27 +388,19 @@ class GameService:
     async def start(self, match_id: str, token: str | None, request_id: str = "") -> Outcome:
         """Deal the first game (host only), from the seed MatchCreated committed to."""
 
-        def plan(match: Match) -> list[MatchEvent]:
-            if match.started:
-                raise ServiceError("already_started", "the match has started")
-            if match.seats_free:
-                raise ServiceError("not_started", "seats are still free")
+        def starting(match: Match, role: Role) -> MatchCommand:
             seed = self.keyring.seed(match.match_id)
-            started = MatchStarted(commitment(seed), SHUFFLE_VERSION, match.client_seeds)
-            game = match.game
-            deal = decide(game, self._deal(match, seed, 1))
-            assert not isinstance(deal, Refusal), deal
-            return [started, *deal]
-
-        def asked(role: Role) -> str:
-            return fingerprint_of("start")
+            return Start(commitment(seed), seed)
 
         return await self._command(
-            match_id, token, plan, request_id, asked, lambda role: "start", host_only=True
+            match_id,
+            token,
+            starting,
+            request_id,
+            lambda role: fingerprint_of("start"),
+            lambda role: "start",
+            host_only=True,
         )
-
-    def _deal(self, match: Match, seed: bytes, game_number: int) -> Deal:
-        return game_deal(match.rules, match.players, seed, game_number, match.client_seeds)
 
     # -- playing ---------------------------------------------------------------
 
@@ -403,15 +413,13 @@ class GameService:
     ) -> Outcome:
         """Carry out the command ``make(seat)`` for the token's seat."""
 
-        def plan(match: Match, role: Role) -> list[MatchEvent]:
+        def acting(match: Match, role: Role) -> MatchCommand:
             if role.seat is None:
                 raise ServiceError("permission_denied", "the host token does not play a seat")
-            if not match.started:
-                raise ServiceError("not_started", "the match has not started")
             command = make(role.seat)
             if command.seat != role.seat:  # a token acts for its own seat, whatever it sends
                 raise ServiceError("permission_denied", "a seat token acts for its seat only")
-            return self._decide(match, command)
+            return Act(command, self.keyring.seed(match.match_id))
 
         def asked(role: Role) -> str:
             # the command as the rules read it: another notation of the same cards is
@@ -422,110 +430,85 @@ class GameService:
         def described(role: Role) -> str:
             return describe(make(role.seat)) if role.seat is not None else ""
 
-        return await self._command(match_id, token, plan, request_id, asked, described)
+        return await self._command(match_id, token, acting, request_id, asked, described)
 
     async def time_out(self, match_id: str, version: int) -> Outcome | None:
         """Act for the seat whose turn timed out, if the match is still at
         ``version`` (another replica may have done it already)."""
-        match = await self.load(match_id)
-        if match.version != version or match.game.phase != IN_GAME:
-            return None
-        command = timeout_action(match.game)
-        if command is None:
-            return None
-        waiting = match.game.waiting_for or ""
-        events = [TurnTimedOut(command.seat, waiting), *self._decide(match, command)]
+
+        def timing_out(match: Match | None) -> MatchCommand:
+            assert match is not None
+            if match.version != version:
+                raise ServiceError("busy", "the match moved on")
+            return TimeOut(self.keyring.seed(match_id))
+
         try:
             # an id of the service's own: no caller's (a hex digest) can take it
-            result = await self._append(
-                match_id, events, version, f"service:timeout:{version}", "timeout"
+            ran = await self._run(
+                match_id,
+                timing_out,
+                f"service:timeout:{version}",
+                "timeout",
+                match=await self.load(match_id),
             )
-        except ConcurrencyConflict:
+        except ServiceError:
             return None
-        if result.duplicate:
+        if ran.result.duplicate:
             return None
-        outcome = self._appended(match, result.events, SPECTATOR)
+        assert ran.match is not None
+        outcome = self._appended(ran.match, ran.result.events, SPECTATOR)
         await self._seal_if_over(outcome.match)
         return outcome
-
-    def _decide(self, match: Match, command: SeatCommand) -> list[MatchEvent]:
-        decision = decide(match.game, command)
-        if isinstance(decision, Refusal):
-            raise ServiceError(decision.code, decision.message)
-        events: list[MatchEvent] = list(decision)
-        after = fold(match.game, decision)
-        seed = self.keyring.seed(match.match_id)
-        if after.phase == GAME_OVER:
-            deal = decide(after, self._deal(match, seed, after.game_number + 1))
-            assert not isinstance(deal, Refusal), deal
-            events += deal
-        elif after.phase == MATCH_OVER:
-            events.append(SeedRevealed(seed.hex()))
-        return events
 
     async def _command(
         self,
         match_id: str,
         token: str | None,
-        plan: Callable[..., list[MatchEvent]],
+        command_for: Callable[[Match, Role], MatchCommand],
         request_id: str,
         asked: Callable[[Role], str],
         described: Callable[[Role], str],
         host_only: bool = False,
     ) -> Outcome:
-        """``asked``: the fingerprint of what the caller asked (a request id used again
-        for something else is refused); ``described``: the command in its canonical
-        notation, for the receipt's request digest (of the caller's raw request id)."""
+        """A host's or seat's command through the loop. ``asked``: the fingerprint of
+        what the caller asked (a request id used again for something else is refused);
+        ``described``: the command in its canonical notation, for the receipt's request
+        digest (of the caller's raw request id)."""
         check_match_id(match_id)
         check_request_id(request_id)
+        match = self._cache.get(match_id) or await self.load(match_id)
+        role = self.authorize(match, token)  # tokens depend on nothing that changes
+        if host_only and role.kind != "host":
+            raise ServiceError("permission_denied", "only the host token may do that")
+        viewer = viewer_of(role)
+        scoped = self.keyring.request_digest(scope_of(role), request_id) if request_id else ""
 
         def digest(role: Role) -> str:
             by = "host" if role.seat is None else f"seat:{role.seat}"
             return request_digest(action_request(match_id, by, described(role), request_id))
 
-        # Decide on the cached match and let the append's expected version catch a
-        # stale cache: one Redis round trip in the common case.
-        match = self._cache.get(match_id) or await self.load(match_id)
-        for _ in range(CONFLICT_RETRIES):
-            role = self.authorize(match, token)
-            if host_only and role.kind != "host":
-                raise ServiceError("permission_denied", "only the host token may do that")
-            viewer = viewer_of(role)
-            scoped = self.keyring.request_digest(scope_of(role), request_id) if request_id else ""
-            try:
-                events = plan(match) if host_only else plan(match, role)
-            except ServiceError:
-                # refuse only on what the stream says now, and not a retry of a
-                # request that was carried out
-                latest = await self.load(match_id)
-                if latest.version != match.version:
-                    match = latest
-                    continue
-                if scoped:
-                    done = await self.store.request_result(stream_of(match_id), scoped)
-                    if done is not None:
-                        if done.fingerprint != asked(role):
-                            raise _reused() from None
-                        return await self._outcome(
-                            match_id, done.first_seq, done.last_seq, viewer, digest(role)
-                        )
-                self._sign_refusal(match, role, digest)
-                raise
-            fingerprint = asked(role) if scoped else ""
-            try:
-                result = await self._append(match_id, events, match.version, scoped, fingerprint)
-            except ConcurrencyConflict:
-                match = await self.load(match_id)
-                continue
-            if result.duplicate:
-                return await self._outcome(
-                    match_id, result.first_seq, result.last_seq, viewer, digest(role)
-                )
-            outcome = self._appended(match, result.events, viewer)
-            outcome = replace(outcome, receipt=self._receipt(match_id, result.events, digest(role)))
-            await self._seal_if_over(outcome.match)
-            return outcome
-        raise ServiceError("busy", "the match changed too often; try again")
+        def command(match: Match | None) -> MatchCommand:
+            assert match is not None
+            return command_for(match, role)
+
+        ran = await self._run(
+            match_id,
+            command,
+            scoped,
+            asked(role) if scoped else "",
+            match=match,
+            refused=lambda match: self._sign_refusal(match, role, digest),
+        )
+        result = ran.result
+        if result.duplicate:
+            return await self._outcome(
+                match_id, result.first_seq, result.last_seq, viewer, digest(role)
+            )
+        assert ran.match is not None
+        outcome = self._appended(ran.match, result.events, viewer)
+        outcome = replace(outcome, receipt=self._receipt(match_id, result.events, digest(role)))
+        await self._seal_if_over(outcome.match)
+        return outcome
 
     def _receipt(self, match_id: str, stored: Sequence[StoredEvent], digest: str) -> SignedRecord:
         """The receipt of an append, dated by its last event: a retry's is the same."""
@@ -550,18 +533,20 @@ class GameService:
         return await self._seal_if_over(await self.load(match_id))
 
     async def _seal_if_over(self, match: Match) -> bool:
-        if not match.over or not match.seed or match.sealed:
+        if not match.awaits_seal:
             return False
-        signed = self.signer.seal(match.match_id, match.version, match.head)
+
+        def sealing(match: Match | None) -> MatchCommand:
+            assert match is not None
+            return Seal(self.signer.seal(match.match_id, match.version, match.head).to_dict())
+
         try:
-            result = await self._append(
-                match.match_id, [MatchSealed(signed.to_dict())], match.version, SEAL_REQUEST
-            )
-        except ConcurrencyConflict:  # sealed meanwhile
+            ran = await self._run(match.match_id, sealing, SEAL_REQUEST, match=match, retries=1)
+        except ServiceError:  # sealed meanwhile
             return False
-        if result.duplicate:
+        if ran.result.duplicate:
             return False
-        self._remember(fold_match(match, result.events, self.decoded.decode))
+        self._remember(fold_match(ran.match, ran.result.events, self.decoded.decode))
         return True
 
     def _appended(self, match: Match, stored: Sequence[StoredEvent], viewer: Viewer) -> Outcome:
@@ -706,26 +691,6 @@ def _turn_for(match: Match, viewer: Viewer, after: int) -> bool:
     return match.version > after and (match.over or match.game.turn == viewer.seat)
 
 
-def game_deck(
-    rules: RuleSet, seed: bytes, game_number: int, client_seeds: Sequence[str]
-) -> tuple[int, ...]:
-    """The deck order game ``game_number`` is dealt from: the service deals it, the
-    auditor recomputes it once the seed is revealed (``client_seeds`` in hex)."""
-    contributions = [bytes.fromhex(seed_hex) for seed_hex in client_seeds]
-    return shuffled(deck_for(rules), seed, game_number, contributions)
-
-
-def _bot_kind(kind: str) -> BotKind:
-    try:
-        return BotKind(kind)
-    except ValueError:
-        raise ServiceError("bad_request", f"no bot {kind!r}") from None
-
-
-def bot_name(kind: BotKind, seat: int) -> str:
-    return f"{kind.value} bot {seat}"
-
-
 def viewer_of(role: Role) -> Viewer:
     return Viewer.of_seat(role.seat) if role.seat is not None else SPECTATOR
 
@@ -742,9 +707,7 @@ def visible(stored: StoredEvent, viewer: Viewer, revealed: bool) -> dict[str, An
 def _visible(
     stored: StoredEvent, event: MatchEvent, viewer: Viewer, revealed: bool
 ) -> dict[str, Any]:
-    if isinstance(
-        event, MatchCreated | SeatJoined | MatchStarted | TurnTimedOut | SeedRevealed | MatchSealed
-    ):
+    if isinstance(event, LifecycleEvent):
         record = {"type": stored.type, **encode(event).data}
     else:
         record = visible_record(event, viewer, revealed)

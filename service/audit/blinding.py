@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..app.match_events import SeedRevealed
+from ..match import SeedRevealed
 from ..records import BLINDING, blinding_nonce, is_blinded
 from .decoding import Decoded
 from .report import CheckResult, failed, not_run, passed

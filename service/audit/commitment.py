@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..app.match import created
-from ..app.match_events import MatchCreated, MatchStarted, SeedRevealed
-from ..app.shuffle import SHUFFLE_VERSION, commitment, game_deal
+from ..match import MatchCreated, MatchStarted, SeedRevealed
+from ..match.evolve import created
+from ..match.shuffle import SHUFFLE_VERSION, commitment, game_deal
 from ..rules import Refusal, decide, evolve
 from ..rules.events import EVENT_TYPES, GameDealt
 from .decoding import Decoded
@@ -62,7 +62,7 @@ def check_seed_commitment(events: Sequence[Decoded]) -> CheckResult:
         return failed(NAME, started.seq, "the client seeds are not hex")
     detail = {"commitment": committed, "shuffle_version": SHUFFLE_VERSION}
     try:
-        setup = created(first.event, first.stored.at)
+        setup = created(first.event)
     except Exception as error:  # a tampered MatchCreated: legality names it
         return failed(NAME, first.seq, f"MatchCreated names no rule set: {error}")
     rules, state = setup.rules, setup.game

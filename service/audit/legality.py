@@ -1,46 +1,44 @@
-"""The legality check: replay the log through the rules, as the service would
-have written it.
+"""The legality check: replay the log through the match decider
+(``service.match.decide``, the rules composed within it), as the service decides.
 
-Events are facts, not commands, so where the rules take a decision the command
-is read off the first event recorded for it (a play off ``CardsPlayed``, a
-timed-out turn off ``timeout_action``, a deal off the dealt hands); ``decide``
-must accept it and give exactly the events recorded next. Around the rules,
-the service's own events must come where the service writes them.
+Events are facts, not commands, so the command behind each decision is read off
+the first event recorded for it (a play off ``CardsPlayed``, a timed-out turn off
+``TurnTimedOut``, a seat off ``SeatJoined``, a deal off the dealt hands); the
+decider must accept it and give exactly the events recorded next. No seed is
+needed: a deal is replayed from a deck that deals the recorded hands (which deck
+the seed gave is the seed commitment check's business), so a match still being
+played can be checked too.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..app.codec import MatchEvent
-from ..app.match import Match, created, stream_of
-from ..app.match_events import (
-    BotKind,
+from ..match import (
+    Act,
+    Create,
+    DealGame,
+    Join,
+    Match,
+    MatchCommand,
     MatchCreated,
+    MatchEvent,
     MatchSealed,
     MatchStarted,
+    Reveal,
+    Seal,
     SeatJoined,
     SeedRevealed,
+    Start,
+    TimeOut,
     TurnTimedOut,
-)
-from ..rules import (
-    Bomb,
-    Deal,
-    Decision,
-    Discard,
-    Give,
-    MatchState,
-    Pass,
-    Play,
-    Refusal,
-    RuleSetError,
-    SeatCommand,
     decide,
     fold,
+    stream_of,
 )
+from ..rules import Bomb, Deal, Discard, Give, Pass, Play, Refusal, SeatCommand
 from ..rules.events import CardsDiscarded, CardsGiven, CardsPlayed, GameDealt, Passed, RanksBombed
-from ..rules.legal import timeout_action
-from ..rules.state import BEFORE_DEAL, GAME_OVER, IN_GAME, MATCH_OVER
+from ..rules.state import BEFORE_DEAL, GAME_OVER, MATCH_OVER
 from .deals import deck_of_deal
 from .decoding import Decoded, describe, describe_event, matches
 from .report import CheckResult, failed, passed
@@ -81,17 +79,24 @@ def command_of(event: MatchEvent) -> SeatCommand | None:
     return None
 
 
+# what a refused command was, in a reason
+_REFUSED = {
+    Create: "not a match the service creates",
+    Join: "not a seat the service gives",
+    Start: "not a start the service makes",
+    Act: "illegal action",
+    TimeOut: "illegal timed-out action",
+    DealGame: "not a deal of the rules",
+    Reveal: "not a reveal the service makes",
+    Seal: "not a seal the service appends",
+}
+
+
 class _Replay:
     def __init__(self, items: Sequence[Decoded]) -> None:
         self.items = items
         self.next = 0  # index of the next event to account for
-        self.setup: Match | None = None
-        self.game: MatchState | None = None
-        self.names: list[str] = []
-        self.client_seeds: list[str] = []
-        self.started = False
-        self.revealed = False
-        self.sealed = False
+        self.match: Match | None = None
         self.games = self.actions = self.timeouts = 0
 
     def counts(self) -> dict[str, int]:
@@ -104,208 +109,36 @@ class _Replay:
                 self._step(item)
             except _Illegal:
                 raise
-            except Exception as error:  # a tampered value the rules choke on
+            except Exception as error:  # a tampered value the decider chokes on
                 raise _Illegal(item.seq, f"cannot replay {item.stored.type!r}: {error!r}") from None
         self._finish()
-
-    def _end_seq(self) -> int:
-        return self.items[-1].seq + 1
 
     def _step(self, item: Decoded) -> None:
         event = item.event
         if event is None:
             raise _Illegal(item.seq, item.error)
-        if self.setup is None:
-            self._create(item, event)
-        elif self.sealed:
-            raise _Illegal(item.seq, f"{item.stored.type} after MatchSealed, the last event")
-        elif self.revealed:
-            # the seal's record is the seal check's to judge
-            _require(
-                isinstance(event, MatchSealed),
-                item.seq,
-                f"{item.stored.type} after SeedRevealed: only the seal comes after it",
-            )
-            self.sealed = True
-            self.next += 1
-        elif isinstance(event, MatchCreated):
-            raise _Illegal(item.seq, "a second MatchCreated")
-        elif not self.started:
-            self._seat(item, event)
-        else:
-            assert self.game is not None
-            phase = self.game.phase
-            if phase == IN_GAME:
-                self._act(item, event)
-            elif phase == MATCH_OVER:
-                self._reveal(item, event)
-            else:
-                self._deal(item, event)
-
-    # -- the service's own events ---------------------------------------------
-
-    def _create(self, item: Decoded, event: MatchEvent) -> None:
-        seq = item.seq
-        if not isinstance(event, MatchCreated):
-            raise _Illegal(seq, f"the log begins with {item.stored.type}, not MatchCreated")
-        stream = item.stored.stream
-        _require(
-            isinstance(event.match_id, str) and stream == stream_of(event.match_id),
-            seq,
-            f"MatchCreated is for match {event.match_id!r}, but the log is stream {stream!r}",
-        )
-        _require(
-            _is_int(event.players) and 2 <= event.players <= 5, seq, "a match has 2 to 5 seats"
-        )
-        _require(isinstance(event.open_seats, bool), seq, "open_seats is not true or false")
-        for name in ("turn_ms", "spectator_delay_ms", "bot_pause_ms"):
-            value = getattr(event, name)
-            _require(_is_int(value) and value >= 0, seq, f"{name} is not a whole number ≥ 0")
-        _require(
-            isinstance(event.preset, str) and isinstance(event.options, dict),
-            seq,
-            "MatchCreated names no rule set",
-        )
-        try:
-            self.setup = created(event, item.stored.at)
-        except RuleSetError as error:
-            raise _Illegal(seq, f"MatchCreated names no rule set: {error}") from None
-        self.game = self.setup.game
-        self.names = [""] * event.players
-        self.next += 1
-
-    def _seat(self, item: Decoded, event: MatchEvent) -> None:
-        seq = item.seq
-        free = [seat for seat, name in enumerate(self.names) if not name]
-        if isinstance(event, SeatJoined):
-            _require(bool(free), seq, "SeatJoined, but every seat is taken")
-            # any free seat: a join takes the next one, an invite or a bot names its own
-            _require(
-                _is_int(event.seat) and event.seat in free,
-                seq,
-                f"SeatJoined for seat {event.seat!r}, which is not free (free: {free})",
-            )
-            _require(
-                event.bot in ("", *BotKind) and not (event.bot and event.client_seed),
-                seq,
-                f"SeatJoined with the bot {event.bot!r}, which the service does not seat",
-            )
-            name = event.name
-            _require(
-                isinstance(name, str) and bool(name) and name == name.strip()[:40],
-                seq,
-                f"SeatJoined with the name {name!r}, which the service does not give",
-            )
-            _require(_is_hex(event.client_seed), seq, "the client seed is not hex")
-            self.names[event.seat] = name
-            if event.client_seed:
-                self.client_seeds.append(event.client_seed)
-        elif isinstance(event, MatchStarted):
-            _require(not free, seq, f"MatchStarted while seats {free} are free")
-            commitment = event.seed_commitment
-            _require(
-                _is_hex(commitment) and len(commitment) == 64,
-                seq,
-                "the seed commitment is not a sha256 in hex",
-            )
-            _require(isinstance(event.shuffle_version, str), seq, "no shuffle version")
-            _require(
-                event.client_seeds == tuple(self.client_seeds),
-                seq,
-                "MatchStarted's client seeds are not the seats', in the order they joined",
-            )
-            self.started = True
-        else:
-            raise _Illegal(seq, f"{item.stored.type} before MatchStarted")
-        self.next += 1
-
-    def _reveal(self, item: Decoded, event: MatchEvent) -> None:
-        if not isinstance(event, SeedRevealed):
-            raise _Illegal(
-                item.seq,
-                f"{item.stored.type} where the service reveals the seed (the match is over)",
-            )
-        _require(bool(event.seed) and _is_hex(event.seed), item.seq, "the seed is not hex")
-        self.revealed = True
-        self.next += 1
-
-    def _finish(self) -> None:
-        """A log may stop anywhere the service stops, never inside one append."""
-        if not self.started:
-            return
-        assert self.game is not None
-        phase, number = self.game.phase, self.game.game_number
-        end = self._end_seq()
-        if phase == BEFORE_DEAL:
-            raise _Illegal(end, "the log ends before the first deal, written with MatchStarted")
-        if phase == GAME_OVER:
-            raise _Illegal(
-                end,
-                f"the log ends before the deal of game {number + 1}, "
-                f"written with the end of game {number}",
-            )
-        if phase == MATCH_OVER and not self.revealed:
-            raise _Illegal(end, "the log ends before SeedRevealed, written with MatchEnded")
-
-    # -- the rules' decisions -------------------------------------------------
-
-    def _deal(self, item: Decoded, event: MatchEvent) -> None:
-        assert self.game is not None
-        number = self.game.game_number + 1
-        if not isinstance(event, GameDealt):
-            raise _Illegal(item.seq, f"{item.stored.type} where the service deals game {number}")
-        deck = deck_of_deal(self.game, event)
-        _require(
-            deck is not None,
-            item.seq,
-            f"game {number}'s hands are not dealt from one deck round the table",
-        )
-        assert deck is not None
-        # the draws come from the seed (the seed commitment check's business);
-        # the rules decide which of them this game uses
-        deal = Deal(deck, _seats(event.seating), _seat(event.deal_start), _seats(event.stalemate))
-        self._apply(decide(self.game, deal), self.next, "not a deal of the rules")
-        self.games += 1
-
-    def _act(self, item: Decoded, event: MatchEvent) -> None:
-        game = self.game
-        assert game is not None and self.setup is not None
-        if isinstance(event, TurnTimedOut):
-            _require(
-                self.setup.turn_ms > 0, item.seq, "a turn timed out in a match with no turn timer"
-            )
-            command = timeout_action(game)
-            _require(command is not None, item.seq, "a turn timed out where no seat may act")
-            assert command is not None
-            expected = TurnTimedOut(command.seat, game.waiting_for or "")
-            _require(
-                matches(item.stored, expected),
-                item.seq,
-                f"recorded {describe(item.stored.type, item.stored.data)}, "
-                f"but the turn was {describe_event(expected)}",
-            )
-            # the service then does exactly what timeout_action gives
-            self._apply(decide(game, command), self.next + 1, "illegal timed-out action")
-            self.timeouts += 1
-            return
-        command = command_of(event)
-        if command is None:
-            raise _Illegal(
-                item.seq,
-                f"{item.stored.type} does not begin an action: "
-                f"the game waits for {game.waiting_for} from seat {game.turn}",
-            )
-        self._apply(decide(game, command), self.next, "illegal action")
-        self.actions += 1
-
-    def _apply(self, decision: Decision, start: int, refused: str) -> None:
-        """The events recorded from ``start`` must be ``decision``, in order."""
-        assert self.game is not None
+        command = self._command(item, event)
+        decision = decide(self.match, command)
         if isinstance(decision, Refusal):
-            seq = self.items[start].seq if start < len(self.items) else self._end_seq()
-            raise _Illegal(seq, f"{refused}: {decision.code}: {decision.message}")
+            if decision.code == "wrong_action":  # the match waits for another kind of step
+                reason = f"{item.stored.type} does not begin an action: {decision.message}"
+            else:
+                reason = f"{_REFUSED[type(command)]}: {decision.code}: {decision.message}"
+            raise _Illegal(item.seq, reason)
+        self._expect(decision)
+        self.match = fold(self.match, decision)
+        self.next += len(decision)
+        if isinstance(command, DealGame):
+            self.games += 1
+        elif isinstance(command, Act):
+            self.actions += 1
+        elif isinstance(command, TimeOut):
+            self.timeouts += 1
+
+    def _expect(self, decision: Sequence[MatchEvent]) -> None:
+        """The events recorded from the next one on must be ``decision``, in order."""
         for offset, expected in enumerate(decision):
-            index = start + offset
+            index = self.next + offset
             if index >= len(self.items):
                 raise _Illegal(
                     self._end_seq(),
@@ -320,13 +153,142 @@ class _Replay:
                     f"recorded {describe(recorded.stored.type, recorded.stored.data)}, "
                     f"but the rules give {describe_event(expected)}",
                 )
-        self.game = fold(self.game, decision)
-        self.next = start + len(decision)
+
+    def _end_seq(self) -> int:
+        return self.items[-1].seq + 1
+
+    # -- the command behind an event ------------------------------------------
+
+    def _command(self, item: Decoded, event: MatchEvent) -> MatchCommand:
+        seq, match = item.seq, self.match
+        if match is None:
+            if not isinstance(event, MatchCreated):
+                raise _Illegal(seq, f"the log begins with {item.stored.type}, not MatchCreated")
+            stream = item.stored.stream
+            _require(
+                isinstance(event.match_id, str) and stream == stream_of(event.match_id),
+                seq,
+                f"MatchCreated is for match {event.match_id!r}, but the log is stream {stream!r}",
+            )
+            return self._create(event)
+        if isinstance(event, MatchCreated):
+            raise _Illegal(seq, "a second MatchCreated")
+        if isinstance(event, SeatJoined):
+            return Join(
+                event.name, _bytes(event.client_seed, seq, "client seed"), event.seat, event.bot
+            )
+        if isinstance(event, MatchStarted):
+            return Start(event.seed_commitment, shuffle_version=event.shuffle_version)
+        if isinstance(event, TurnTimedOut):
+            return TimeOut()
+        if isinstance(event, GameDealt):
+            return DealGame(self._deal(seq, match, event))
+        if isinstance(event, SeedRevealed):
+            return Reveal(_bytes(event.seed, seq, "seed"))
+        if isinstance(event, MatchSealed):
+            return Seal(event.seal)  # what it signs is the seal check's to judge
+        command = command_of(event)
+        if command is None:
+            game = match.game
+            raise _Illegal(
+                seq,
+                f"{item.stored.type} does not begin an action: "
+                f"the game waits for {game.waiting_for} from seat {game.turn}",
+            )
+        return Act(command)
+
+    def _create(self, event: MatchCreated) -> Create:
+        """MatchCreated's command, with the seats it takes at once: every seat of a
+        closed match (the SeatJoined that follow, one per seat in seat order), the
+        service's bots of an open one (the bots' SeatJoined that follow, in seat order;
+        a later bot seated the same way makes the same events)."""
+        players, options = event.players, event.options
+        joined: list[SeatJoined] = []
+        for item in self.items[self.next + 1 :]:
+            seat = item.event
+            if not isinstance(seat, SeatJoined) or (event.open_seats and not seat.bot):
+                break
+            if isinstance(players, int) and len(joined) >= players:
+                break
+            if event.open_seats and joined and not _after(seat.seat, joined[-1].seat):
+                break
+            joined.append(seat)
+        if event.open_seats:
+            seats = [(seat.seat, seat.bot) for seat in joined]
+        else:  # the n-th SeatJoined is seat n's: its recorded number is compared
+            seats = [(index, seat.bot) for index, seat in enumerate(joined) if seat.bot]
+        seeds = tuple(
+            _bytes(seat.client_seed, self.items[self.next + 1 + index].seq, "client seed")
+            for index, seat in enumerate(joined)
+        )
+        return Create(
+            event.match_id,
+            event.preset,
+            # the rule set in full, as MatchCreated records it, over its preset
+            {name: value for name, value in options.items() if name != "preset"}
+            if isinstance(options, dict)
+            else options,
+            players,
+            event.seed_commitment,
+            event.open_seats,
+            event.turn_ms,
+            event.spectator_delay_ms,
+            event.bot_pause_ms,
+            event.auto_start,
+            event.invites,
+            () if event.open_seats else seeds,
+            tuple(seats),
+        )
+
+    def _deal(self, seq: int, match: Match, event: GameDealt) -> Deal:
+        number = match.game.game_number + 1
+        deck = deck_of_deal(match.game, event)
+        _require(
+            deck is not None,
+            seq,
+            f"game {number}'s hands are not dealt from one deck round the table",
+        )
+        assert deck is not None
+        # the draws come from the seed (the seed commitment check's business);
+        # the rules decide which of them this game uses
+        return Deal(deck, _seats(event.seating), _seat(event.deal_start), _seats(event.stalemate))
+
+    def _finish(self) -> None:
+        """A log may stop anywhere the service stops, never inside one append."""
+        match = self.match
+        if match is None or not match.started:
+            return
+        phase, number = match.game.phase, match.game.game_number
+        end = self._end_seq()
+        if phase == BEFORE_DEAL:
+            raise _Illegal(end, "the log ends before the first deal, written with MatchStarted")
+        if phase == GAME_OVER:
+            raise _Illegal(
+                end,
+                f"the log ends before the deal of game {number + 1}, "
+                f"written with the end of game {number}",
+            )
+        if phase == MATCH_OVER and not match.seed:
+            raise _Illegal(end, "the log ends before SeedRevealed, written with MatchEnded")
 
 
 def _require(condition: bool, seq: int, reason: str) -> None:
     if not condition:
         raise _Illegal(seq, reason)
+
+
+def _bytes(hexed: object, seq: int, what: str) -> bytes:
+    """A hex string (empty allowed) as bytes, when it reads back as itself."""
+    try:
+        value = bytes.fromhex(hexed)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise _Illegal(seq, f"the {what} is not hex") from None
+    _require(value.hex() == hexed, seq, f"the {what} is not hex")
+    return value
+
+
+def _after(seat: object, previous: int) -> bool:
+    return _is_int(seat) and seat > previous  # type: ignore[operator]
 
 
 def _seats(value: object) -> tuple[int, ...]:
@@ -339,13 +301,3 @@ def _seat(value: object) -> int:
 
 def _is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _is_hex(value: object) -> bool:
-    """A hex string (empty allowed), as ``bytes.fromhex`` reads it back."""
-    if not isinstance(value, str):
-        return False
-    try:
-        return bytes.fromhex(value).hex() == value
-    except ValueError:
-        return False

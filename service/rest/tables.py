@@ -19,8 +19,8 @@ from litestar.params import FromPath, JSONBody
 from msgspec import Meta, Struct
 
 from ..app.inputs import check_request_id
-from ..app.match_events import BotKind
 from ..app.service import MAX_BOT_PAUSE, MAX_SECONDS, MatchOptions, ServiceError
+from ..match.events import BotKind
 from ..rules import PRESETS
 from ..rules.rulesets import LOCAL_RULES
 from .context import Authorization, Context, bearer

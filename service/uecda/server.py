@@ -11,8 +11,8 @@ import logging
 from dataclasses import dataclass
 
 from ..app.inputs import MIN_TURN_SECONDS
-from ..app.match_events import BotKind
 from ..app.service import GameService, MatchOptions, ServiceError
+from ..match.events import BotKind
 from .connection import Connection
 from .table import SEATS, UecdaTable
 from .wire import PROTOCOL_VERSION, cell, profile_name

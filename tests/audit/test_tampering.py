@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 
 from eventstore import StoredEvent, canonical_json
 from service.app.match import fold_match
-from service.app.shuffle import commitment
 from service.audit import AuditReport, audit_events
+from service.match.shuffle import commitment
 from service.rules import MatchState
 from service.rules.cards import REAL_CARDS, cards_of, format_card
 from service.rules.events import EVENT_TYPES

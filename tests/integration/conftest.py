@@ -12,9 +12,9 @@ import pytest
 
 from clients.sdk import DaifugoClient, SeatSession
 from service.app.keyring import HOST, Role
-from service.app.match_events import MatchCreated, MatchStarted, SeatJoined
 from service.app.runtime import Running
-from service.app.shuffle import SHUFFLE_VERSION, commitment
+from service.match.events import MatchCreated, MatchStarted, SeatJoined
+from service.match.shuffle import SHUFFLE_VERSION, commitment
 from service.rules import Refusal, SetUp, decide, initial_state, rule_set
 from service.rules.notation import parse_mask
 

@@ -1,5 +1,6 @@
-"""service/rules stays pure: it imports nothing from the rest of the project and
-no module that does I/O, keeps time or draws random numbers."""
+"""service/rules and service/match stay pure: the rules import nothing from the rest
+of the project, the match decider nothing but the rules, and neither imports a module
+that does I/O, keeps time or draws random numbers."""
 
 from __future__ import annotations
 
@@ -7,7 +8,9 @@ import ast
 import sys
 from pathlib import Path
 
-RULES = Path(__file__).resolve().parents[2] / "service" / "rules"
+import pytest
+
+SERVICE = Path(__file__).resolve().parents[2] / "service"
 ALLOWED_STDLIB = {
     "__future__",
     "collections",
@@ -16,6 +19,12 @@ ALLOWED_STDLIB = {
     "functools",
     "itertools",
     "typing",
+}
+# the deterministic shuffle and the seed commitment: keyed hashes, no randomness
+HASHING = {"hashlib", "hmac"}
+PURE = {
+    "rules": (ALLOWED_STDLIB, frozenset[str]()),
+    "match": (ALLOWED_STDLIB | HASHING, frozenset({"rules"})),
 }
 
 
@@ -29,20 +38,41 @@ def _imports(path: Path) -> list[tuple[str, int]]:
     return found
 
 
-def test_rules_import_only_pure_modules() -> None:
+def _offenders(package: str, directory: Path | None = None) -> list[str]:
+    stdlib, siblings = PURE[package]
     offenders = []
-    for path in sorted(RULES.glob("*.py")):
+    for path in sorted((directory or SERVICE / package).glob("*.py")):
         for module, level in _imports(path):
+            if level == 1:
+                continue  # the package's own modules
+            sibling = module.split(".")[0]
+            if level == 2 and sibling in siblings:
+                continue
             if level > 1 or (level == 0 and module.startswith("service")):
                 offenders.append(f"{path.name}: {'.' * level}{module}")
-                continue
-            if level == 1:
-                continue
-            top = module.split(".")[0]
-            if top not in ALLOWED_STDLIB:
+            elif module.split(".")[0] not in stdlib:
                 offenders.append(f"{path.name}: {module}")
+    return offenders
+
+
+@pytest.mark.parametrize("package", sorted(PURE))
+def test_pure_packages_import_only_pure_modules(package: str) -> None:
+    assert (SERVICE / package / "__init__.py").exists()
+    offenders = _offenders(package)
     assert not offenders, offenders
 
 
+def test_the_check_finds_an_impure_import(tmp_path: Path) -> None:
+    (tmp_path / "probe.py").write_text(
+        "import time\nfrom ..app import service\nfrom ..rules import cards\nfrom . import x\n"
+    )
+    assert _offenders("match", tmp_path) == ["probe.py: time", "probe.py: ..app"]
+    assert _offenders("rules", tmp_path) == [
+        "probe.py: time",
+        "probe.py: ..app",
+        "probe.py: ..rules",
+    ]
+
+
 def test_allowed_modules_are_standard_library() -> None:
-    assert ALLOWED_STDLIB - {"__future__"} <= set(sys.stdlib_module_names)
+    assert (ALLOWED_STDLIB | HASHING) - {"__future__"} <= set(sys.stdlib_module_names)

@@ -215,7 +215,7 @@ async def test_a_bot_seat_whose_action_failed_tries_its_turn_again(
     from eventstore import StoreUnavailable
     from service.app import bot_seats
     from service.app.bot_seats import BotSeats
-    from service.app.match_events import BotKind
+    from service.match.events import BotKind
 
     made = await service.create(
         MatchOptions(

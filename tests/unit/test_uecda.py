@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from service.app.shuffle import game_deal, shuffled
+from service.match.shuffle import game_deal, shuffled
 from service.rules import Deal, MatchState, Pass, Refusal, decide, fold, initial_state, rule_set
 from service.rules import events as ev
 from service.rules.cards import DECK, format_card, parse_reading

@@ -1,11 +1,14 @@
 """Events of a match that are not the rules': how it was set up, seated,
-committed to its dealing seed, timed, and how the seed was revealed."""
+committed to its dealing seed, timed, how the seed was revealed and the match
+sealed. ``MatchEvent`` is every event a match's stream holds, the rules' too."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
+
+from ..rules import events as rules_events
 
 
 class BotKind(StrEnum):
@@ -14,6 +17,11 @@ class BotKind(StrEnum):
     RANDOM = "random"
     GREEDY = "greedy"
     STRONGER = "stronger"
+
+
+def bot_name(kind: BotKind, seat: int) -> str:
+    """The name a bot's seat is given."""
+    return f"{kind.value} bot {seat}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,9 +80,13 @@ class MatchSealed:
     seal: dict[str, Any]
 
 
-AppEvent = MatchCreated | SeatJoined | MatchStarted | TurnTimedOut | SeedRevealed | MatchSealed
+LifecycleEvent = (
+    MatchCreated | SeatJoined | MatchStarted | TurnTimedOut | SeedRevealed | MatchSealed
+)
 
-APP_EVENT_TYPES: dict[str, type] = {
+LIFECYCLE_EVENT_TYPES: dict[str, type] = {
     cls.__name__: cls
     for cls in (MatchCreated, SeatJoined, MatchStarted, TurnTimedOut, SeedRevealed, MatchSealed)
 }
+
+MatchEvent = rules_events.Event | LifecycleEvent

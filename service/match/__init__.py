@@ -1,0 +1,52 @@
+"""A match's life as a pure decider, composed with the rules': create, seat,
+start, the deals, play, the seed's reveal and the seal. ``decide(match, command)
+-> events | Refusal``, ``evolve(match, event) -> match``, ``initial_state()``.
+Imports only the rules and the standard library's pure modules, and does no I/O
+(a test enforces both): the service decides with it, the auditor replays with it."""
+
+from .commands import Act, Create, DealGame, Join, MatchCommand, Reveal, Seal, Start, TimeOut
+from .decider import MatchDecision, decide
+from .events import (
+    BotKind,
+    LifecycleEvent,
+    MatchCreated,
+    MatchEvent,
+    MatchSealed,
+    MatchStarted,
+    SeatJoined,
+    SeedRevealed,
+    TurnTimedOut,
+)
+from .evolve import evolve, fold
+from .records import from_record, stream_of, to_record
+from .state import Match, initial_state
+
+__all__ = [
+    "Act",
+    "BotKind",
+    "Create",
+    "DealGame",
+    "Join",
+    "LifecycleEvent",
+    "Match",
+    "MatchCommand",
+    "MatchCreated",
+    "MatchDecision",
+    "MatchEvent",
+    "MatchSealed",
+    "MatchStarted",
+    "Reveal",
+    "Seal",
+    "SeatJoined",
+    "SeedRevealed",
+    "Start",
+    "TimeOut",
+    "TurnTimedOut",
+    "decide",
+    "evolve",
+    "fold",
+    "from_record",
+    "initial_state",
+    "stream_of",
+    "to_record",
+]

@@ -1,0 +1,267 @@
+"""``decide(match, command) -> events | Refusal``: a match's life, composed with the
+rules. Create, seat, start and seal are its own; a seat's command and a deal go to
+the rules' ``decide``; a decision that ends a game deals the next, and one that
+ends the match reveals the seed, when the command brings the seed.
+
+Pure: no I/O, clock or randomness (seeds, commitments and seals come in the
+command). The service decides with it, and the auditor replays a log through it."""
+
+from __future__ import annotations
+
+from typing import assert_never
+
+from ..rules import Deal, MatchState, Refusal, RuleSetError, rule_set
+from ..rules import decide as decide_game
+from ..rules import fold as fold_game
+from ..rules.commands import SeatCommand
+from ..rules.events import Event as GameEvent
+from ..rules.legal import timeout_action
+from ..rules.refusals import Refused
+from ..rules.state import GAME_OVER, IN_GAME, MATCH_OVER
+from .commands import Act, Create, DealGame, Join, MatchCommand, Reveal, Seal, Start, TimeOut
+from .events import (
+    BotKind,
+    MatchCreated,
+    MatchEvent,
+    MatchSealed,
+    MatchStarted,
+    SeatJoined,
+    SeedRevealed,
+    TurnTimedOut,
+    bot_name,
+)
+from .shuffle import commitment, game_deal
+from .state import Match
+
+MIN_PLAYERS, MAX_PLAYERS = 2, 5
+MAX_BOT_PAUSE_MS = 10_000  # enough to follow a bot's play, too little to stall a table
+
+MatchDecision = list[MatchEvent] | Refusal
+
+
+def decide(match: Match | None, command: MatchCommand) -> MatchDecision:
+    """The events ``command`` causes, or the Refusal of the first rule it breaks."""
+    try:
+        return _decide(match, command)
+    except Refused as refused:
+        return refused.refusal
+
+
+def _decide(match: Match | None, command: MatchCommand) -> list[MatchEvent]:
+    if isinstance(command, Create):
+        return _create(match, command)
+    if match is None:
+        raise Refused("not_found", "no such match")
+    match command:
+        case Join():
+            return _join(match, command)
+        case Start():
+            return _start(match, command)
+        case Seal():
+            return _seal(match, command)
+        case Act() | TimeOut() | DealGame() | Reveal():
+            if not match.started:
+                raise Refused("not_started", "the match has not started")
+            if match.sealed:
+                raise Refused("game_over", "the match is sealed: nothing comes after MatchSealed")
+            if match.seed:
+                raise Refused(
+                    "game_over", "the match is over: only its seal comes after SeedRevealed"
+                )
+            return _play(match, command)
+        case _:
+            assert_never(command)
+
+
+# -- setting up -----------------------------------------------------------------
+
+
+def _create(match: Match | None, command: Create) -> list[MatchEvent]:
+    if match is not None:
+        raise Refused("bad_request", "the match exists already")
+    players = command.players
+    _require(_is_int(players) and MIN_PLAYERS <= players <= MAX_PLAYERS, "a match has 2 to 5 seats")
+    _require(isinstance(command.preset, str), "a match names its rule set's preset")
+    _require(isinstance(command.options, dict), "the options are not a mapping")
+    try:
+        rules = rule_set(command.preset, command.options)
+    except RuleSetError as error:
+        raise Refused("bad_request", str(error)) from None
+    for flag in ("open_seats", "auto_start", "invites"):
+        _require(isinstance(getattr(command, flag), bool), f"{flag} is not true or false")
+    for name in ("turn_ms", "spectator_delay_ms", "bot_pause_ms"):
+        value = getattr(command, name)
+        _require(_is_int(value) and value >= 0, f"{name} is not a whole number ≥ 0")
+    _require(
+        command.bot_pause_ms <= MAX_BOT_PAUSE_MS,
+        f"a bot pauses 0 to {MAX_BOT_PAUSE_MS / 1000:g} s",
+    )
+    _require(
+        _is_commitment(command.seed_commitment, empty=True),
+        "the seed commitment is not a sha256 in hex",
+    )
+    _require(len(command.client_seeds) <= players, f"at most one client seed per seat ({players})")
+    bots: dict[int, BotKind] = {}
+    for seat, kind in command.bots:
+        _require(_is_int(seat) and 0 <= seat < players, f"no seat {seat} for a bot")
+        bots[seat] = _bot_kind(kind)
+    open_seats = command.open_seats
+    events: list[MatchEvent] = [
+        MatchCreated(
+            command.match_id,
+            rules.preset,
+            rules.options(),
+            players,
+            open_seats,
+            command.turn_ms,
+            command.spectator_delay_ms,
+            command.bot_pause_ms,
+            command.auto_start and open_seats,
+            seed_commitment=command.seed_commitment,
+            invites=command.invites and open_seats,
+        )
+    ]
+    seeds = command.client_seeds
+    for seat in range(players):
+        bot = bots.get(seat)
+        if bot is not None:
+            events.append(SeatJoined(seat, bot_name(bot, seat), "", bot))
+        elif not open_seats:
+            events.append(
+                SeatJoined(seat, f"seat {seat}", seeds[seat].hex() if seat < len(seeds) else "")
+            )
+    return events
+
+
+def _join(match: Match, command: Join) -> list[MatchEvent]:
+    seat, bot = command.seat, _bot_kind(command.bot) if command.bot else None
+    if bot is not None and command.client_seed:
+        raise Refused("bad_request", "a bot's seat takes no client seed")
+    if seat is None and bot is None and match.invites:
+        raise Refused("permission_denied", "this table's seats are taken with an invite")
+    if seat is not None and not (_is_int(seat) and 0 <= seat < match.players and match.open_seats):
+        raise Refused("bad_request", f"no open seat {seat} in this match")
+    free = match.seats_free
+    if seat is not None and seat not in free:
+        raise Refused("seat_taken", f"seat {seat} is taken")
+    if not match.open_seats or not free:
+        raise Refused("seats_full", "no free seat in this match")
+    if match.started:
+        raise Refused("already_started", "the match has started")
+    if seat is None:
+        seat = free[0]
+    if bot is not None:
+        return [SeatJoined(seat, bot_name(bot, seat), "", bot)]
+    return [SeatJoined(seat, command.name.strip() or f"seat {seat}", command.client_seed.hex())]
+
+
+def _start(match: Match, command: Start) -> list[MatchEvent]:
+    if match.started:
+        raise Refused("already_started", "the match has started")
+    if match.seats_free:
+        raise Refused("not_started", "seats are still free")
+    committed = command.seed_commitment
+    _require(_is_commitment(committed), "the seed commitment is not a sha256 in hex")
+    _require(isinstance(command.shuffle_version, str), "no shuffle version")
+    if command.seed and commitment(command.seed) != committed:
+        raise Refused("bad_request", "the seed is not the one committed to")
+    events: list[MatchEvent] = [
+        MatchStarted(committed, command.shuffle_version, match.client_seeds)
+    ]
+    if command.seed:
+        events += _rules(match.game, _deal(match, command.seed, 1))
+    return events
+
+
+def _seal(match: Match, command: Seal) -> list[MatchEvent]:
+    if match.sealed:
+        raise Refused("wrong_action", "the match is sealed: nothing comes after MatchSealed")
+    if not match.over:
+        raise Refused("wrong_action", "the match is not over")
+    if not match.seed:
+        raise Refused("wrong_action", "the seed is not revealed yet")
+    # what the seal signs is the seal check's to judge, not the decider's
+    return [MatchSealed(command.seal)]
+
+
+# -- playing --------------------------------------------------------------------
+
+
+def _play(match: Match, command: Act | TimeOut | DealGame | Reveal) -> list[MatchEvent]:
+    game = match.game
+    match command:
+        case Act(seat_command, seed):
+            return _then_chance(match, _rules(game, seat_command), seed)
+        case TimeOut(seed):
+            if not match.turn_ms:
+                raise Refused("wrong_action", "the match has no turn timer")
+            if game.phase != IN_GAME:
+                raise Refused("wrong_action", "no game is in play")
+            action = timeout_action(game)
+            if action is None:
+                raise Refused("wrong_action", "no seat is to act")
+            timed_out = TurnTimedOut(action.seat, game.waiting_for or "")
+            return [timed_out, *_then_chance(match, _rules(game, action), seed)]
+        case DealGame(deal):
+            return [*_rules(game, deal)]
+        case Reveal(seed):
+            if game.phase != MATCH_OVER:
+                raise Refused("wrong_action", "the match is not over")
+            if not seed:
+                raise Refused("bad_request", "no seed to reveal")
+            return [SeedRevealed(seed.hex())]
+        case _:
+            assert_never(command)
+
+
+def _then_chance(match: Match, events: list[GameEvent], seed: bytes) -> list[MatchEvent]:
+    """The rules' ``events``, then what chance does after them when the seed is known:
+    the next game's deal once a game ends, the seed's reveal once the match ends."""
+    if not seed:
+        return [*events]
+    after = fold_game(match.game, events)
+    if after.phase == GAME_OVER:
+        return [*events, *_rules(after, _deal(match, seed, after.game_number + 1))]
+    if after.phase == MATCH_OVER:
+        return [*events, SeedRevealed(seed.hex())]
+    return [*events]
+
+
+def _rules(game: MatchState, command: SeatCommand | Deal) -> list[GameEvent]:
+    decision = decide_game(game, command)
+    if isinstance(decision, Refusal):
+        raise Refused(decision.code, decision.message)
+    return list(decision)
+
+
+def _deal(match: Match, seed: bytes, game_number: int) -> Deal:
+    return game_deal(match.rules, match.players, seed, game_number, match.client_seeds)
+
+
+# -- checks -----------------------------------------------------------------------
+
+
+def _require(condition: bool, message: str) -> None:
+    if not condition:
+        raise Refused("bad_request", message)
+
+
+def _bot_kind(kind: str) -> BotKind:
+    try:
+        return BotKind(kind)
+    except ValueError:
+        raise Refused("bad_request", f"no bot {kind!r}") from None
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_commitment(value: object, empty: bool = False) -> bool:
+    """A sha256 in lowercase hex (``empty``: or none, as logs from before the
+    commitment moved into MatchCreated have)."""
+    if not isinstance(value, str):
+        return False
+    if not value:
+        return empty
+    return len(value) == 64 and all(char in "0123456789abcdef" for char in value)

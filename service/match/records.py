@@ -1,0 +1,50 @@
+"""A match's events as plain records and back: the rules' events in card notation
+(``rules.records``), the lifecycle's field by field (tuples as lists). What the event
+store keeps and hashes, and what the auditor reads back."""
+
+from __future__ import annotations
+
+from dataclasses import fields
+from typing import Any
+
+from ..rules import events as rules_events
+from ..rules.records import RecordError
+from ..rules.records import from_record as rules_from_record
+from ..rules.records import to_record as rules_to_record
+from .events import LIFECYCLE_EVENT_TYPES, MatchEvent
+
+
+def stream_of(match_id: str) -> str:
+    """The event stream of a match (its Redis keys share the ``{m:<id>}`` slot)."""
+    return f"m:{match_id}"
+
+
+def to_record(event: MatchEvent) -> dict[str, Any]:
+    """The event's data as plain values (its type is its class's name)."""
+    if type(event) in _LIFECYCLE:
+        return {
+            f.name: list(value) if isinstance(value := getattr(event, f.name), tuple) else value
+            for f in fields(event)
+        }
+    return rules_to_record(event)  # type: ignore[arg-type]
+
+
+def from_record(type_name: str, data: dict[str, Any]) -> MatchEvent:
+    """The event a record holds; RecordError (or the dataclass's TypeError) if none."""
+    if type_name in rules_events.EVENT_TYPES:
+        return rules_from_record(type_name, data)
+    cls = LIFECYCLE_EVENT_TYPES.get(type_name)
+    if cls is None:
+        raise RecordError(f"unknown event type {type_name!r}")
+    if not isinstance(data, dict):
+        raise RecordError("the data is not an object")
+    values = {
+        f.name: tuple(data[f.name]) if isinstance(data.get(f.name), list) else data[f.name]
+        for f in fields(cls)
+        if f.name in data
+    }
+    event: MatchEvent = cls(**values)
+    return event
+
+
+_LIFECYCLE = frozenset(LIFECYCLE_EVENT_TYPES.values())

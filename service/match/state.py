@@ -1,0 +1,54 @@
+"""A match as its events make it: its set-up, its seats, its dealing commitment,
+how far it is in its life (started, seed revealed, sealed) and the rules' state of
+its games."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..rules import MatchState, RuleSet
+from ..rules.state import MATCH_OVER
+
+
+@dataclass(frozen=True, slots=True)
+class Match:
+    match_id: str
+    rules: RuleSet
+    players: int
+    open_seats: bool
+    turn_ms: int
+    spectator_delay_ms: int
+    auto_start: bool
+    invites: bool  # open seats are taken with an invite only
+    names: tuple[str, ...]
+    bots: tuple[str, ...]  # per seat: the BotKind the service plays it with, or ""
+    bot_pause_ms: int
+    client_seeds: tuple[str, ...]
+    commitment: str  # sha256 of the dealing seed, from the first event
+    started: bool
+    seed: str  # hex, once revealed
+    game: MatchState
+    sealed: bool = False  # MatchSealed is the last event
+    # Where the match's stream stands: set by whoever folds stored events (the events
+    # themselves do not know their seq, time or hash).
+    version: int = 0
+    last_event_ms: int = 0
+    head: str = ""  # the hash of event ``version``: the chain's head
+
+    @property
+    def over(self) -> bool:
+        return self.game.phase == MATCH_OVER
+
+    @property
+    def seats_free(self) -> tuple[int, ...]:
+        return tuple(seat for seat, name in enumerate(self.names) if not name)
+
+    @property
+    def awaits_seal(self) -> bool:
+        """Over, its seed revealed, and not sealed yet: the seal is all that is left."""
+        return self.over and bool(self.seed) and not self.sealed
+
+
+def initial_state() -> Match | None:
+    """Before any event there is no match: only Create is decided on it."""
+    return None
