@@ -15,7 +15,8 @@ from eventstore import InMemoryEventStore, StoredEvent
 from service.app.keyring import Keyring
 from service.app.match import stream_of
 from service.app.service import CreatedMatch, GameService, MatchOptions, ServiceError
-from service.rules.commands import SeatCommand
+from service.match import BotKind
+from service.rules.commands import Pass, SeatCommand
 from service.rules.legal import legal_actions
 from service.rules.views import SPECTATOR
 
@@ -215,7 +216,6 @@ async def test_a_bot_seat_whose_action_failed_tries_its_turn_again(
     from eventstore import StoreUnavailable
     from service.app import bot_seats
     from service.app.bot_seats import BotSeats
-    from service.match.events import BotKind
 
     made = await service.create(
         MatchOptions(
@@ -246,3 +246,134 @@ async def test_a_bot_seat_whose_action_failed_tries_its_turn_again(
         worker.stop()
         await asyncio.wait([running], timeout=5)
     assert appends["failed"] == 1
+
+
+# -- the one loop: a stale cache, a refusal judged afresh, the service's own commands --
+
+
+async def test_a_stale_cache_is_caught_by_the_append_and_decided_again(
+    service: GameService, store: InMemoryEventStore
+) -> None:
+    made = await started(service)
+    other = GameService(store, service.keyring)  # another replica, sharing the store
+    seat, command = await first_legal(other, made.match_id)
+    await other.act(made.match_id, made.seat_tokens[seat], always(command))
+    stale = service.cached(made.match_id)
+    assert stale is not None and stale.version < (await other.load(made.match_id)).version
+    # this replica decides on its stale cache, meets the conflict, loads and decides again
+    match = await other.load(made.match_id)
+    turn = match.game.turn
+    assert turn is not None
+    outcome = await service.act(
+        made.match_id, made.seat_tokens[turn], always(legal_actions(match.game)[0])
+    )
+    assert outcome.version > match.version
+    assert (await store.verify(stream_of(made.match_id))).ok
+
+
+async def test_a_refusal_on_a_stale_cache_is_judged_again_on_the_stream(
+    service: GameService, store: InMemoryEventStore
+) -> None:
+    made = await service.create(MatchOptions("federation", 2, {}))
+    await service.load(made.match_id)  # cached: not started
+    other = GameService(store, service.keyring)
+    await other.start(made.match_id, made.host_token)
+    match = await other.load(made.match_id)
+    turn = match.game.turn
+    assert turn is not None
+    # the cache says "not started"; the stream says otherwise, and the stream decides
+    outcome = await service.act(
+        made.match_id, made.seat_tokens[turn], always(legal_actions(match.game)[0])
+    )
+    assert outcome.version > match.version
+
+
+async def test_a_refusal_changes_nothing_and_a_retry_of_a_done_request_is_its_outcome(
+    service: GameService, store: InMemoryEventStore
+) -> None:
+    made = await started(service)
+    seat, command = await first_legal(service, made.match_id)
+    token = made.seat_tokens[seat]
+    first = await service.act(made.match_id, token, always(command), request_id="r-1")
+    # the same request id once the command has become illegal: the first outcome, not
+    # the refusal (the retry is recognised on the refusal path)
+    again = await service.act(made.match_id, token, always(command), request_id="r-1")
+    assert again.version == first.version
+    # another command under that id is refused as a reused id, and changes nothing
+    before = await stored(store, made.match_id)
+    with pytest.raises(ServiceError) as info:
+        await service.act(made.match_id, token, always(Pass(seat)), request_id="r-1")
+    assert info.value.code == "request_id_reused"
+    assert await stored(store, made.match_id) == before
+
+
+async def test_a_refused_command_carries_a_signed_refusal(service: GameService) -> None:
+    made = await started(service)
+    match = await service.load(made.match_id)
+    seat, _ = await first_legal(service, made.match_id)
+    with pytest.raises(ServiceError) as info:
+        await service.act(made.match_id, made.seat_tokens[1 - seat], always(Pass(1 - seat)))
+    assert info.value.code == "not_your_turn"
+    receipt = info.value.receipt
+    assert receipt is not None
+    signed = receipt.to_dict()
+    assert signed["kind"] == "refusal" and signed["reason"] == "not_your_turn"
+    assert (signed["judged_at_seq"], signed["head"]) == (match.version, match.head)
+
+
+async def test_a_timed_out_turn_is_taken_once(
+    service: GameService, store: InMemoryEventStore
+) -> None:
+    made = await service.create(MatchOptions("federation", 2, {}, turn_seconds=30))
+    await service.start(made.match_id, made.host_token)
+    version = (await service.load(made.match_id)).version
+    outcome = await service.time_out(made.match_id, version)
+    assert outcome is not None and outcome.events[0]["type"] == "TurnTimedOut"
+    length = len(await stored(store, made.match_id))
+    assert await service.time_out(made.match_id, version) is None  # done, or moved on
+    assert await GameService(store, service.keyring).time_out(made.match_id, version) is None
+    assert len(await stored(store, made.match_id)) == length
+
+
+async def test_no_turn_times_out_without_a_timer(
+    service: GameService, store: InMemoryEventStore
+) -> None:
+    made = await started(service)
+    before = await stored(store, made.match_id)
+    assert await service.time_out(made.match_id, before[-1].seq) is None
+    assert await stored(store, made.match_id) == before
+
+
+async def test_a_finished_match_is_sealed_once(
+    service: GameService, store: InMemoryEventStore
+) -> None:
+    made = await started(service)
+    while not (await service.load(made.match_id)).over:
+        seat, command = await first_legal(service, made.match_id)
+        await service.act(made.match_id, made.seat_tokens[seat], always(command))
+    match = await service.load(made.match_id)
+    assert match.sealed and not match.awaits_seal
+    assert not await service.seal(made.match_id)
+    assert not await GameService(store, service.keyring).seal(made.match_id)
+    assert [e.type for e in await stored(store, made.match_id)].count("MatchSealed") == 1
+
+
+async def test_an_invite_table_is_joined_by_claim_and_full_it_starts_itself(
+    service: GameService, store: InMemoryEventStore
+) -> None:
+    made = await service.create(
+        MatchOptions("federation", 2, {}, open_seats=True, invites=True, auto_start=True)
+    )
+    with pytest.raises(ServiceError) as info:
+        await service.join(made.match_id, "ann")
+    assert info.value.code == "permission_denied"
+    secret = "claim-" + "5" * 32
+    token = await service.claim_seat(made.match_id, 1, "ann", request_id=secret)
+    assert await service.claim_seat(made.match_id, 1, "ann", request_id=secret) == token
+    with pytest.raises(ServiceError) as info:
+        await service.claim_seat(made.match_id, 1, "bob")
+    assert info.value.code == "seat_taken"
+    await service.seat_bot(made.match_id, made.host_token, BotKind.RANDOM)
+    types = [e.type for e in await stored(store, made.match_id)]
+    assert types[:4] == ["MatchCreated", "SeatJoined", "SeatJoined", "MatchStarted"]
+    assert (await service.load(made.match_id)).started
