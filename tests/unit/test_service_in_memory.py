@@ -254,21 +254,25 @@ async def test_a_bot_seat_whose_action_failed_tries_its_turn_again(
 async def test_a_stale_cache_is_caught_by_the_append_and_decided_again(
     service: GameService, store: InMemoryEventStore
 ) -> None:
-    made = await started(service)
+    made = await service.create(MatchOptions("federation", 3, {}, open_seats=True))
+    await service.load(made.match_id)  # cached: every seat free
     other = GameService(store, service.keyring)  # another replica, sharing the store
-    seat, command = await first_legal(other, made.match_id)
-    await other.act(made.match_id, made.seat_tokens[seat], always(command))
-    stale = service.cached(made.match_id)
-    assert stale is not None and stale.version < (await other.load(made.match_id)).version
-    # this replica decides on its stale cache, meets the conflict, loads and decides again
-    match = await other.load(made.match_id)
-    turn = match.game.turn
-    assert turn is not None
-    outcome = await service.act(
-        made.match_id, made.seat_tokens[turn], always(legal_actions(match.game)[0])
-    )
-    assert outcome.version > match.version
-    assert (await store.verify(stream_of(made.match_id))).ok
+    assert (await other.join(made.match_id, "ann"))[0] == 0
+    appends = 0
+    real_append = store.append
+
+    async def counted(*args: object, **kwargs: object) -> object:
+        nonlocal appends
+        appends += 1
+        return await real_append(*args, **kwargs)  # type: ignore[arg-type]
+
+    store.append = counted  # type: ignore[method-assign]
+    # decided on the stale cache (seat 0 free), refused by the append's expected
+    # version, loaded and decided again: the next free seat
+    assert (await service.join(made.match_id, "bob"))[0] == 1
+    assert appends == 2
+    names = [e.data["name"] for e in await stored(store, made.match_id) if e.type == "SeatJoined"]
+    assert names == ["ann", "bob"]
 
 
 async def test_a_refusal_on_a_stale_cache_is_judged_again_on_the_stream(
