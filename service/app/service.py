@@ -76,6 +76,17 @@ class CreatedMatch:
 
 
 @dataclass(frozen=True, slots=True)
+class Seated:
+    """A seat taken: its number, its token (None for a bot's: the service plays it),
+    and the signed receipts of what the taking appended: its SeatJoined and, when it
+    filled an auto-start table, the start."""
+
+    seat: int
+    token: str | None
+    receipts: tuple[SignedRecord, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class Outcome:
     """What an action did: the match's version after it, its events as the
     caller may see them (``seq`` added), and the match after it, for the caller."""
@@ -254,9 +265,9 @@ class GameService:
 
     async def join(
         self, match_id: str, name: str, client_seed: bytes = b"", request_id: str = ""
-    ) -> tuple[int, str]:
-        """Take the next free seat; returns (seat, token). ``request_id`` is the
-        caller's secret, as for create: a retry with it returns the same seat."""
+    ) -> Seated:
+        """Take the next free seat. ``request_id`` is the caller's secret, as for
+        create: a retry with it returns the same seat (and receipt)."""
         check_match_id(match_id)
         check_name(name)
         check_client_seed(client_seed)
@@ -265,30 +276,37 @@ class GameService:
         def joining(seat: int) -> SeatJoined:
             return SeatJoined(seat, name.strip() or f"seat {seat}", client_seed.hex())
 
-        if (await self.load(match_id)).invites:
-            raise ServiceError("permission_denied", "this table's seats are taken with an invite")
+        signed = request_digest(action_request(match_id, "join", "join", request_id))
+        match = await self.load(match_id)
+        if match.invites:
+            raise self._refused(
+                match, "permission_denied", "this table's seats are taken with an invite", signed
+            )
         digest = self.keyring.request_digest("join", request_id) if request_id else ""
         asked = fingerprint_of("join", name, client_seed.hex())
-        seat = await self._take_seat(match_id, joining, digest, asked)
-        return seat, self.keyring.token(match_id, Role("seat", seat))
+        seat, receipts = await self._take_seat(match_id, joining, digest, asked, signed)
+        return Seated(seat, self.keyring.token(match_id, Role("seat", seat)), receipts)
 
     async def seat_bot(
         self, match_id: str, token: str | None, kind: BotKind, request_id: str = ""
-    ) -> int:
+    ) -> Seated:
         """Give the next free seat to one of the service's bots (host only); the
-        background work plays it from then on. Returns the seat."""
+        background work plays it from then on."""
         check_request_id(request_id)
         match = await self.load(match_id)
         if self.authorize(match, token) != HOST:
             raise ServiceError("permission_denied", "only the host token may seat a bot")
         bot = _bot_kind(kind)
         digest = self.keyring.request_digest("host", request_id) if request_id else ""
-        return await self._take_seat(
+        signed = request_digest(action_request(match_id, "host", f"bot {bot.value}", request_id))
+        seat, receipts = await self._take_seat(
             match_id,
             lambda seat: SeatJoined(seat, bot_name(bot, seat), "", bot),
             digest,
             fingerprint_of("seat_bot", bot),
+            signed,
         )
+        return Seated(seat, None, receipts)
 
     async def _take_seat(
         self,
@@ -296,49 +314,65 @@ class GameService:
         joining: Callable[[int], SeatJoined],
         digest: str,
         asked: str,
+        signed: str,
         seat: int | None = None,
-    ) -> int:
-        """Take ``seat``, or the next free seat. ``digest``: the request's scoped id;
-        ``asked``: its fingerprint."""
+    ) -> tuple[int, tuple[SignedRecord, ...]]:
+        """Take ``seat``, or the next free seat: the seat, and the receipts of what
+        that appended. ``digest``: the request's scoped id; ``asked``: its fingerprint;
+        ``signed``: the request digest its receipts carry."""
         for _ in range(CONFLICT_RETRIES):
             match = await self.load(match_id)
             if seat is not None and not (0 <= seat < match.players and match.open_seats):
-                raise ServiceError("bad_request", f"no open seat {seat} in this match")
+                missing = f"no open seat {seat} in this match"
+                raise self._refused(match, "bad_request", missing, signed)
             taken = seat is not None and seat not in match.seats_free
             if taken or not match.open_seats or not match.seats_free or match.started:
                 if digest:  # a retry of a request that took its seat
                     done = await self.store.request_result(stream_of(match_id), digest)
                     if done is not None:
-                        return await self._seat_taken(match_id, done, asked)
+                        return await self._seat_taken(match_id, done, asked, signed)
                 if taken:
-                    raise ServiceError("seat_taken", f"seat {seat} is taken")
+                    raise self._refused(match, "seat_taken", f"seat {seat} is taken", signed)
                 if not match.open_seats or not match.seats_free:
-                    raise ServiceError("seats_full", "no free seat in this match")
-                raise ServiceError("already_started", "the match has started")
+                    raise self._refused(match, "seats_full", "no free seat in this match", signed)
+                raise self._refused(match, "already_started", "the match has started", signed)
             try:
                 event = joining(match.seats_free[0] if seat is None else seat)
                 result = await self._append(match_id, [event], match.version, digest, asked)
             except ConcurrencyConflict:
                 continue
             if result.duplicate:
-                return await self._seat_taken(match_id, result, asked)
+                return await self._seat_taken(match_id, result, asked, signed)
+            receipts = [self._receipt(match_id, result.events, signed)]
             if match.auto_start and match.seats_free == (event.seat,):
-                await self.start_full(match_id)
-            return event.seat
+                started = await self.start_full(match_id)
+                if started is not None and started.receipt is not None:
+                    receipts.append(started.receipt)
+            return event.seat, tuple(receipts)
         raise ServiceError("busy", "too many concurrent joins; try again")
 
-    async def _seat_taken(self, match_id: str, done: AppendResult, asked: str) -> int:
-        """The seat an earlier request took."""
+    async def _seat_taken(
+        self, match_id: str, done: AppendResult, asked: str, signed: str
+    ) -> tuple[int, tuple[SignedRecord, ...]]:
+        """The seat an earlier request took, with its receipt again."""
         if done.fingerprint != asked:
             raise _reused()
-        first = (await self.store.read(stream_of(match_id), done.first_seq, 1))[0]
-        return int(first.data["seat"])
+        appended = await self.store.read(
+            stream_of(match_id), done.first_seq, done.last_seq - done.first_seq + 1
+        )
+        return int(appended[0].data["seat"]), (self._receipt(match_id, appended, signed),)
+
+    def _refused(self, match: Match, code: str, message: str, signed: str) -> ServiceError:
+        """A refusal judged on ``match``, with its signed refusal receipt."""
+        error = ServiceError(code, message)
+        error.receipt = self.signer.refusal(match.match_id, match.version, match.head, code, signed)
+        return error
 
     async def claim_seat(
         self, match_id: str, seat: int, name: str, client_seed: bytes = b"", request_id: str = ""
-    ) -> str:
+    ) -> Seated:
         """Seat ``name`` at open seat ``seat`` (whoever may: the caller checked an
-        invite or is the creator); returns the seat's token. A seat is taken once:
+        invite or is the creator), with its token. A seat is taken once:
         another try finds it taken (``seat_taken``), unless it retries the same
         ``request_id`` (the caller's secret, at least 128 bits). With the match's auto
         start, taking the last seat starts it."""
@@ -355,17 +389,20 @@ class GameService:
         # the invite proves the right to the seat: its retries are scoped to it
         digest = self.keyring.request_digest(f"invite:{seat}", request_id) if request_id else ""
         asked = fingerprint_of("claim", seat, name, client_seed.hex())
-        taken = await self._take_seat(match_id, joining, digest, asked, seat)
-        return self.keyring.token(match_id, Role("seat", taken))
+        signed = request_digest(action_request(match_id, f"invite:{seat}", "join", request_id))
+        taken, receipts = await self._take_seat(match_id, joining, digest, asked, signed, seat)
+        return Seated(taken, self.keyring.token(match_id, Role("seat", taken)), receipts)
 
-    async def start_full(self, match_id: str) -> None:
-        """Start a full auto-start table. No request id: any id would be the host's
-        scope, which the host could take first; a second start finds it started."""
+    async def start_full(self, match_id: str) -> Outcome | None:
+        """Start a full auto-start table (None: it had started). No request id: any id
+        would be the host's scope, which the host could take first; a second start
+        finds it started."""
         try:
-            await self.start(match_id, self.keyring.token(match_id, HOST))
+            return await self.start(match_id, self.keyring.token(match_id, HOST))
         except ServiceError as error:
             if error.code != "already_started":
                 raise
+            return None
 
     async def start(self, match_id: str, token: str | None, request_id: str = "") -> Outcome:
         """Deal the first game (host only), from the seed MatchCreated committed to."""

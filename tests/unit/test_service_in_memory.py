@@ -81,10 +81,11 @@ async def test_join_takes_free_seats_and_a_retry_takes_none(
 ) -> None:
     made = await service.create(MatchOptions("federation", 2, {}, open_seats=True))
     secret = "join-ann-" + "7" * 32  # a join's request id is the joiner's secret
-    seat, token = await service.join(made.match_id, "ann", request_id=secret)
+    first = await service.join(made.match_id, "ann", request_id=secret)
     again = await service.join(made.match_id, "ann", request_id=secret)
-    assert again == (seat, token) and seat == 0
-    assert (await service.join(made.match_id, "bob"))[0] == 1
+    assert again == first and first.seat == 0  # the same receipt too, byte for byte
+    assert len(first.receipts) == 1
+    assert (await service.join(made.match_id, "bob")).seat == 1
     with pytest.raises(ServiceError) as info:
         await service.join(made.match_id, "cat")
     assert info.value.code == "seats_full"
