@@ -14,9 +14,11 @@ Every action carries a request id; a call that fails for want of a network is
 retried with the same id, so it takes effect once. Refusals raise
 ``Refused`` with the rules' reason code (``not_your_turn``, ``not_stronger``…).
 
-Each seat keeps the signed receipts its actions and refusals were answered with
-(``seat.receipts``; ``seat.receipts_jsonl()`` for ``daifugo audit --receipts``):
-what settles a dispute about the match later (docs/AUDIT.md).
+Each seat keeps the signed receipts its join, actions and refusals were answered
+with (``seat.receipts``; ``seat.receipts_jsonl()`` for ``daifugo audit --receipts``):
+what settles a dispute about the match later (docs/AUDIT.md). A match's creator
+finds the create's receipt on ``CreatedMatch.receipt``, the host its start's on
+``host.receipts``.
 
 Replicas: give every address, ``DaifugoClient("ipv4:10.0.0.1:50051,10.0.0.2:50051")``
 (any gRPC target works). The client uses the first that answers and, when it goes
@@ -216,12 +218,28 @@ class DaifugoClient:
             response.match_id, response.host_token, tokens, _receipt(response.receipt)
         )
 
-    async def join(self, match_id: str, name: str = "", client_seed: bytes = b"") -> SeatSession:
+    async def join(
+        self,
+        match_id: str,
+        name: str = "",
+        client_seed: bytes = b"",
+        request_id: str | None = None,
+    ) -> SeatSession:
+        """Take the next free seat: its session, holding the join's receipts first.
+        ``request_id``: a secret of 128 bits or more (a fresh uuid4 by default); a retry
+        with it gets the same seat and receipt."""
         request = pb.JoinMatchRequest(
-            match_id=match_id, name=name, client_seed=client_seed, request_id=uuid.uuid4().hex
+            match_id=match_id,
+            name=name,
+            client_seed=client_seed,
+            request_id=request_id or uuid.uuid4().hex,
         )
         response = await self.call(self.stub.JoinMatch, request)
-        return SeatSession(self, match_id, response.token, response.seat)
+        session = SeatSession(self, match_id, response.token, response.seat)
+        session.receipts.extend(
+            receipt for text in response.receipts if (receipt := _receipt(text)) is not None
+        )
+        return session
 
     def seat(self, match_id: str, token: str) -> SeatSession:
         return SeatSession(self, match_id, token)
@@ -262,7 +280,7 @@ class SeatSession:
         self, client: DaifugoClient, match_id: str, token: str, seat: int | None = None
     ) -> None:
         self.client, self.match_id, self.token, self.seat = client, match_id, token, seat
-        self.receipts: list[dict[str, Any]] = []  # signed, one per answered action
+        self.receipts: list[dict[str, Any]] = []  # signed: the join's, then one per action
 
     def receipts_jsonl(self) -> str:
         """This seat's receipts as JSON Lines (``daifugo audit --receipts FILE``)."""

@@ -81,6 +81,17 @@ class CreatedMatch:
 
 
 @dataclass(frozen=True, slots=True)
+class Seated:
+    """A seat taken: its number, its token (None for a bot's: the service plays it),
+    and the signed receipts of what the taking appended: its SeatJoined and, when it
+    filled an auto-start table, the start."""
+
+    seat: int
+    token: str | None
+    receipts: tuple[SignedRecord, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class Outcome:
     """What an action did: the match's version after it, its events as the
     caller may see them (``seq`` added), and the match after it, for the caller."""
@@ -316,51 +327,71 @@ class GameService:
 
     async def join(
         self, match_id: str, name: str, client_seed: bytes = b"", request_id: str = ""
-    ) -> tuple[int, str]:
-        """Take the next free seat; returns (seat, token). ``request_id`` is the
-        caller's secret, as for create: a retry with it returns the same seat."""
+    ) -> Seated:
+        """Take the next free seat. ``request_id`` is the caller's secret, as for
+        create: a retry with it returns the same seat (and receipt)."""
         check_match_id(match_id)
         check_name(name)
         check_client_seed(client_seed)
         check_request_id(request_id, secret=True)
         digest = self.keyring.request_digest("join", request_id) if request_id else ""
         asked = fingerprint_of("join", name, client_seed.hex())
-        seat = await self._take_seat(match_id, Join(name, client_seed), digest, asked)
-        return seat, self.keyring.token(match_id, Role("seat", seat))
+        signed = request_digest(action_request(match_id, "join", "join", request_id))
+        seat, receipts = await self._take_seat(
+            match_id, Join(name, client_seed), digest, asked, signed
+        )
+        return Seated(seat, self.keyring.token(match_id, Role("seat", seat)), receipts)
 
     async def seat_bot(
         self, match_id: str, token: str | None, kind: BotKind, request_id: str = ""
-    ) -> int:
+    ) -> Seated:
         """Give the next free seat to one of the service's bots (host only); the
-        background work plays it from then on. Returns the seat."""
+        background work plays it from then on."""
         check_request_id(request_id)
         match = await self.load(match_id)
         if self.authorize(match, token) != HOST:
             raise ServiceError("permission_denied", "only the host token may seat a bot")
         digest = self.keyring.request_digest("host", request_id) if request_id else ""
         asked = fingerprint_of("seat_bot", kind)
-        return await self._take_seat(match_id, Join(bot=kind), digest, asked)
+        signed = request_digest(action_request(match_id, "host", f"bot {kind}", request_id))
+        seat, receipts = await self._take_seat(match_id, Join(bot=kind), digest, asked, signed)
+        return Seated(seat, None, receipts)
 
-    async def _take_seat(self, match_id: str, joining: Join, digest: str, asked: str) -> int:
-        """Take the seat ``joining`` asks for. ``digest``: the request's scoped id;
-        ``asked``: its fingerprint. With the match's auto start, the last seat starts it."""
+    async def _take_seat(
+        self, match_id: str, joining: Join, digest: str, asked: str, signed: str
+    ) -> tuple[int, tuple[SignedRecord, ...]]:
+        """Take the seat ``joining`` asks for: the seat, and the receipts of what that
+        appended. ``digest``: the request's scoped id; ``asked``: its fingerprint;
+        ``signed``: the request digest its receipts (and a refusal's) carry. With the
+        match's auto start, the last seat starts it."""
         ran = await self._run(
-            match_id, lambda _: joining, digest, asked, busy="too many concurrent joins; try again"
+            match_id,
+            lambda _: joining,
+            digest,
+            asked,
+            busy="too many concurrent joins; try again",
+            refused=lambda match: self._sign_refusal(match, lambda: signed),
         )
-        if ran.result.duplicate:  # a retry of a request that took its seat
-            first = (await self.store.read(stream_of(match_id), ran.result.first_seq, 1))[0]
-            return int(first.data["seat"])
+        result = ran.result
+        if result.duplicate:  # a retry of a request that took its seat: its receipt again
+            appended = await self.store.read(
+                stream_of(match_id), result.first_seq, result.last_seq - result.first_seq + 1
+            )
+            return int(appended[0].data["seat"]), (self._receipt(match_id, appended, signed),)
         (joined,) = ran.events
         assert isinstance(joined, SeatJoined) and ran.match is not None
+        receipts = [self._receipt(match_id, result.events, signed)]
         if ran.match.auto_start and ran.match.seats_free == (joined.seat,):
-            await self.start_full(match_id)
-        return joined.seat
+            started = await self.start_full(match_id)
+            if started is not None and started.receipt is not None:
+                receipts.append(started.receipt)
+        return joined.seat, tuple(receipts)
 
     async def claim_seat(
         self, match_id: str, seat: int, name: str, client_seed: bytes = b"", request_id: str = ""
-    ) -> str:
+    ) -> Seated:
         """Seat ``name`` at open seat ``seat`` (whoever may: the caller checked an
-        invite or is the creator); returns the seat's token. A seat is taken once:
+        invite or is the creator), with its token. A seat is taken once:
         another try finds it taken (``seat_taken``), unless it retries the same
         ``request_id`` (the caller's secret, at least 128 bits). With the match's auto
         start, taking the last seat starts it."""
@@ -373,17 +404,22 @@ class GameService:
         # the invite proves the right to the seat: its retries are scoped to it
         digest = self.keyring.request_digest(f"invite:{seat}", request_id) if request_id else ""
         asked = fingerprint_of("claim", seat, name, client_seed.hex())
-        taken = await self._take_seat(match_id, Join(name, client_seed, seat), digest, asked)
-        return self.keyring.token(match_id, Role("seat", taken))
+        signed = request_digest(action_request(match_id, f"invite:{seat}", "join", request_id))
+        taken, receipts = await self._take_seat(
+            match_id, Join(name, client_seed, seat), digest, asked, signed
+        )
+        return Seated(taken, self.keyring.token(match_id, Role("seat", taken)), receipts)
 
-    async def start_full(self, match_id: str) -> None:
-        """Start a full auto-start table. No request id: any id would be the host's
-        scope, which the host could take first; a second start finds it started."""
+    async def start_full(self, match_id: str) -> Outcome | None:
+        """Start a full auto-start table (None: it had started). No request id: any id
+        would be the host's scope, which the host could take first; a second start
+        finds it started."""
         try:
-            await self.start(match_id, self.keyring.token(match_id, HOST))
+            return await self.start(match_id, self.keyring.token(match_id, HOST))
         except ServiceError as error:
             if error.code != "already_started":
                 raise
+            return None
 
     async def start(self, match_id: str, token: str | None, request_id: str = "") -> Outcome:
         """Deal the first game (host only), from the seed MatchCreated committed to."""
@@ -497,7 +533,7 @@ class GameService:
             scoped,
             asked(role) if scoped else "",
             match=match,
-            refused=lambda match: self._sign_refusal(match, role, digest),
+            refused=lambda match: self._sign_refusal(match, lambda: digest(role)),
         )
         result = ran.result
         if result.duplicate:
@@ -515,12 +551,12 @@ class GameService:
         last = stored[-1]
         return self.signer.receipt(match_id, stored[0].seq, last.seq, last.hash, digest, at=last.at)
 
-    def _sign_refusal(self, match: Match, role: Role, digest: Callable[[Role], str]) -> None:
+    def _sign_refusal(self, match: Match, digest: Callable[[], str]) -> None:
         """Sign the refusal being raised, when it was judged on a readable command."""
         error = sys.exc_info()[1]
         assert isinstance(error, ServiceError)
         try:
-            asked = digest(role)
+            asked = digest()
         except ServiceError:  # the command could not even be read: nothing was judged
             return
         error.receipt = self.signer.refusal(

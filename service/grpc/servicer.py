@@ -98,10 +98,14 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
 
     async def JoinMatch(self, request: pb.JoinMatchRequest, context: Any) -> pb.JoinMatchResponse:
         async def work() -> pb.JoinMatchResponse:
-            seat, token = await self.service.join(
+            seated = await self.service.join(
                 request.match_id, request.name, request.client_seed, request.request_id
             )
-            return pb.JoinMatchResponse(seat=seat, token=token)
+            return pb.JoinMatchResponse(
+                seat=seated.seat,
+                token=seated.token,
+                receipts=[receipt_json(receipt) for receipt in seated.receipts],
+            )
 
         return await _answer(context, work())
 

@@ -65,6 +65,12 @@ class Invite(Struct):
     secret: str
 
 
+Receipts = Annotated[
+    list[dict[str, Any]],
+    Meta(description="the signed receipts of the events the request appended (docs/AUDIT.md)"),
+]
+
+
 class CreatedTable(Struct):
     match_id: str
     seat: int | None  # the creator's seat (None: hosting only)
@@ -73,6 +79,8 @@ class CreatedTable(Struct):
     bots: dict[str, str]  # seat -> kind
     invites: list[Invite]
     started: bool
+    # the create's, the creator's seat's, and the start's when that filled the table
+    receipts: Receipts
 
 
 class InviteExchange(Struct, forbid_unknown_fields=True):
@@ -88,10 +96,15 @@ class TakenSeat(Struct):
     seat: int
     seat_token: str
     started: bool
+    receipts: Receipts  # the seat's, and the start's when it filled the table
 
 
 class Started(Struct):
     version: int
+    receipt: Annotated[
+        dict[str, Any] | None,
+        Meta(description="the signed receipt of the events appended (docs/AUDIT.md)"),
+    ] = None
 
 
 class BotRequest(Struct, forbid_unknown_fields=True):
@@ -102,6 +115,7 @@ class BotRequest(Struct, forbid_unknown_fields=True):
 class SeatedBot(Struct):
     seat: int
     started: bool
+    receipts: Receipts  # the bot's seat's, and the start's when it filled the table
 
 
 class PresetInfo(Struct):
@@ -193,15 +207,20 @@ async def create_table(ctx: NamedDependency[Context], data: JSONBody[NewMatch]) 
         request_id=data.request_id and f"table:{data.request_id}",
     )
     match_id = created.match_id
+    receipts = [created.receipt] if created.receipt is not None else []
     seat_token = None
     if data.seat is not None:
         request = f"creator:{data.request_id}" if data.request_id else ""
-        seat_token = await service.claim_seat(
+        seated = await service.claim_seat(
             match_id, data.seat, data.name or "host", request_id=request
         )
+        seat_token = seated.token
+        receipts += seated.receipts
     match = await service.load(match_id)
     if data.auto_start and not match.seats_free and not match.started:
-        await service.start_full(match_id)
+        started = await service.start_full(match_id)
+        if started is not None and started.receipt is not None:
+            receipts.append(started.receipt)
         match = await service.load(match_id)
     invites = [
         Invite(seat, f"/#/invite/{match_id}/{secret}", secret)
@@ -216,6 +235,7 @@ async def create_table(ctx: NamedDependency[Context], data: JSONBody[NewMatch]) 
         {str(seat): kind.value for seat, kind in sorted(bots.items())},
         invites,
         match.started,
+        [receipt.to_dict() for receipt in receipts],
     )
 
 
@@ -238,9 +258,11 @@ async def take_seat(
     if seat is None:
         raise ServiceError("permission_denied", "that invite is not one of this match's")
     request = f"invite:{data.request_id}" if data.request_id else ""
-    token = await service.claim_seat(match.match_id, seat, data.name, request_id=request)
+    seated = await service.claim_seat(match.match_id, seat, data.name, request_id=request)
+    assert seated.token is not None
     started = (await service.load(match.match_id)).started
-    return TakenSeat(match.match_id, seat, token, started)
+    receipts = [receipt.to_dict() for receipt in seated.receipts]
+    return TakenSeat(match.match_id, seat, seated.token, started, receipts)
 
 
 @post(
@@ -255,7 +277,7 @@ async def start_match(
     ctx: NamedDependency[Context], match_id: FromPath[str], authorization: Authorization = None
 ) -> Started:
     outcome = await ctx.service.start(checked_id(match_id), bearer(authorization))
-    return Started(outcome.version)
+    return Started(outcome.version, outcome.receipt.to_dict() if outcome.receipt else None)
 
 
 @post(
@@ -274,8 +296,9 @@ async def seat_bot(
 ) -> SeatedBot:
     service = ctx.service
     checked = checked_id(match_id)
-    seat = await service.seat_bot(checked, bearer(authorization), data.kind, data.request_id)
-    return SeatedBot(seat, (await service.load(checked)).started)
+    seated = await service.seat_bot(checked, bearer(authorization), data.kind, data.request_id)
+    receipts = [receipt.to_dict() for receipt in seated.receipts]
+    return SeatedBot(seated.seat, (await service.load(checked)).started, receipts)
 
 
 @get(

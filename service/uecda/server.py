@@ -113,12 +113,14 @@ class UecdaServer:
             for _ in range(3):
                 table = self._waiting or await self._new_table()
                 try:
-                    seat, token = await self.service.join(table.match_id, name)
+                    seated = await self.service.join(table.match_id, name)
                 except ServiceError as error:
                     if error.code not in ("seats_full", "already_started"):
                         raise
                     self._waiting = None  # others filled it first (gRPC seats)
                     continue
+                seat, token = seated.seat, seated.token
+                assert token is not None
                 table.seat_client(seat, token, client)
                 client.send_int(seat)  # the player number
                 log.info(

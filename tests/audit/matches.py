@@ -50,12 +50,16 @@ async def play(
         service = GameService(store, Keyring(secrets.token_bytes(32)), signer)
         receipts: list[dict[str, Any]] = []
         made = await service.create(options)
+        assert made.receipt is not None
+        receipts.append(made.receipt.to_dict())
         match_id = made.match_id
         tokens = list(made.seat_tokens)
         for joiner in range(options.players if options.open_seats else 0):
             seed = joiner_seeds[joiner] if joiner < len(joiner_seeds) else b""
-            _, token = await service.join(match_id, f" player {joiner} ", seed)
-            tokens.append(token)
+            seated = await service.join(match_id, f" player {joiner} ", seed)
+            assert seated.token is not None
+            tokens.append(seated.token)
+            receipts += [receipt.to_dict() for receipt in seated.receipts]
         started = await service.start(match_id, made.host_token)
         assert started.receipt is not None
         receipts.append(started.receipt.to_dict())

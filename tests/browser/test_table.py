@@ -5,9 +5,11 @@ browser contexts seated through an invite link, playing each other."""
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from playwright.async_api import Browser, Page
 
@@ -136,6 +138,16 @@ async def test_a_table_with_three_bots_played_by_keyboard_to_the_results(
     assert await page.locator("#download-receipts").is_visible()
     download = await page.get_attribute("#download-receipts", "download")
     assert download == f"receipts-{match_id}.jsonl"
+    # from the table's create on: its own, the creator's seat's and the auto start's,
+    # then one per action; the auditor takes them all against the exported log
+    kept = json.loads(
+        await page.evaluate("(id) => sessionStorage.getItem(`daifugo:receipts:${id}`)", match_id)
+    )
+    assert [receipt["first_seq"] for receipt in kept[:3]] == [0, 4, 5]
+    async with httpx.AsyncClient(base_url=site.base_url, timeout=60) as http:
+        log = (await http.get(f"/matches/{match_id}/record", params={"format": "jsonl"})).text
+        report = (await http.post("/audit", json={"log": log, "receipts": kept})).json()
+    assert report["verdict"] == "valid" and report["not_run"] == [], report
     log = await text_of(page, "#log")
     assert "to play" not in log
     assert "Keys (seat 0)" not in log or "played" in log
@@ -183,6 +195,11 @@ async def test_two_people_take_two_seats_through_an_invite_and_play(
         await page.wait_for_selector("#hand button")
         tokens = {0: await seat_token(page, match_id), 1: await seat_token(friend, match_id)}
         assert tokens[0] != tokens[1]
+        # the invited tab keeps the receipts of its seat and of the start it set off
+        kept = await friend.evaluate(
+            "(id) => JSON.parse(sessionStorage.getItem(`daifugo:receipts:${id}`))", match_id
+        )
+        assert [receipt["first_seq"] for receipt in kept[:2]] == [2, 3]
 
         # the same link a second time: the seat is taken
         third = await other.new_page()

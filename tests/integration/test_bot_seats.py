@@ -48,8 +48,9 @@ async def test_bots_in_any_seats_of_an_open_match_audit_valid(running: Running) 
     options = MatchOptions("classic", 3, {}, games_per_set=2, open_seats=True, bots=bots)
     created = await service.create(options)
     assert (await service.load(created.match_id)).seats_free == (1,)
-    seat, token = await service.join(created.match_id, "person")
-    assert seat == 1
+    seated = await service.join(created.match_id, "person")
+    assert seated.seat == 1 and seated.token is not None
+    token = seated.token
     await service.start(created.match_id, created.host_token)
     async with asyncio.timeout(600):  # a guard against a hang, not a time limit
         while not (await service.load(created.match_id)).over:
@@ -65,8 +66,10 @@ async def test_seats_taken_out_of_order_audit_valid(running: Running) -> None:
     """An invite names its seat, so seats fill in any order; the audit accepts that."""
     service = running.service
     created = await service.create(MatchOptions("classic", 3, {}, games_per_set=1, open_seats=True))
-    tokens = [await service.claim_seat(created.match_id, seat, f"p{seat}") for seat in (2, 0)]
-    assert await service.seat_bot(created.match_id, created.host_token, BotKind.GREEDY) == 1
+    seated = [await service.claim_seat(created.match_id, seat, f"p{seat}") for seat in (2, 0)]
+    tokens = [taken.token for taken in seated]
+    bot = await service.seat_bot(created.match_id, created.host_token, BotKind.GREEDY)
+    assert bot.seat == 1 and bot.token is None
     await service.start(created.match_id, created.host_token)
     async with asyncio.timeout(600):  # a guard against a hang, not a time limit
         while not (await service.load(created.match_id)).over:
@@ -84,7 +87,8 @@ async def test_the_host_seats_bots_in_open_seats_and_nobody_else_may(running: Ru
     service = running.service
     created = await service.create(MatchOptions("classic", 3, {}, open_seats=True))
     match_id = created.match_id
-    seat, token = await service.join(match_id, "person")
+    joined = await service.join(match_id, "person")
+    token = joined.token
     with pytest.raises(ServiceError) as refused:
         await service.seat_bot(match_id, token, BotKind.GREEDY)
     assert refused.value.code == "permission_denied"
@@ -93,12 +97,12 @@ async def test_the_host_seats_bots_in_open_seats_and_nobody_else_may(running: Ru
     assert unknown.value.code == "bad_request"
     before = await service.load(match_id)
     assert before.seats_free == (1, 2)  # the refusals took no seat
-    assert await service.seat_bot(match_id, created.host_token, BotKind.GREEDY) == 1
-    assert await service.seat_bot(match_id, created.host_token, BotKind.STRONGER) == 2
+    assert (await service.seat_bot(match_id, created.host_token, BotKind.GREEDY)).seat == 1
+    assert (await service.seat_bot(match_id, created.host_token, BotKind.STRONGER)).seat == 2
     with pytest.raises(ServiceError) as full:
         await service.seat_bot(match_id, created.host_token, BotKind.RANDOM)
     assert full.value.code == "seats_full"
-    assert seat == 0
+    assert joined.seat == 0
 
 
 @pytest.mark.parametrize(

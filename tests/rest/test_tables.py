@@ -62,9 +62,11 @@ async def test_a_table_with_invites_starts_once_every_seat_is_taken(
     last = await http.post(
         f"/matches/{match_id}/seats", json={"secret": table["invites"][1]["secret"]}
     )
-    assert last.json() | {"seat_token": ""} == {
-        "match_id": match_id, "seat": 2, "seat_token": "", "started": True,
+    assert last.json() | {"seat_token": "", "receipts": []} == {
+        "match_id": match_id, "seat": 2, "seat_token": "", "started": True, "receipts": [],
     }  # fmt: skip
+    # the seat's receipt, and the start's: taking the last seat started the match
+    assert [r["first_seq"] for r in last.json()["receipts"]] == [3, 4]
     events = await stored(served, match_id)
     names = {
         event.data["seat"]: event.data["name"] for event in events if event.type == "SeatJoined"
@@ -237,9 +239,11 @@ async def test_the_host_gives_an_open_seat_to_a_bot(
     unknown = await http.post(path, json={"kind": "oracle"}, headers=host)
     assert unknown.status_code == 400
     first = await http.post(path, json={"kind": "random"}, headers=host)
-    assert first.json() == {"seat": 1, "started": False}
+    assert first.json() | {"receipts": None} == {"seat": 1, "started": False, "receipts": None}
+    assert len(first.json()["receipts"]) == 1
     last = await http.post(path, json={"kind": "stronger"}, headers=host)
-    assert last.json() == {"seat": 2, "started": True}  # full: the auto start
+    assert last.json() | {"receipts": None} == {"seat": 2, "started": True, "receipts": None}
+    assert len(last.json()["receipts"]) == 2  # full: the auto start, with its receipt
     match = await served.service.load(table["match_id"])
     assert match.bots == ("", "random", "stronger")
     # the invite to a seat a bot took is good for nothing now

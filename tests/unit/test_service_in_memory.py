@@ -82,10 +82,11 @@ async def test_join_takes_free_seats_and_a_retry_takes_none(
 ) -> None:
     made = await service.create(MatchOptions("federation", 2, {}, open_seats=True))
     secret = "join-ann-" + "7" * 32  # a join's request id is the joiner's secret
-    seat, token = await service.join(made.match_id, "ann", request_id=secret)
+    first = await service.join(made.match_id, "ann", request_id=secret)
     again = await service.join(made.match_id, "ann", request_id=secret)
-    assert again == (seat, token) and seat == 0
-    assert (await service.join(made.match_id, "bob"))[0] == 1
+    assert again == first and first.seat == 0  # the same receipt too, byte for byte
+    assert len(first.receipts) == 1
+    assert (await service.join(made.match_id, "bob")).seat == 1
     with pytest.raises(ServiceError) as info:
         await service.join(made.match_id, "cat")
     assert info.value.code == "seats_full"
@@ -257,7 +258,7 @@ async def test_a_stale_cache_is_caught_by_the_append_and_decided_again(
     made = await service.create(MatchOptions("federation", 3, {}, open_seats=True))
     await service.load(made.match_id)  # cached: every seat free
     other = GameService(store, service.keyring)  # another replica, sharing the store
-    assert (await other.join(made.match_id, "ann"))[0] == 0
+    assert (await other.join(made.match_id, "ann")).seat == 0
     appends = 0
     real_append = store.append
 
@@ -269,7 +270,7 @@ async def test_a_stale_cache_is_caught_by_the_append_and_decided_again(
     store.append = counted  # type: ignore[method-assign]
     # decided on the stale cache (seat 0 free), refused by the append's expected
     # version, loaded and decided again: the next free seat
-    assert (await service.join(made.match_id, "bob"))[0] == 1
+    assert (await service.join(made.match_id, "bob")).seat == 1
     assert appends == 2
     names = [e.data["name"] for e in await stored(store, made.match_id) if e.type == "SeatJoined"]
     assert names == ["ann", "bob"]
@@ -372,12 +373,14 @@ async def test_an_invite_table_is_joined_by_claim_and_full_it_starts_itself(
         await service.join(made.match_id, "ann")
     assert info.value.code == "permission_denied"
     secret = "claim-" + "5" * 32
-    token = await service.claim_seat(made.match_id, 1, "ann", request_id=secret)
-    assert await service.claim_seat(made.match_id, 1, "ann", request_id=secret) == token
+    claimed = await service.claim_seat(made.match_id, 1, "ann", request_id=secret)
+    assert await service.claim_seat(made.match_id, 1, "ann", request_id=secret) == claimed
     with pytest.raises(ServiceError) as info:
         await service.claim_seat(made.match_id, 1, "bob")
     assert info.value.code == "seat_taken"
-    await service.seat_bot(made.match_id, made.host_token, BotKind.RANDOM)
+    assert info.value.receipt is not None  # a refusal judged on the match is signed
+    bot = await service.seat_bot(made.match_id, made.host_token, BotKind.RANDOM)
+    assert bot.token is None and len(bot.receipts) == 2  # its seat's, and the auto start's
     types = [e.type for e in await stored(store, made.match_id)]
     assert types[:4] == ["MatchCreated", "SeatJoined", "SeatJoined", "MatchStarted"]
     assert (await service.load(made.match_id)).started

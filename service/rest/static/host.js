@@ -3,6 +3,7 @@
 
 import { api, requestId } from "./api.js";
 import { $ } from "./dom.js";
+import { keepReceipts } from "./receipts.js";
 
 export const hostKey = (id) => `daifugo:host:${id}`;
 
@@ -69,8 +70,11 @@ export class HostPanel {
   async seatBot() {
     $("host-error").textContent = "";
     try {
-      await api.seatBot(this.id, this.hosted.hostToken, $("host-bot-kind").value, requestId());
+      const kind = $("host-bot-kind").value;
+      const seated = await api.seatBot(this.id, this.hosted.hostToken, kind, requestId());
+      keepReceipts(this.id, seated.receipts);
     } catch (failure) {
+      keepReceipts(this.id, [failure.receipt]);
       $("host-error").textContent = `Could not seat a bot (${failure.code}): ${failure.detail}`;
     }
   }
@@ -78,8 +82,10 @@ export class HostPanel {
   async start() {
     $("host-error").textContent = "";
     try {
-      await api.start(this.id, this.hosted.hostToken);
+      const started = await api.start(this.id, this.hosted.hostToken);
+      keepReceipts(this.id, [started.receipt]);
     } catch (failure) {
+      keepReceipts(this.id, [failure.receipt]);
       $("host-error").textContent = `Could not start (${failure.code}): ${failure.detail}`;
     }
   }

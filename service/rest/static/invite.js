@@ -3,6 +3,7 @@
 
 import { api, requestId } from "./api.js";
 import { $ } from "./dom.js";
+import { keepReceipts } from "./receipts.js";
 
 let pending = null; // the form's one listener, replaced per invite
 
@@ -29,8 +30,10 @@ export function acceptInvite(id, secret, onSeated) {
       const taken = await api.takeSeat(id, secret, $("invite-name").value.trim(), retry);
       form.removeEventListener("submit", pending);
       pending = null;
+      keepReceipts(id, taken.receipts);
       onSeated(taken.seat_token);
     } catch (failure) {
+      keepReceipts(id, [failure.receipt]);
       const reason = {
         seat_taken: "Someone has already taken this seat with this link.",
         permission_denied: "This link is not a valid invite to this table.",

@@ -19,6 +19,7 @@ import { NewTable } from "./newtable.js";
 import { SeatPlay } from "./play.js";
 import { RankingsPage } from "./rankings.js";
 import { Replay } from "./replay.js";
+import { keepReceipts } from "./receipts.js";
 import { Results } from "./results.js";
 import { Watcher } from "./watch.js";
 
@@ -202,6 +203,7 @@ export function tableCreated(table, body) {
   const id = table.match_id;
   const { host_token: hostToken, invites, bots, seat } = table;
   sessionStorage.setItem(hostKey(id), JSON.stringify({ hostToken, invites, bots, seat, body }));
+  keepReceipts(id, table.receipts); // the create's, the creator's seat's, the start's
   if (table.seat_token) sessionStorage.setItem(tokenKey(id), table.seat_token);
   location.hash = `#/match/${encodeURIComponent(id)}`;
 }

@@ -9,7 +9,7 @@ import { announce } from "./announce.js";
 import { ApiError, api, requestId } from "./api.js";
 import { RANKS, cardsInWords, fillCard, normalise, rankName, sameCards, sortByStrength } from "./cards.js";
 import { $, typing } from "./dom.js";
-import { receiptsKey } from "./results.js";
+import { keepReceipts } from "./receipts.js";
 import { plural, seatWords } from "./words.js";
 
 const MOVES = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1 };
@@ -367,12 +367,7 @@ export class SeatPlay {
 
   /** Signed receipts, when the service gives them: the results offer them for download. */
   keepReceipt(answer) {
-    const receipt = answer?.receipt;
-    if (!receipt) return;
-    const key = receiptsKey(this.id);
-    const kept = JSON.parse(sessionStorage.getItem(key) ?? "[]");
-    kept.push(receipt);
-    sessionStorage.setItem(key, JSON.stringify(kept));
+    keepReceipts(this.id, [answer?.receipt]);
   }
 
   showRefusal(refusal) {

@@ -8,11 +8,10 @@ import { cardsInWords, cardLabel } from "./cards.js";
 import { $ } from "./dom.js";
 import { hostKey } from "./host.js";
 import { showVerdict } from "./audit.js";
+import { keptReceipts } from "./receipts.js";
 import { placeWords, seatWords } from "./words.js";
 
 const ORDINALS = ["", "1st", "2nd", "3rd", "4th", "5th"];
-
-export const receiptsKey = (id) => `daifugo:receipts:${id}`;
 
 export class Results {
   constructor(id, { token }) {
@@ -150,7 +149,7 @@ export class Results {
 
   renderReceipts() {
     const link = $("download-receipts");
-    const receipts = JSON.parse(sessionStorage.getItem(receiptsKey(this.id)) ?? "[]");
+    const receipts = keptReceipts(this.id);
     link.hidden = receipts.length === 0;
     if (link.dataset.url) URL.revokeObjectURL(link.dataset.url);
     if (!receipts.length) return;

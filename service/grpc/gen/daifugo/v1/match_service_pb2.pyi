@@ -79,12 +79,14 @@ class JoinMatchRequest(_message.Message):
     def __init__(self, match_id: _Optional[str] = ..., name: _Optional[str] = ..., client_seed: _Optional[bytes] = ..., request_id: _Optional[str] = ...) -> None: ...
 
 class JoinMatchResponse(_message.Message):
-    __slots__ = ("seat", "token")
+    __slots__ = ("seat", "token", "receipts")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     TOKEN_FIELD_NUMBER: _ClassVar[int]
+    RECEIPTS_FIELD_NUMBER: _ClassVar[int]
     seat: int
     token: str
-    def __init__(self, seat: _Optional[int] = ..., token: _Optional[str] = ...) -> None: ...
+    receipts: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, seat: _Optional[int] = ..., token: _Optional[str] = ..., receipts: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class StartMatchRequest(_message.Message):
     __slots__ = ("match_id", "request_id")
