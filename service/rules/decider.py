@@ -53,6 +53,8 @@ from .judging import (
     is_forbidden_finish,
     is_four_stop_answer,
     is_lucky_seven,
+    kyo_ochi_falls,
+    must_pass_at_leisure,
     revolution_cause,
     rule_on,
 )
@@ -108,6 +110,8 @@ def _decide(state: MatchState, command: Command) -> list[ev.Event]:
     waiting = state.waiting_for
     if waiting == PLAY:
         if isinstance(command, Play):
+            if must_pass_at_leisure(state):
+                raise Refused("wrong_action", "the previous 大富豪 passes on their first turn")
             return _play(state, command)
         if isinstance(command, Pass):
             return _pass(state, command)
@@ -713,6 +717,10 @@ def _finish(work: _Work, seat: int, forbidden: bool, cause: str, leftover: int =
         ):
             place = _bottom_place(state, fallen, FALLEN)
             work.emit(ev.PlayerFell(fallen, place, state.hands[fallen]))
+        fugo = kyo_ochi_falls(work.state, seat)
+        if fugo is not None:
+            place = _bottom_place(work.state, fugo, FALLEN)
+            work.emit(ev.PlayerFell(fugo, place, work.state.hands[fugo], "kyo_ochi"))
     if work.state.active_count() <= 1:
         _end_game(work)
         return True

@@ -154,12 +154,14 @@ class PlayerFinished:
 
 @dataclass(frozen=True, slots=True)
 class PlayerFell:
-    """Miyako-ochi: the previous 大富豪 falls to the bottom, keeping the
-    ``leftover`` cards it holds (as ``PlayerFinished``)."""
+    """A seat falls to the bottom, keeping the ``leftover`` cards it holds (as
+    ``PlayerFinished``): the previous 大富豪 by miyako-ochi, or the previous
+    富豪 by kyo-ochi (RULES.md §5 #53)."""
 
     seat: int
     place: int
     leftover: int = 0
+    cause: str = "miyako_ochi"  # "miyako_ochi" | "kyo_ochi"
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,7 +9,7 @@ from typing import Any
 from . import events as ev
 from .cards import JOKER_BITS, REAL_CARDS, add_cards, remove_cards
 from .melds import Kind, Meld
-from .readings import lock_suits
+from .readings import leisure_seat, lock_suits
 from .rulesets import CANCELLED_BY_OMEN
 from .state import (
     FALLEN,
@@ -71,7 +71,8 @@ def _game_dealt(s: MatchState, e: ev.GameDealt) -> None:
     _clear_locks(s)
     s.active = (1 << s.players) - 1
     s.finished = s.bottom = ()
-    s.first_play_d3 = s.rules.first_lead_must_include_d3 and e.game_number == 1
+    s.first_play_d3 = s.rules.d3_start and e.game_number == 1
+    s.leisure_seat = leisure_seat(s.rules, e.previous_places)
     s.final_places = None
     s.in_force = s.rules.switched_on()
 
@@ -117,6 +118,8 @@ def _meld_of(e: ev.CardsPlayed) -> Meld:
 
 
 def _cards_played(s: MatchState, e: ev.CardsPlayed) -> None:
+    if e.seat == s.leisure_seat and not s.four_stop:
+        s.leisure_seat = None  # their first turn was a lead: the rule lapsed
     meld = _meld_of(e)
     _track_runs(s, meld)
     _set_hand(s, e.seat, remove_cards(s.hands[e.seat], e.cards))
@@ -174,6 +177,8 @@ def _passed(s: MatchState, e: ev.Passed) -> None:
     if s.four_stop:
         s.four_stop = s.four_stop[1:]
     else:
+        if e.seat == s.leisure_seat:
+            s.leisure_seat = None
         s.passed |= 1 << e.seat
         s.pass_run += 1
 

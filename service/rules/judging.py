@@ -17,6 +17,28 @@ def rule_on(state: MatchState, name: str) -> bool:
     return name in state.in_force
 
 
+def must_pass_at_leisure(state: MatchState) -> bool:
+    """The previous 大富豪's first turn, which they must pass (RULES.md §5 #54);
+    where a lead may not be passed, a first turn that is a lead lapses the rule."""
+    return (
+        state.leisure_seat is not None
+        and state.leisure_seat == state.turn
+        and (state.field is not None or state.rules.leader_may_pass)
+    )
+
+
+def kyo_ochi_falls(state: MatchState, first: int) -> int | None:
+    """The previous 富豪 who falls when ``first``, the previous 大富豪, has just
+    finished 1st (RULES.md §5 #53), or None."""
+    previous = state.previous_places
+    if not state.rules.kyo_ochi or previous is None or state.players < 4:
+        return None
+    if previous.index(1) != first or len(state.finished) != 1:
+        return None
+    fugo = previous.index(2)
+    return fugo if state.is_active(fugo) else None
+
+
 def is_eight_cut(state: MatchState, meld: Meld) -> bool:
     return cuts_eight(state.rules, state.in_force, meld)
 

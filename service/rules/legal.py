@@ -21,7 +21,7 @@ from .cards import (
     reading_card,
 )
 from .commands import Bomb, Discard, Give, Pass, Play, SeatCommand
-from .judging import RANK_4, field_refusal, is_sandstorm, rule_on
+from .judging import RANK_4, field_refusal, is_sandstorm, must_pass_at_leisure, rule_on
 from .melds import TOP_RANK, Kind, Meld
 from .state import (
     EXCHANGE,
@@ -51,6 +51,8 @@ def legal_actions(state: MatchState) -> list[SeatCommand]:
     hand = state.hands[seat]
     waiting = state.waiting_for
     if waiting == PLAY:
+        if must_pass_at_leisure(state):
+            return [_PASSES[seat]]
         plays: list[SeatCommand] = [_play(seat, m) for m in legal_melds(state)]
         if state.field is not None or state.rules.leader_may_pass:
             plays.append(_PASSES[seat])

@@ -166,7 +166,8 @@ def _dealt(record: dict[str, Any], writing: Writing) -> str:
 def _finished(record: dict[str, Any], players: int, writing: Writing) -> str:
     seat, number = record["seat"], record["place"]
     if record["type"] == "PlayerFell":
-        text = f"seat {seat} falls to {place(seat, number, players)}: miyako-ochi"
+        cause = words(record.get("cause") or "miyako_ochi")
+        text = f"seat {seat} falls to {place(seat, number, players)}: {cause}"
     else:
         text = f"seat {seat} finishes {place(seat, number, players)}"
         if record.get("forbidden"):

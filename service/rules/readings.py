@@ -16,6 +16,13 @@ def group_of(meld: Meld, size: int, rank: int) -> bool:
     return meld.kind == Kind.GROUP and meld.size == size and meld.real_count(rank) == size
 
 
+def leisure_seat(rules: RuleSet, previous_places: tuple[int, ...] | None) -> int | None:
+    """The previous 大富豪, who must pass on their first turn (RULES.md §5 #54)."""
+    if not rules.daifugo_leisure or previous_places is None:
+        return None
+    return previous_places.index(1) if 1 in previous_places else None
+
+
 def lock_suits(meld: Meld) -> int:
     """The suits a play shows to a lock where a joker counts as the suit it
     stands for (RULES.md §6): its real cards' and its joker readings'."""

@@ -50,6 +50,7 @@ FIELDS = (
     "in_force",
     "last_play",
     "leader",
+    "leisure_seat",
     "number_lock",
     "number_run",
     "omen",
@@ -115,6 +116,7 @@ class MatchState:
     finished: tuple[int, ...]
     bottom: tuple[tuple[int, str], ...]
     first_play_d3: bool
+    leisure_seat: int | None  # the previous 大富豪 before their first turn (daifugo_leisure)
     final_places: tuple[int, ...] | None
     in_force: frozenset[str]  # local rules on and not switched off by an omen
 
@@ -139,6 +141,7 @@ class MatchState:
         new.hands = self.hands
         new.last_play = self.last_play
         new.leader = self.leader
+        new.leisure_seat = self.leisure_seat
         new.number_lock = self.number_lock
         new.number_run = self.number_run
         new.omen = self.omen
@@ -272,7 +275,7 @@ def initial_state(rules: RuleSet, players: int) -> MatchState:
         pass_run=0, seating=(), stalemate=(),
         revolution=False, eleven_back="", direction=1, omen=False, suit_lock=0,
         suit_run=0, suit_run_suits=0, number_lock=False, number_run=0, active=0,
-        finished=(), bottom=(), first_play_d3=False, final_places=None,
+        finished=(), bottom=(), first_play_d3=False, leisure_seat=None, final_places=None,
         in_force=rules.switched_on(),
     )  # fmt: skip
     for name, value in values.items():

@@ -208,7 +208,7 @@ function renderSeats(view, names) {
       item.dataset.place = place;
     }
     if (view.forbidden?.includes(number)) parts.push("forbidden finish");
-    if (view.fallen?.includes(number)) parts.push("fell (miyako-ochi)");
+    if (view.fallen?.includes(number)) parts.push("fell (miyako-ochi or kyō-ochi)");
     if (!place && view.active && !view.active.includes(number) && view.phase === "in_game") {
       parts.push("out");
     }

@@ -133,7 +133,7 @@ export function describeEvent(event, { names = [], players = 0, me = null, symbo
       return `${seat(event.seat)} finished ${placeWords(event.place, n)}${how}${cause}`;
     }
     case "PlayerFell":
-      return `Miyako-ochi: ${seat(event.seat)} falls to ${placeWords(event.place, n)}`;
+      return `${event.cause === "kyo_ochi" ? "Kyō-ochi" : "Miyako-ochi"}: ${seat(event.seat)} falls to ${placeWords(event.place, n)}`;
     case "FieldFlushed":
       return `${FLUSH_REASONS[event.reason] ?? `Field flushed (${humanise(event.reason)})`}; ${seat(event.leader)} leads`;
     case "TurnMoved":
