@@ -33,7 +33,7 @@ from service.rules.cards import (
 )
 from service.rules.commands import Bomb, Discard, Give, Pass, Play, SeatCommand
 from service.rules.melds import TOP_RANK, Kind, Meld
-from service.rules.readings import cuts_eight, finishes_forbidden, group_of
+from service.rules.readings import cuts_eight, finishes_forbidden, further_flush, group_of
 from service.rules.rulesets import RuleSet
 from service.rules.views import View
 
@@ -211,7 +211,7 @@ class Effects:
     revolts: bool = False
     flushes: bool = False
     four_stop: bool = False
-    eleven_strength: bool = False
+    eleven_strength: bool = False  # the order in force flips for the trick's next plays
     great_revolution: bool = False
     lucky_seven: bool = False
     sevens: int = 0
@@ -248,7 +248,11 @@ def effects_of(view: View, table: Table, meld: Meld, hand: int, field_meld: Meld
     )
     eight_cut = is_eight_cut(view, table, meld)
     great = not view.omen and on(view, "great_revolution") and group_of(meld, 4, RANK_2)
-    revolts = (
+    revolts = not view.omen and (
+        (on(view, "joker_revolution") and meld.size == 2 == meld.jokers)
+        or (on(view, "nanasan_revolution") and group_of(meld, 3, RANK_7))
+    )
+    revolts = revolts or (
         not view.omen
         and meld.size >= 3
         and (
@@ -269,8 +273,12 @@ def effects_of(view: View, table: Table, meld: Meld, hand: int, field_meld: Meld
             )
         )
     )
+    further = further_flush(
+        rules, table.in_force(view), view.revolution, is_reversed(view), meld, field_meld
+    )
     flushes = (
         eight_cut
+        or further is not None
         or spade3_return
         or (group_of(meld, 2, RANK_9) and on(view, "ambulance"))
         or (group_of(meld, 2, RANK_6) and on(view, "rokurokubi"))
@@ -289,6 +297,11 @@ def effects_of(view: View, table: Table, meld: Meld, hand: int, field_meld: Meld
         and not view.eleven_back
         and meld.real_count(RANK_J) > 0
     )
+    # six-return ends a strength eleven-back; two-back reverses once more (§5 #42, #43)
+    six_return = (
+        on(view, "six_return") and view.eleven_back == "strength" and meld.real_count(RANK_6) > 0
+    )
+    two_back = on(view, "two_back") and not view.two_back and meld.real_count(RANK_2) > 0
     forbidden = finishes and not great and is_forbidden_finish(view, table, meld, spade3_return)
     return Effects(
         finishes=finishes,
@@ -296,7 +309,7 @@ def effects_of(view: View, table: Table, meld: Meld, hand: int, field_meld: Meld
         revolts=revolts,
         flushes=flushes,
         four_stop=four_stop,
-        eleven_strength=eleven,
+        eleven_strength=eleven ^ six_return ^ two_back,
         great_revolution=great,
         lucky_seven=on(view, "lucky_seven") and group_of(meld, 3, RANK_7),
         sevens=meld.real_count(RANK_7) if on(view, "seven_pass") else 0,
@@ -544,7 +557,7 @@ class _Decision:
         if effects.great_revolution:
             return weights.finish
         base_order = self.base_order != effects.revolts
-        after_order = trick_order != effects.revolts != effects.eleven_strength
+        after_order = trick_order ^ effects.revolts ^ effects.eleven_strength
         left = remove_cards(self.hand, meld.mask)
         shed = effects.sevens + effects.tens
         if shed:

@@ -496,6 +496,8 @@ def view_from_message(message: pb.View) -> View:
         unused=tuple(message.unused) if message.unused else None,
         out_of_play=None,
         options=dict(_options(message.options.SerializeToString())),
+        two_back=message.two_back,
+        discard_pile=tuple(message.discard_pile),
     )
 
 

@@ -53,8 +53,8 @@ def codes_mask(codes: Iterable[str]) -> int:
 
 
 def is_reversed(view: View) -> bool:
-    """The strength order in force now: revolution XOR eleven-back."""
-    return view.revolution != (view.eleven_back == "strength")
+    """The strength order in force now: revolution XOR eleven-back XOR two-back."""
+    return (view.revolution != (view.eleven_back == "strength")) != view.two_back
 
 
 def suits_of_letters(letters: Iterable[str]) -> int:

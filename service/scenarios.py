@@ -182,6 +182,8 @@ def observe(state: MatchState, key: str) -> Any:
         "forbidden": lambda s: [seat for seat, how in s.bottom if how == FORBIDDEN],
         "fallen": lambda s: [seat for seat, how in s.bottom if how == FALLEN],
         "game_over": lambda s: s.game_over,
+        "discard_pile": lambda s: sorted(format_mask(s.pile)),
+        "two_back": lambda s: s.two_back,
     }
     if key not in readers:
         raise ScenarioError(f"unknown expect key {key!r}")
@@ -205,7 +207,7 @@ def check_expect(state: MatchState, expect: Any) -> None:
 
 def _normalised(key: str, wanted: Any) -> Any:
     """An expected value in the form ``observe`` reads (order-free lists sorted)."""
-    if key == "field":
+    if key in ("field", "discard_pile"):
         return sorted(format_mask(parse_mask(wanted)))
     if key == "suit_lock":
         return sorted(suit_letters(parse_suits(wanted)))

@@ -139,6 +139,8 @@ def view_message(view: View, turn_deadline_ms: int | None = None) -> pb.View:
         results=[pb.GameResult(places=places) for places in view.results],
         blind=view.blind or (),
         unused=view.unused or (),
+        two_back=view.two_back,
+        discard_pile=view.discard_pile,
     )
     for name in ("seat", "turn", "step_count", "field_seat"):
         value = getattr(view, name)

@@ -13,6 +13,7 @@ from dataclasses import replace
 from . import events as ev
 from .cards import (
     JOKER,
+    RANK_2,
     RANK_J,
     REAL_CARDS,
     add_cards,
@@ -41,9 +42,8 @@ from .dealing import (
 )
 from .evolve import APPLIERS
 from .judging import (
-    RANK_5,
+    RANK_6,
     RANK_7,
-    RANK_9,
     RANK_Q,
     RANK_T,
     check_beats_field,
@@ -55,11 +55,14 @@ from .judging import (
     is_lucky_seven,
     kyo_ochi_falls,
     must_pass_at_leisure,
+    reverses_of,
     revolution_cause,
     rule_on,
+    skips_of,
 )
 from .melds import Meld, classify
 from .refusals import Refusal, Refused
+from .rulesets import CANCELLED_BY_OMEN
 from .state import (
     BEFORE_DEAL,
     EXCHANGE,
@@ -525,10 +528,11 @@ def _apply_play(work: _Work, seat: int, meld: Meld, reason: str) -> None:
     rules = before.rules
     in_force = before.in_force
     cause = revolution_cause(before, meld)
-    flush = flush_reason(before, meld)
+    # §5's effects do not apply to an omen play itself (RULES.md §5.1)
+    applying = in_force - CANCELLED_BY_OMEN if cause == "omen" else in_force
+    flush = flush_reason(before, meld, applying)
     four_stop = flush == "eight_cut" and four_stop_applies(before, meld)
     great_revolution = cause == "great_revolution"
-    eleven_back = "eleven_back" in in_force and meld.real_count(RANK_J) > 0
     finishing = before.hands[seat] == meld.mask
     forbidden = finishing and not great_revolution and is_forbidden_finish(before, meld)
 
@@ -550,8 +554,7 @@ def _apply_play(work: _Work, seat: int, meld: Meld, reason: str) -> None:
         work.emit(ev.RevolutionChanged(not state.revolution, cause))
         if cause == "omen":
             work.emit(ev.OmenInvoked(seat))
-    if eleven_back and not state.eleven_back:
-        work.emit(ev.ElevenBackStarted(rules.eleven_back))
+    _strength_effects(work, before, meld)
 
     if finishing:
         if _finish(work, seat, forbidden, "play"):
@@ -569,8 +572,13 @@ def _apply_play(work: _Work, seat: int, meld: Meld, reason: str) -> None:
         return
 
     state = work.state
-    if flush is None and count_if_on("nine_reverse", RANK_9):
-        work.emit(ev.DirectionReversed(-state.direction))
+    # §5's effects do not apply from an omen play itself on (RULES.md §5.1)
+    in_force = state.in_force
+    # a finish flush to come cancels the play's reverses, as any flush does
+    finish_flush = (finishing or great_revolution) and "finish_flush" in in_force
+    if flush is None and not finish_flush:
+        for rule in reverses_of(in_force, meld):
+            work.emit(ev.DirectionReversed(-work.state.direction, rule))
     if state.is_active(seat):
         sevens = count_if_on("seven_pass", RANK_7)
         if sevens and state.next_active(seat) is not None:
@@ -584,27 +592,47 @@ def _apply_play(work: _Work, seat: int, meld: Meld, reason: str) -> None:
     if queens and (work.state.is_active(seat) or not work.state.hands[seat]):
         work.emit(ev.StepRequired(seat, QUEEN_BOMBER, queens))
     if not work.state.pending:
-        _end_turn(work, seat, count_if_on("five_skip", RANK_5))
+        _end_turn(work, seat)
 
 
-def _end_turn(work: _Work, seat: int, skips: int | None = None) -> None:
-    """The seat's action is complete: the trick goes on, or its leader leads."""
+def _strength_effects(work: _Work, before: MatchState, meld: Meld) -> None:
+    """Eleven-back, strong eleven-back, six-return and two-back, in RULES.md
+    §5.5's order; they change the order for the plays that follow only."""
+    in_force = work.state.in_force
+    reading = before.rules.eleven_back
+    js = meld.real_count(RANK_J) if "eleven_back" in in_force else 0
+    if before.eleven_back and "six_return" in in_force and meld.real_count(RANK_6):
+        work.emit(ev.ElevenBackEnded("six_return"))  # a J beside the 6 starts none (§5.6 #4)
+    elif js:
+        if not work.state.eleven_back:
+            work.emit(ev.ElevenBackStarted(reading))
+        if js >= 3 and "strong_eleven_back" in in_force and not work.state.eleven_back_lasts:
+            work.emit(ev.ElevenBackStrengthened())
+    if "two_back" in in_force and meld.real_count(RANK_2) and not work.state.two_back:
+        work.emit(ev.TwoBackStarted())
+
+
+def _end_turn(work: _Work, seat: int) -> None:
+    """The seat's action is complete: the trick goes on, or its leader leads.
+    The last play's skips count now, after its steps (RULES.md §5.5)."""
     state = work.state
     if state.field is None:
         _give_lead(work, state.trick_leader)
         return
-    if skips is None:
-        last = state.last_play
-        skips = last.real_count(RANK_5) if last and rule_on(state, "five_skip") else 0
-    _advance(work, seat, skips)
+    if state.finished_in_trick and rule_on(state, "finish_flush"):
+        _flush(work, "finish_flush")  # once nothing of the action is pending (§5 #35)
+        return
+    last = state.last_play
+    skips, causes = skips_of(state.in_force, last) if last else (0, ())
+    _advance(work, seat, skips, causes)
 
 
-def _advance(work: _Work, origin: int, skips: int) -> None:
+def _advance(work: _Work, origin: int, skips: int, causes: tuple[str, ...] = ()) -> None:
     """Move the turn on from ``origin``: past seats that left, passed (where a
     pass holds until the flush) or are skipped; back at the last player, flush."""
     state = work.state
     if state.rules.last_player_passes:
-        _advance_until_all_passed(work, origin, skips)
+        _advance_until_all_passed(work, origin, skips, causes)
         return
     step = state.turn_direction
     seating = state.seating
@@ -618,7 +646,7 @@ def _advance(work: _Work, origin: int, skips: int) -> None:
             seat = (seat + step) % state.players
         if seat == state.field_seat:
             if skipped:
-                work.emit(ev.PlayersSkipped(tuple(skipped)))
+                work.emit(ev.PlayersSkipped(tuple(skipped), causes))
             _flush(work, "all_passed")
             return
         if not state.active >> seat & 1 or (hold_passes and state.passed >> seat & 1):
@@ -629,11 +657,13 @@ def _advance(work: _Work, origin: int, skips: int) -> None:
             continue
         break
     if skipped:
-        work.emit(ev.PlayersSkipped(tuple(skipped)))
+        work.emit(ev.PlayersSkipped(tuple(skipped), causes))
     work.emit(ev.TurnMoved(seat))
 
 
-def _advance_until_all_passed(work: _Work, origin: int, skips: int) -> None:
+def _advance_until_all_passed(
+    work: _Work, origin: int, skips: int, causes: tuple[str, ...]
+) -> None:
     """Where the trick ends only when every player still in has passed, the
     last player included (RULES.md §6): the next such seat, the last player
     itself after everyone else; when none is left, flush. Skips pass over
@@ -650,7 +680,7 @@ def _advance_until_all_passed(work: _Work, origin: int, skips: int) -> None:
         return
     skipped = waiting[: min(skips, len(waiting) - 1)]
     if skipped:
-        work.emit(ev.PlayersSkipped(tuple(skipped)))
+        work.emit(ev.PlayersSkipped(tuple(skipped), causes))
     work.emit(ev.TurnMoved(waiting[len(skipped)]))
 
 

@@ -88,6 +88,24 @@ class ElevenBackStarted:
 
 
 @dataclass(frozen=True, slots=True)
+class ElevenBackStrengthened:
+    """Strong eleven-back (RULES.md §5 #41): the eleven-back in force outlives
+    the next flush and ends at the one after it."""
+
+
+@dataclass(frozen=True, slots=True)
+class ElevenBackEnded:
+    """An eleven-back in force ends at once (six-return, RULES.md §5 #42)."""
+
+    cause: str  # "six_return"
+
+
+@dataclass(frozen=True, slots=True)
+class TwoBackStarted:
+    """Two-back (RULES.md §5 #43): the order in force reverses until the flush."""
+
+
+@dataclass(frozen=True, slots=True)
 class SuitLocked:
     """A suit lock starts; ``suits`` 0 lifts it (a single joker, RULES.md §6)."""
 
@@ -102,11 +120,15 @@ class NumberLocked:
 @dataclass(frozen=True, slots=True)
 class DirectionReversed:
     direction: int
+    cause: str = "nine_reverse"  # or "six_reverse", "queen_reverse", "king_reverse"
 
 
 @dataclass(frozen=True, slots=True)
 class PlayersSkipped:
+    """Seats the turn passes over; ``causes`` names the skip rules of the play."""
+
     seats: tuple[int, ...]
+    causes: tuple[str, ...] = ("five_skip",)  # and "king_skip", "ten_skip" (added up)
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,7 +212,8 @@ class MatchEnded:
 
 Event = (
     GameDealt | HandsSwapped | ExchangeStarted | CardsGiven | CardsPlayed | Passed
-    | RevolutionChanged | OmenInvoked | ElevenBackStarted | SuitLocked | NumberLocked
+    | RevolutionChanged | OmenInvoked | ElevenBackStarted | ElevenBackStrengthened
+    | ElevenBackEnded | TwoBackStarted | SuitLocked | NumberLocked
     | DirectionReversed | PlayersSkipped | StepRequired | FourStopOffered | RanksBombed
     | CardsDiscarded | PlayerFinished | PlayerFell | FieldFlushed | TurnMoved
     | GameEnded | MatchEnded
@@ -200,8 +223,9 @@ EVENT_TYPES: dict[str, type] = {
     cls.__name__: cls
     for cls in (
         GameDealt, HandsSwapped, ExchangeStarted, CardsGiven, CardsPlayed, Passed,
-        RevolutionChanged, OmenInvoked, ElevenBackStarted, SuitLocked, NumberLocked,
-        DirectionReversed, PlayersSkipped, StepRequired, FourStopOffered, RanksBombed,
+        RevolutionChanged, OmenInvoked, ElevenBackStarted, ElevenBackStrengthened,
+        ElevenBackEnded, TwoBackStarted, SuitLocked, NumberLocked, DirectionReversed,
+        PlayersSkipped, StepRequired, FourStopOffered, RanksBombed,
         CardsDiscarded, PlayerFinished, PlayerFell, FieldFlushed, TurnMoved,
         GameEnded, MatchEnded,
     )

@@ -55,6 +55,9 @@ def _game_dealt(s: MatchState, e: ev.GameDealt) -> None:
     s.unused = e.unused
     s.out = 0
     s.played = 0
+    s.trick = s.pile = 0
+    s.two_back = False
+    s.eleven_back_lasts = 0
     s.previous_places = e.previous_places
     s.leader = s.turn = s.trick_leader = e.leader
     s.exchange_steps = s.pending = s.four_stop = ()
@@ -71,6 +74,7 @@ def _game_dealt(s: MatchState, e: ev.GameDealt) -> None:
     _clear_locks(s)
     s.active = (1 << s.players) - 1
     s.finished = s.bottom = ()
+    s.finished_in_trick = False
     s.first_play_d3 = s.rules.d3_start and e.game_number == 1
     s.leisure_seat = leisure_seat(s.rules, e.previous_places)
     s.final_places = None
@@ -124,6 +128,7 @@ def _cards_played(s: MatchState, e: ev.CardsPlayed) -> None:
     _track_runs(s, meld)
     _set_hand(s, e.seat, remove_cards(s.hands[e.seat], e.cards))
     s.played = add_cards(s.played, e.cards)
+    s.trick = add_cards(s.trick, e.cards)
     s.field = s.last_play = meld
     s.field_seat = e.seat
     s.four_stop = ()
@@ -196,6 +201,19 @@ def _eleven_back_started(s: MatchState, e: ev.ElevenBackStarted) -> None:
     s.eleven_back = e.reading
 
 
+def _eleven_back_strengthened(s: MatchState, e: ev.ElevenBackStrengthened) -> None:
+    s.eleven_back_lasts = 1
+
+
+def _eleven_back_ended(s: MatchState, e: ev.ElevenBackEnded) -> None:
+    s.eleven_back = ""
+    s.eleven_back_lasts = 0
+
+
+def _two_back_started(s: MatchState, e: ev.TwoBackStarted) -> None:
+    s.two_back = True
+
+
 def _suit_locked(s: MatchState, e: ev.SuitLocked) -> None:
     s.suit_lock = e.suits
 
@@ -229,6 +247,7 @@ def _ranks_bombed(s: MatchState, e: ev.RanksBombed) -> None:
 def _cards_discarded(s: MatchState, e: ev.CardsDiscarded) -> None:
     _set_hand(s, e.seat, remove_cards(s.hands[e.seat], e.cards))
     s.out = add_cards(s.out, e.cards)
+    s.pile = add_cards(s.pile, e.cards)
     if e.reason == "ten_discard":
         s.pending = s.pending[1:]
 
@@ -244,6 +263,8 @@ def _leave(s: MatchState, seat: int) -> None:
 
 def _player_finished(s: MatchState, e: ev.PlayerFinished) -> None:
     _leave(s, e.seat)
+    if s.field is not None:
+        s.finished_in_trick = True
     if e.forbidden:
         s.bottom = (*s.bottom, (e.seat, FORBIDDEN))
     else:
@@ -259,7 +280,14 @@ def _field_flushed(s: MatchState, e: ev.FieldFlushed) -> None:
     s.field = None
     s.field_seat = None
     s.passed = 0
-    s.eleven_back = ""
+    if s.eleven_back_lasts:
+        s.eleven_back_lasts -= 1  # a strong eleven-back outlives this flush
+    else:
+        s.eleven_back = ""
+    s.two_back = False
+    s.finished_in_trick = False
+    s.pile = add_cards(s.pile, s.trick)
+    s.trick = 0
     s.four_stop = ()
     _clear_locks(s)
     s.turn = s.trick_leader = e.leader
@@ -296,6 +324,9 @@ APPLIERS: dict[type, Callable[[MatchState, Any], None]] = {
     ev.RevolutionChanged: _revolution_changed,
     ev.OmenInvoked: _omen_invoked,
     ev.ElevenBackStarted: _eleven_back_started,
+    ev.ElevenBackStrengthened: _eleven_back_strengthened,
+    ev.ElevenBackEnded: _eleven_back_ended,
+    ev.TwoBackStarted: _two_back_started,
     ev.SuitLocked: _suit_locked,
     ev.NumberLocked: _number_locked,
     ev.DirectionReversed: _direction_reversed,

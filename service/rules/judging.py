@@ -5,16 +5,49 @@ from __future__ import annotations
 
 from .cards import JOKER_BITS, RANK_2, RANK_3, RANK_8, RANK_J, rank_mask
 from .melds import TOP_RANK, Kind, Meld
-from .readings import SPADE_3, cuts_eight, finishes_forbidden, group_of, lock_suits
+from .readings import (
+    SPADE_3,
+    cuts_eight,
+    finishes_forbidden,
+    further_flush,
+    group_of,
+    is_assassination,
+    joker_return,
+    lock_suits,
+)
 from .refusals import Refused
 from .state import MatchState
 
-RANK_4, RANK_5, RANK_6, RANK_7, RANK_9, RANK_T, RANK_Q = 1, 2, 3, 4, 6, 7, 9
+RANK_4, RANK_5, RANK_6, RANK_7, RANK_9, RANK_T, RANK_Q, RANK_K = 1, 2, 3, 4, 6, 7, 9, 10
+
+# rules that reverse turn order once per play holding a real card of the rank,
+# in RULES.md §5.5's order (two of them in one play flip twice and cancel)
+REVERSES = (("nine_reverse", RANK_9), ("six_reverse", RANK_6), ("queen_reverse", RANK_Q),
+            ("king_reverse", RANK_K))  # fmt: skip
+# rules that skip one player per real card of the rank; one play's skips add up
+SKIPS = (("five_skip", RANK_5), ("king_skip", RANK_K), ("ten_skip", RANK_T))
 
 
 def rule_on(state: MatchState, name: str) -> bool:
     """Whether local rule ``name`` is on and not switched off by an omen."""
     return name in state.in_force
+
+
+def skips_of(in_force: frozenset[str], meld: Meld) -> tuple[int, tuple[str, ...]]:
+    """How many players ``meld`` skips, and the rules that skip them."""
+    count, causes = 0, []
+    for rule, rank in SKIPS:
+        if rule in in_force:
+            real = meld.real_count(rank)
+            if real:
+                count += real
+                causes.append(rule)
+    return count, tuple(causes)
+
+
+def reverses_of(in_force: frozenset[str], meld: Meld) -> list[str]:
+    """The reverse rules ``meld`` triggers, each flipping turn order once."""
+    return [rule for rule, rank in REVERSES if rule in in_force and meld.real_count(rank)]
 
 
 def must_pass_at_leisure(state: MatchState) -> bool:
@@ -79,7 +112,12 @@ def is_lucky_seven(state: MatchState, meld: Meld) -> bool:
 
 def revolution_cause(state: MatchState, meld: Meld) -> str | None:
     """Why this play revolts, or None. One play revolts at most once."""
-    if state.omen or meld.size < 3:
+    if state.omen:
+        return None
+    if meld.size < 3:
+        # both jokers together, whatever they stand for (RULES.md §5 #37)
+        if meld.jokers == 2 == meld.size and rule_on(state, "joker_revolution"):
+            return "joker_revolution"
         return None
     rules = state.rules
     if is_omen(state, meld):
@@ -96,13 +134,28 @@ def revolution_cause(state: MatchState, meld: Meld) -> str | None:
         revolts = rules.stairs_revolt and meld.size >= rules.stairs_revolt_from
         if meld.kind == Kind.STAIRS and revolts:
             return "stairs_revolution"
+    if rule_on(state, "nanasan_revolution") and group_of(meld, 3, RANK_7):
+        return "nanasan_revolution"  # exactly three real 7s (RULES.md §5 #36)
     return None
 
 
-def flush_reason(state: MatchState, meld: Meld) -> str | None:
-    """Which flush effect this play has, in RULES.md §3's order, or None."""
+def flush_reason(
+    state: MatchState, meld: Meld, in_force: frozenset[str] | None = None
+) -> str | None:
+    """Which flush effect this play has, in RULES.md §5.5's order, or None;
+    ``in_force``: the rules that apply to it (less an omen play's own)."""
     if is_eight_cut(state, meld):
         return "eight_cut"
+    further = further_flush(
+        state.rules,
+        state.in_force if in_force is None else in_force,
+        state.revolution,
+        state.reversed_order,
+        meld,
+        state.field,
+    )
+    if further is not None:
+        return further
     size = meld.size
     if size == 1:
         return "spade3_return" if is_spade3_return(state, meld) else None
@@ -163,9 +216,13 @@ def field_refusal(state: MatchState, meld: Meld) -> tuple[str, str] | None:
     if field.is_single_joker:
         if is_spade3_return(state, meld):
             return None
+        if joker_return(state.in_force, state.reversed_order, meld, field) is not None:
+            return None
         return ("not_stronger", "only the spade-3 return may be played on a single joker")
     if meld.kind != field.kind or meld.size != field.size:
         return ("shape_mismatch", f"the field needs {_shape(field)}")
+    if is_assassination(state.in_force, state.reversed_order, meld, field):
+        return None  # under any lock (RULES.md §5 #33)
     if state.suit_lock:
         suits = lock_suits(meld) if state.rules.joker_suits else meld.suits
         if suits & ~state.suit_lock:

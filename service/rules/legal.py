@@ -164,14 +164,19 @@ def _candidates(state: MatchState, hand: int, field: Meld | None) -> list[Meld]:
             melds += _emperors(hand)
         return melds
     size = field.size
+    # melds that may be played on any field, whatever ranks the shape let through
+    anywhere: list[Meld] = []
     if field.is_single_joker:
         melds = _groups(hand, jokers, 1)
+        if rule_on(state, "triple_three_return"):
+            anywhere += [m for m in _groups(hand, 0, 3, range(1)) if m.real_count(0) == 3]
     elif field.kind == Kind.STAIRS:
         melds = _stairs(hand, jokers, size, past_ends) if rules.stairs else []
     else:
         melds = _groups(hand, jokers, size, _ranks_that_may_follow(state, field), suited)
-    # melds that may be played on any field, whatever ranks the shape let through
-    anywhere: list[Meld] = []
+        if size == 1 and rule_on(state, "assassination"):
+            weakest = 12 if state.reversed_order else 0  # the 2 reversed, else the 3
+            anywhere += _groups(hand, 0, 1, range(weakest, weakest + 1))
     if emperor_on:
         anywhere += _emperors(hand) + _groups(hand, 0, 4)
     if rule_on(state, "sandstorm"):

@@ -109,6 +109,12 @@ def describe(record: dict[str, Any], players: int, writing: Writing = CODES) -> 
         return f"seat {seat} invokes the omen: local rules off"
     if kind == "ElevenBackStarted":
         return f"eleven-back ({record['reading']})"
+    if kind == "ElevenBackStrengthened":
+        return "strong eleven-back: it lasts through the next trick"
+    if kind == "ElevenBackEnded":
+        return f"{words(record['cause'])}: eleven-back ends"
+    if kind == "TwoBackStarted":
+        return "two-back: the order is reversed until the flush"
     if kind == "SuitLocked":
         if not record["suits"]:
             return "suit lock lifted"
@@ -116,9 +122,10 @@ def describe(record: dict[str, Any], players: int, writing: Writing = CODES) -> 
     if kind == "NumberLocked":
         return f"number lock from {record['rank']}"
     if kind == "DirectionReversed":
-        return "nine-reverse: direction reversed"
+        return f"{words(record.get('cause') or 'nine_reverse')}: direction reversed"
     if kind == "PlayersSkipped":
-        return f"five-skip: {seats(record['seats'])} skipped"
+        causes = " + ".join(map(words, record.get("causes") or ("five_skip",)))
+        return f"{causes}: {seats(record['seats'])} skipped"
     if kind == "StepRequired":
         return f"seat {seat} must {words(record['step'])} {record['count']}"
     if kind == "FourStopOffered":

@@ -27,7 +27,10 @@ SEED_RULES = (
 )  # fmt: skip
 # The further local rules of RULES.md §5, in its order (#27 on).
 FURTHER_RULES = (
-    "kyo_ochi", "daifugo_leisure", "d3_start",
+    "five_cut", "six_cut", "seven_cut", "spade2_return", "triple_three_return", "joker_return",
+    "assassination", "finish_flush", "nanasan_revolution", "joker_revolution",
+    "strong_eleven_back", "six_return", "two_back", "six_reverse", "queen_reverse",
+    "king_reverse", "king_skip", "ten_skip", "kyo_ochi", "daifugo_leisure", "d3_start",
 )  # fmt: skip
 LOCAL_RULES = SEED_RULES + FURTHER_RULES
 
@@ -81,6 +84,24 @@ class RuleSet:
     lucky_seven: bool = False
     tenpenchi: bool = False
     # §5 the further local rules
+    five_cut: bool = False
+    six_cut: bool = False
+    seven_cut: bool = False
+    spade2_return: bool = False
+    triple_three_return: bool = False
+    joker_return: bool = False
+    assassination: bool = False
+    finish_flush: bool = False
+    nanasan_revolution: bool = False
+    joker_revolution: bool = False
+    strong_eleven_back: bool = False
+    six_return: bool = False
+    two_back: bool = False
+    six_reverse: bool = False
+    queen_reverse: bool = False
+    king_reverse: bool = False
+    king_skip: bool = False
+    ten_skip: bool = False
     kyo_ochi: bool = False
     daifugo_leisure: bool = False
     d3_start: bool = False

@@ -38,11 +38,13 @@ FIELDS = (
     "bottom",
     "direction",
     "eleven_back",
+    "eleven_back_lasts",
     "exchange_steps",
     "field",
     "field_seat",
     "final_places",
     "finished",
+    "finished_in_trick",
     "first_play_d3",
     "four_stop",
     "game_number",
@@ -59,6 +61,7 @@ FIELDS = (
     "passed",
     "pending",
     "phase",
+    "pile",
     "played",
     "players",
     "previous_places",
@@ -71,7 +74,9 @@ FIELDS = (
     "suit_run",
     "suit_run_suits",
     "trick_leader",
+    "trick",
     "turn",
+    "two_back",
     "unused",
 )
 
@@ -90,6 +95,8 @@ class MatchState:
     unused: int
     out: int  # discarded (ten-discard, queen bomb); cards kept on leaving stay in hands
     played: int
+    trick: int  # the cards on the field this trick, every meld of it
+    pile: int  # the discard pile: public (RULES.md §5.1)
     leader: int
     turn: int | None
     exchange_steps: tuple[tuple[int, int, int, bool], ...]
@@ -105,6 +112,8 @@ class MatchState:
     stalemate: tuple[int, ...]  # the order a stalemate ranks the players still in
     revolution: bool
     eleven_back: str
+    eleven_back_lasts: int  # flushes a strong eleven-back outlives (RULES.md §5 #41)
+    two_back: bool  # §5 #43: until the flush
     direction: int
     omen: bool
     suit_lock: int
@@ -114,6 +123,7 @@ class MatchState:
     number_run: int
     active: int
     finished: tuple[int, ...]
+    finished_in_trick: bool  # someone finished while this trick's field was on (§5 #35)
     bottom: tuple[tuple[int, str], ...]
     first_play_d3: bool
     leisure_seat: int | None  # the previous 大富豪 before their first turn (daifugo_leisure)
@@ -129,12 +139,17 @@ class MatchState:
         new.bottom = self.bottom
         new.direction = self.direction
         new.eleven_back = self.eleven_back
+        new.eleven_back_lasts = self.eleven_back_lasts
+        new.two_back = self.two_back
+        new.trick = self.trick
+        new.pile = self.pile
         new.exchange_steps = self.exchange_steps
         new.field = self.field
         new.field_seat = self.field_seat
         new.final_places = self.final_places
         new.in_force = self.in_force
         new.finished = self.finished
+        new.finished_in_trick = self.finished_in_trick
         new.first_play_d3 = self.first_play_d3
         new.four_stop = self.four_stop
         new.game_number = self.game_number
@@ -195,8 +210,8 @@ class MatchState:
 
     @property
     def reversed_order(self) -> bool:
-        """The strength order in force: revolution XOR eleven-back."""
-        return self.revolution != (self.eleven_back == "strength")
+        """The strength order in force: revolution XOR eleven-back XOR two-back."""
+        return (self.revolution != (self.eleven_back == "strength")) != self.two_back
 
     @property
     def turn_direction(self) -> int:
@@ -273,9 +288,11 @@ def initial_state(rules: RuleSet, players: int) -> MatchState:
         played=0, leader=0, turn=None, exchange_steps=(), pending=(), four_stop=(),
         field=None, field_seat=None, last_play=None, trick_leader=0, passed=0,
         pass_run=0, seating=(), stalemate=(),
-        revolution=False, eleven_back="", direction=1, omen=False, suit_lock=0,
+        revolution=False, eleven_back="", eleven_back_lasts=0, two_back=False, trick=0, pile=0,
+        direction=1, omen=False, suit_lock=0,
         suit_run=0, suit_run_suits=0, number_lock=False, number_run=0, active=0,
-        finished=(), bottom=(), first_play_d3=False, leisure_seat=None, final_places=None,
+        finished=(), finished_in_trick=False, bottom=(), first_play_d3=False, leisure_seat=None,
+        final_places=None,
         in_force=rules.switched_on(),
     )  # fmt: skip
     for name, value in values.items():

@@ -1,10 +1,11 @@
 """What a viewer may see: one function builds a view from the state and one
 filters events. Every outward path (gRPC, REST, SSE, the page) goes through them.
 
-A seat sees its own hand, counts of the others and public plays. A spectator
+A seat sees its own hand, counts of the others and public plays, and the
+discard pile (RULES.md §5.1: face up, ten-discards included). A spectator
 sees no hands. A player who leaves the game holding cards keeps them in their
-hand until the next deal, seen by them alone. Blind and unused cards and
-discards are seen by nobody until the match ends, when everything is revealed
+hand until the next deal, seen by them alone. Blind and unused cards
+are seen by nobody until the match ends, when everything is revealed
 to everyone. The auditor's view (everything) opens only then.
 """
 
@@ -81,6 +82,9 @@ class View:
     unused: tuple[str, ...] | None
     out_of_play: tuple[str, ...] | None
     options: dict[str, Any]
+    # RULES.md §5: public to everyone
+    two_back: bool = False
+    discard_pile: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return {f.name: _plain(getattr(self, f.name)) for f in fields(self)}
@@ -151,6 +155,8 @@ def build_view(state: MatchState, viewer: Viewer) -> View:
         unused=_codes(state.unused) if revealed else None,
         out_of_play=_codes(state.out) if revealed else None,
         options=dict(_options_of(state.rules)),
+        two_back=state.two_back,
+        discard_pile=_codes(state.pile),
     )
 
 
@@ -188,9 +194,6 @@ def visible_record(event: ev.Event, viewer: Viewer, revealed: bool) -> dict[str,
         ]
     elif isinstance(event, ev.CardsGiven):
         if seat not in (event.seat, event.to):
-            _hide(record, "cards", event.cards)
-    elif isinstance(event, ev.CardsDiscarded):
-        if event.reason == "ten_discard" and seat != event.seat:
             _hide(record, "cards", event.cards)
     elif isinstance(event, ev.PlayerFinished | ev.PlayerFell):
         if seat != event.seat:

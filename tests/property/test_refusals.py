@@ -45,6 +45,7 @@ from service.rules.cards import (
 )
 from service.rules.commands import Command
 from service.rules.dealing import deck_for
+from service.rules.judging import must_pass_at_leisure
 from service.rules.legal import legal_actions
 from service.rules.state import (
     BEFORE_DEAL,
@@ -194,7 +195,10 @@ def probes(state: MatchState) -> list[ProbeMaker]:
         lambda: RANK_LISTS.map(lambda r: (Bomb(seat, tuple(r)), ANY)),
     ]
     unheld = cards & ~hand & REAL_CARDS
-    if waiting == PLAY:
+    if waiting == PLAY and must_pass_at_leisure(state):
+        # the previous 大富豪's first turn (RULES.md §5 #54): any play, held or not
+        options.append(lambda: card_sets(cards).map(lambda c: (Play(seat, c), "wrong_action")))
+    elif waiting == PLAY:
         options.append(lambda: card_sets(unheld).map(lambda c: (Play(seat, c), "card_not_in_hand")))
         if state.field is None and not state.rules.leader_may_pass:
             options.append(lambda: st.just((Pass(seat), "cannot_pass")))

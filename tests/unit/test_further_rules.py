@@ -3,19 +3,21 @@ their Decisions (§5.3) and clarifications (§5.6)."""
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import pytest
 
-from service.rules import Pass, rule_set
+from service.rules import Pass, Play, rule_set
 from service.rules import events as ev
 from service.rules.legal import legal_actions
 from service.rules.narration import describe
 from service.rules.views import event_record
 
-from .scenario_helpers import give, pass_, play, run
+from .scenario_helpers import discard, give, pass_, play, run
 
 G2: dict[str, Any] = {"previous_places": [1, 2, 3, 4], "skip_exchange": True}  # seat 0 was 大富豪
+run0 = functools.partial(run, leader=0)  # seat 0 leads the first game
 
 
 # -- 53 kyo-ochi ------------------------------------------------------------------------
@@ -267,3 +269,696 @@ def test_further_rules_are_off_unless_said(name: str) -> None:
     for preset in ("federation", "torasobi", "uecda"):
         assert not getattr(rule_set(preset), name)
     assert getattr(rule_set("torasobi", {name: True}), name)
+
+
+# -- 41 strong eleven-back --------------------------------------------------------------
+
+STRONG = {"eleven_back": True, "strong_eleven_back": True}
+
+
+def test_strong_eleven_back_outlives_one_flush() -> None:
+    run0("torasobi", ["JS JH JD 4C 9S", "KC 5D 3H", "QH 6C TD"], [
+        play(0, "JS JH JD", turn=1, eleven_back=True),
+        pass_(1, turn=2),
+        pass_(2, turn=0, field=[], eleven_back=True),
+        play(0, "9S", turn=1),
+        play(1, "KC", reject="not_stronger"),
+        play(1, "5D", turn=2),
+        pass_(2, turn=0),
+        pass_(0, turn=1, field=[], eleven_back=False),
+    ], STRONG)  # fmt: skip
+
+
+def test_strong_eleven_back_needs_three_js() -> None:
+    run0("torasobi", ["JS JH 4C 9S", "KC 5D 3H", "QH 6C TD"], [
+        play(0, "JS JH", turn=1, eleven_back=True),
+        pass_(1, turn=2),
+        pass_(2, turn=0, field=[], eleven_back=False),
+    ], STRONG)  # fmt: skip
+
+
+def test_strong_eleven_back_a_joker_is_no_j() -> None:
+    run0("torasobi", ["JS JH JK 4C 9S", "KC 5D 3H", "QH 6C TD"], [
+        play(0, "JS JH JK", turn=1, eleven_back=True),
+        pass_(1, turn=2),
+        pass_(2, turn=0, field=[], eleven_back=False),
+    ], STRONG)  # fmt: skip
+
+
+def test_strong_eleven_back_does_nothing_without_eleven_back() -> None:
+    # Decision (#41): it never stands alone
+    run0("torasobi", ["JS JH JD 4C 9S", "KC 5D 3H", "QH 6C TD"], [
+        play(0, "JS JH JD", turn=1, eleven_back=False),
+    ], {"strong_eleven_back": True})  # fmt: skip
+
+
+def test_strong_eleven_back_in_the_order_reading_keeps_the_direction() -> None:
+    run0("torasobi", ["JS JH JD 4C 9S", "KC 5D 3H", "QH 6C TD", "8C 2D"], [
+        play(0, "JS JH JD", turn=3, direction=-1),
+        pass_(3, turn=2),
+        pass_(2, turn=1),
+        pass_(1, turn=0, field=[], direction=-1, eleven_back=True),
+        play(0, "4C", turn=3),
+    ], {"eleven_back": "order", "strong_eleven_back": True})  # fmt: skip
+
+
+def test_strong_eleven_back_a_later_j_does_not_shorten_it() -> None:
+    # §5.6 #3: a single J in the second trick sets eleven-back, which is in force already
+    run0("torasobi", ["JS JH JD 4C QS", "KC 5D JC", "QH 6C TD"], [
+        play(0, "JS JH JD", turn=1),
+        pass_(1, turn=2),
+        pass_(2, turn=0, field=[]),
+        play(0, "QS", turn=1),
+        play(1, "JC", turn=2, eleven_back=True),
+        pass_(2, turn=0),
+        pass_(0, turn=1, field=[], eleven_back=False),
+    ], STRONG)  # fmt: skip
+
+
+def test_strong_eleven_back_ends_at_a_six_return() -> None:
+    run0("torasobi", ["JS JH JD 4C 9S", "KC 5D 3H", "QH 6C TD"], [
+        play(0, "JS JH JD", turn=1),
+        pass_(1, turn=2),
+        pass_(2, turn=0, field=[]),
+        play(0, "9S", turn=1),
+        pass_(1, turn=2),
+        play(2, "6C", turn=0, eleven_back=False),
+        pass_(0, turn=1),
+        pass_(1, turn=2, field=[], eleven_back=False),
+    ], {**STRONG, "six_return": True})  # fmt: skip
+
+
+# -- 42 six-return -----------------------------------------------------------------------
+
+
+def test_six_return_ends_eleven_back_judged_under_it() -> None:
+    run0("torasobi", ["JH 9C 4S", "6D KS 5H", "7S 5C QD"], [
+        play(0, "JH", turn=1, eleven_back=True),
+        play(1, "KS", reject="not_stronger"),
+        play(1, "6D", turn=2, eleven_back=False),
+        play(2, "5C", reject="not_stronger"),
+    ], {"eleven_back": True, "six_return": True})  # fmt: skip
+
+
+def test_six_return_without_eleven_back_does_nothing() -> None:
+    run0("torasobi", ["6H 9C 4S", "7D KS 5H", "8S 5C QD"], [
+        play(0, "6H", turn=1, eleven_back=False),
+        play(1, "KS", turn=2),
+    ], {"eleven_back": True, "six_return": True})  # fmt: skip
+
+
+def test_six_return_a_j_and_a_6_start_eleven_back_when_none_was() -> None:
+    # §5.6 #4, #42: stairs 6 to J, a joker standing for the 8 (federation: stairs never cut)
+    run0("federation", ["6S 7S JK 9S TS JS 3C", "KC 5D 3H", "QH 6C TD"], [
+        play(0, "6S 7S JK 9S TS JS", as_="8S", turn=1, eleven_back=True),
+    ], {"eleven_back": True, "six_return": True})  # fmt: skip
+
+
+def test_six_return_a_j_and_a_6_end_an_eleven_back_in_force() -> None:
+    # §5.6 #4: stairs holding a J and a 6 on stairs under eleven-back end it
+    run0("federation", ["8D 9D TD JD QD KD 3C", "6S 7S JK 9S TS JS 4C", "QH 6C 5D"], [
+        play(0, "8D 9D TD JD QD KD", turn=1, eleven_back=True),
+        play(1, "6S 7S JK 9S TS JS", as_="8S", turn=2, eleven_back=False),
+    ], {"eleven_back": True, "six_return": True})  # fmt: skip
+
+
+def test_six_return_order_reading_six_flips_back() -> None:
+    # in revolution, where a 6 beats a J
+    run0("torasobi", ["JH 9C 4S", "6D KS 5H", "7S 5C QD", "3D 8D"], [
+        play(0, "JH", turn=3, direction=-1),
+        pass_(3, turn=2),
+        pass_(2, turn=1),
+        play(1, "6D", turn=2, direction=1, eleven_back=False),
+    ], {"eleven_back": "order", "six_return": True}, revolution=True)  # fmt: skip
+
+
+# -- 43 two-back -------------------------------------------------------------------------
+
+
+def test_two_back_reverses_until_the_flush() -> None:
+    run0("torasobi", ["2S 5C KD", "AH 4D 9H", "3D QC 7H"], [
+        play(0, "2S", turn=1, two_back=True),
+        play(1, "9H", turn=2, two_back=True),
+        play(2, "QC", reject="not_stronger"),
+        play(2, "3D", turn=0),
+        pass_(0, turn=1),
+        pass_(1, turn=2, field=[], two_back=False),
+    ], {"two_back": True})  # fmt: skip
+
+
+def test_two_back_in_revolution_is_the_normal_order() -> None:
+    run0("torasobi", ["2S 5C KD", "AH 4D 9H", "3D QC 7H"], [
+        play(0, "2S", turn=1, two_back=True, revolution=True),
+        play(1, "4D", reject="not_stronger"),
+        play(1, "AH", reject="not_stronger"),
+    ], {"two_back": True}, revolution=True)  # fmt: skip
+
+
+def test_two_back_a_second_two_does_not_undo_it() -> None:
+    # Decision (#43): set, not toggled
+    run0("federation", ["2S 2D 5C", "AH 4D 9H 3S", "3D QC 7H"], [
+        play(0, "2S", turn=1, two_back=True),
+        play(1, "AH", turn=2),
+        play(2, "3D", turn=0),
+        play(0, "2D", reject="not_stronger"),
+    ], {"two_back": True})  # fmt: skip
+
+
+def test_two_back_a_joker_is_no_two() -> None:
+    run0("torasobi", ["2S JK 5C KD", "AH AD 4D", "3D 3C 7H"], [
+        play(0, "2S JK", turn=1, two_back=True),
+    ], {"two_back": True})  # fmt: skip
+
+
+def test_two_back_off_the_order_stays() -> None:
+    run0("torasobi", ["2S 5C KD", "AH 4D 9H", "3D QC 7H"], [
+        play(0, "2S", turn=1, two_back=False),
+        play(1, "9H", reject="not_stronger"),
+    ])  # fmt: skip
+
+
+def test_two_back_forbidden_finish_still_reads_the_revolution() -> None:
+    # §5.1 Order in force: "revolution" alone is the game's revolution state; the
+    # finishing 2 is judged before the two-back it starts
+    run0("torasobi", ["2D", "AH 4D 9H 3S", "3D QC 7H"], [
+        play(0, "2D", turn=1, forbidden=[0], two_back=True),
+    ], {"two_back": True})  # fmt: skip
+
+
+# -- 44 to 46 the reverses ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("rule", "play_", "rest"), [
+    ("six_reverse", "6S 6H", "3C"), ("queen_reverse", "QS QH", "3C"),
+    ("king_reverse", "KS KH", "3C"),
+])  # fmt: skip
+def test_reverse_flips_once_per_play(rule: str, play_: str, rest: str) -> None:
+    # Decision (#44 to #46): a pair flips once, as nine-reverse does
+    run0("torasobi", [f"{play_} {rest}", "AH AD 4D", "2D 2C 7H", "9S 9H 8C"], [
+        play(0, play_, turn=3, direction=-1),
+    ], {rule: True})  # fmt: skip
+
+
+@pytest.mark.parametrize("rule", ["six_reverse", "queen_reverse", "king_reverse"])
+def test_reverse_off_keeps_the_direction(rule: str) -> None:
+    run0("torasobi", ["6S QS KS 3C", "AH AD 4D", "2D 2C 7H", "9S 9H 8C"], [
+        play(0, "QS", turn=1, direction=1),
+    ])  # fmt: skip
+
+
+def test_reverse_a_joker_is_no_rank() -> None:
+    run0("torasobi", ["KS JK 3C", "AH AD 4D", "2D 2C 7H", "9S 9H 8C"], [
+        play(0, "KS JK", turn=3, direction=-1),
+    ], {"king_reverse": True, "queen_reverse": True})  # fmt: skip
+
+
+def test_two_reverses_in_one_play_cancel() -> None:
+    # Decision (#44 to #46): Q and K in one stairs flip twice
+    run0("torasobi", ["JS QS KS 3C", "AH AD 4D", "2D 2C 7H", "9S 9H 8C"], [
+        play(0, "JS QS KS", turn=1, direction=1),
+    ], {"king_reverse": True, "queen_reverse": True})  # fmt: skip
+
+
+def test_six_and_nine_reverse_cancel() -> None:
+    run0("torasobi", ["6S 7S JK 9S 3C", "AH AD 4D", "2D 2C 7H", "9D 9H 8C"], [
+        play(0, "6S 7S JK 9S", as_="8S", turn=1, direction=1, revolution=True),
+    ], {"six_reverse": True, "nine_reverse": True})  # fmt: skip
+
+
+def test_reverse_is_cancelled_by_a_flush() -> None:
+    run0("torasobi", ["4S 4C 9D KC", "6H 6D 6S TD", "QH 7D 5C", "JC 3H AH"], [
+        play(0, "4S 4C", turn=1),
+        play(1, "6H 6D", turn=1, field=[], direction=1),
+        play(1, "6S", turn=0, direction=-1),
+    ], {"six_reverse": True, "rokurokubi": True})  # fmt: skip
+
+
+def test_reverse_is_narrated_with_its_rule() -> None:
+    record = event_record(ev.DirectionReversed(-1, "king_reverse"))
+    assert describe(record, 4) == "king-reverse: direction reversed"
+    assert describe(event_record(ev.DirectionReversed(-1)), 4) == "nine-reverse: direction reversed"
+
+
+# -- 47, 48 king-skip and ten-skip --------------------------------------------------------
+
+
+def test_king_skip_skips_one_per_real_k() -> None:
+    run0("torasobi", ["KD KC 4S", "AH AS", "5D 5C", "2H 2S 9H"], [
+        play(0, "KD KC", turn=3),
+        play(1, "AH AS", reject="not_your_turn"),
+        play(3, "2H 2S", turn=0),
+        pass_(0, turn=1),
+        pass_(1, turn=2),
+        pass_(2, turn=3, field=[]),
+    ], {"king_skip": True})  # fmt: skip
+
+
+def test_king_skip_a_joker_is_no_k() -> None:
+    run0("torasobi", ["KD JK 4S", "AH AS", "5D 5C", "2H 2S 9H"], [
+        play(0, "KD JK", turn=2),
+    ], {"king_skip": True})  # fmt: skip
+
+
+def test_ten_skip_skips_after_the_discard() -> None:
+    run0("torasobi", ["TS 4D 6C KH", "JD 5C", "QH 7D"], [
+        play(0, "TS", turn=0, waiting_for="ten_discard"),
+        discard(0, "4D", turn=2, waiting_for="play", discard_pile=["4D"]),
+        play(2, "QH", turn=0),
+        pass_(0, turn=1),
+        pass_(1, turn=2, field=[], discard_pile=["4D", "TS", "QH"]),
+    ], {"ten_skip": True, "ten_discard": True})  # fmt: skip
+
+
+def test_skips_of_several_rules_add_up() -> None:
+    # Decision (#47, #48): stairs T-J-Q-K (federation: no revolt) skip two
+    run0("federation", ["TS JS QS KS 3C", "AH AD 4D", "2D 2C 7H", "9S 9H 8C", "5C 6C"], [
+        play(0, "TS JS QS KS", turn=3),
+    ], {"king_skip": True, "ten_skip": True})  # fmt: skip
+
+
+def test_skips_count_in_the_direction_left_by_the_reverses() -> None:
+    run0("torasobi", ["KS 3C", "AH AD 4D", "2D 2C 7H", "9S 9H 8C"], [
+        play(0, "KS", turn=2, direction=-1),
+    ], {"king_skip": True, "king_reverse": True})  # fmt: skip
+
+
+def test_skips_pass_over_a_passed_player_without_a_skip() -> None:
+    # §5.6 #11 (federation: a pass holds until the flush)
+    run0("federation", ["4S KS 3C", "5H AD 4D", "2D 2C 7H", "9S 9H 8C"], [
+        play(0, "4S", turn=1),
+        pass_(1, turn=2),
+        play(2, "7H", turn=3),
+        pass_(3, turn=0),
+        play(0, "KS", turn=0, field=[]),
+    ], {"king_skip": True})  # fmt: skip
+
+
+def test_a_flush_cancels_skips() -> None:
+    run0("torasobi", ["KS KH 3C", "AH AD 4D", "2D 2C 7H", "9S 9H 8C"], [
+        play(0, "KS KH", turn=3),
+    ], {"king_skip": True})  # fmt: skip
+
+
+def test_skips_are_narrated_with_their_rules() -> None:
+    record = event_record(ev.PlayersSkipped((1, 2), ("king_skip", "ten_skip")))
+    assert describe(record, 4) == "king-skip + ten-skip: seat 1, seat 2 skipped"
+
+
+def test_views_show_two_back_and_the_discard_pile() -> None:
+    from service.rules.views import SPECTATOR, build_view
+
+    state = run0("torasobi", ["2S 5C KD", "AH 4D 9H", "3D QC 7H"], [
+        play(0, "2S", turn=1),
+        pass_(1, turn=2),
+        pass_(2, turn=0, field=[]),
+        play(0, "5C", turn=1),
+    ], {"two_back": True})  # fmt: skip
+    view = build_view(state, SPECTATOR)
+    assert view.discard_pile == ("2S",) and not view.two_back
+
+
+# -- 27 to 29 five-, six- and seven-cut ----------------------------------------------------
+
+
+def test_five_cut_in_revolution_flushes() -> None:
+    run0("torasobi", ["9H 6C KD 2S", "5D 5H 9C QS", "4S JH 8C TD"], [
+        play(0, "9H", turn=1),
+        play(1, "5D", turn=1, field=[], revolution=True),
+        play(1, "9C", turn=2),
+    ], {"five_cut": True}, revolution=True)  # fmt: skip
+
+
+def test_five_cut_not_in_normal_order() -> None:
+    run0("torasobi", ["4H 6C KD 2S", "5D 5H 9C QS", "4S JH 8C TD"], [
+        play(0, "4H", turn=1),
+        play(1, "5D", turn=2, field=["5D"]),
+    ], {"five_cut": True})  # fmt: skip
+
+
+def test_six_cut_a_play_that_starts_the_revolution_does_not_cut() -> None:
+    # Decision (#27 to #29, when)
+    run0("torasobi", ["6S 6H 6D JK KC 4D", "6C TH 3S", "9D QH 5C"], [
+        play(0, "6S 6H 6D JK", turn=1, revolution=True, field=["6S", "6H", "6D", "JK"]),
+    ], {"six_cut": True})  # fmt: skip
+
+
+def test_six_cut_a_counter_revolution_cuts() -> None:
+    run0("torasobi", ["6S 6H 6D 6C KC 4D", "TH 3S", "9D QH 5C"], [
+        play(0, "6S 6H 6D 6C", turn=0, revolution=False, field=[]),
+    ], {"six_cut": True}, revolution=True)  # fmt: skip
+
+
+@pytest.mark.parametrize(("preset", "cards_", "cuts"), [
+    ("federation", "5S JK", True), ("federation", "5S 6S 7S", False),
+    ("torasobi", "5S 6S 7S", False), ("classic", "5S 6S 7S", True),
+    ("torasobi", "JK", False), ("federation", "JK", False),
+])  # fmt: skip
+def test_five_cut_reads_the_presets_eight_cut(preset: str, cards_: str, cuts: bool) -> None:
+    # Decision (#27 to #29, which plays cut); §5.6 #17: a real 5 is needed
+    expect: dict[str, Any] = {"field": []} if cuts else {"turn": 1}
+    run0(preset, [f"{cards_} 9C", "QD KD AD 4C", "TH 3S 8H 9H"], [
+        play(0, cards_, as_="5H" if cards_ == "5S JK" else None, **expect),
+    ], {"five_cut": True}, revolution=True)  # fmt: skip
+
+
+def test_five_cut_is_no_forbidden_finish() -> None:
+    # Decision (#27 to #29, finishing)
+    run0("federation", ["5D", "QD KD 4C", "TH 3S 8H"], [
+        play(0, "5D", forbidden=[], places={0: 1}, field=[]),
+    ], {"five_cut": True}, revolution=True)  # fmt: skip
+
+
+def test_eight_cut_still_cuts_in_revolution() -> None:
+    run0("torasobi", ["8D 9C", "QD KD 4C", "TH 3S 8H"], [
+        play(0, "8D", turn=0, field=[]),
+    ], {"five_cut": True, "six_cut": True, "seven_cut": True}, revolution=True)  # fmt: skip
+
+
+def test_seven_cut_with_lucky_seven_finishes() -> None:
+    run0("torasobi", ["7S 7H 7D 4C KH", "9C 5D QS", "TH 6S AH"], [
+        play(0, "7S 7H 7D", turn=1, field=[], places={0: 1}),
+    ], {"seven_cut": True, "lucky_seven": True}, revolution=True)  # fmt: skip
+
+
+def test_an_omen_play_is_no_six_cut() -> None:
+    # Decision (omen): its own §5 effects do not apply; nor does a cut after it
+    run0("torasobi", ["6S 6H 6D 9C 7D", "TD KD 4C", "QH 5S 8H"], [
+        play(0, "6S 6H 6D", turn=1, revolution=False, field=["6S", "6H", "6D"]),
+        pass_(1, turn=2),
+        pass_(2, turn=0, field=[]),
+    ], {"six_cut": True, "omen": True}, revolution=True)  # fmt: skip
+
+
+# -- 30 spade-2 return ------------------------------------------------------------------
+
+
+def test_spade2_return_in_revolution_under_a_lock() -> None:
+    # Decision (#30, #31, #33, locks)
+    run0("torasobi", ["9H 4C", "4H 3D", "JK 2S 5C", "2D 7S"], [
+        play(0, "9H", turn=1),
+        play(1, "4H", turn=2, suit_lock=["H"]),
+        play(2, "JK", turn=3),
+        play(3, "2D", reject="not_stronger"),
+        pass_(3, turn=0),
+        pass_(0, turn=1),
+        pass_(1, turn=2, field=[]),
+    ], {"spade2_return": True}, revolution=True)  # fmt: skip
+
+
+def test_spade2_return_answers_the_joker_and_flushes() -> None:
+    run0("torasobi", ["9H 4C", "JK 3D", "2S 5C"], [
+        play(0, "9H", turn=1),
+        play(1, "JK", turn=2),
+        play(2, "2S", turn=2, field=[]),
+    ], {"spade2_return": True}, revolution=True)  # fmt: skip
+
+
+def test_spade2_return_not_in_normal_order() -> None:
+    # Decision (#30, #33, which order)
+    run0("torasobi", ["9H 4C", "JK 3D", "2S 5C"], [
+        play(0, "9H", turn=1),
+        play(1, "JK", turn=2),
+        play(2, "2S", reject="not_stronger"),
+    ], {"spade2_return": True})  # fmt: skip
+
+
+def test_spade3_return_still_works_in_reversed_order() -> None:
+    run0("torasobi", ["9H 4C", "JK 3D", "2S 3S 5C"], [
+        play(0, "9H", turn=1),
+        play(1, "JK", turn=2),
+        play(2, "3S", turn=2, field=[]),
+    ], {"spade2_return": True}, revolution=True)  # fmt: skip
+
+
+def test_spade2_return_is_in_the_legal_actions() -> None:
+    state = run0("torasobi", ["9H 4C", "JK 3D", "2S 5C"], [
+        play(0, "9H", turn=1),
+        play(1, "JK", turn=2),
+    ], {"spade2_return": True}, revolution=True)  # fmt: skip
+    assert [a.cards for a in legal_actions(state) if hasattr(a, "cards")] == [1 << 51]
+
+
+# -- 31 triple-three return ----------------------------------------------------------------
+
+
+def test_triple_three_return_on_a_joker_flushes() -> None:
+    run0("torasobi", ["KD 7C JK", "3S 3H 3D 9C 4S", "AH 6D TC"], [
+        play(0, "JK", turn=1),
+        play(1, "3S 3H 3D", turn=1, field=[]),
+    ], {"triple_three_return": True})  # fmt: skip
+
+
+def test_triple_three_return_needs_three_real_threes() -> None:
+    # Decision (#31, #36, #51, exact size)
+    run0("torasobi", ["KD 7C JK", "3S 3H JK 9C 4S", "AH 6D TC"], [
+        play(0, "JK", turn=1),
+        play(1, "3S 3H JK", reject="not_stronger"),
+    ], {"triple_three_return": True})  # fmt: skip
+
+
+def test_triple_three_return_off_is_not_stronger() -> None:
+    run0("torasobi", ["KD 7C JK", "3S 3H 3D 9C 4S", "AH 6D TC"], [
+        play(0, "JK", turn=1),
+        play(1, "3S 3H 3D", reject="not_stronger"),
+    ])  # fmt: skip
+
+
+def test_triple_three_return_is_in_the_legal_actions() -> None:
+    state = run0("torasobi", ["KD 7C JK", "3S 3H 3D 9C 4S", "AH 6D TC"], [
+        play(0, "JK", turn=1),
+    ], {"triple_three_return": True})  # fmt: skip
+    plays = [a.cards for a in legal_actions(state) if hasattr(a, "cards")]
+    assert 0b1101 in plays  # 3D 3H 3S
+
+
+# -- 32 joker return --------------------------------------------------------------------
+
+
+def test_joker_return_does_not_flush() -> None:
+    # Decision (#32)
+    run0("torasobi", ["JK 9H 5S", "JK 2D QC", "3S 7D KH"], [
+        play(0, "JK", turn=1),
+        play(1, "2D", reject="not_stronger"),
+        play(1, "JK", turn=2, field=["JK"]),
+        play(2, "KH", reject="not_stronger"),
+        play(2, "3S", turn=2, field=[]),
+    ], {"joker_return": True})  # fmt: skip
+
+
+def test_joker_return_off_a_joker_may_not_go_on_a_joker() -> None:
+    run0("torasobi", ["JK 9H 5S", "JK 2D QC", "3S 7D KH"], [
+        play(0, "JK", turn=1),
+        play(1, "JK", reject="not_stronger"),
+    ])  # fmt: skip
+
+
+def test_triple_three_return_on_the_second_joker() -> None:
+    run0("torasobi", ["JK 9H 5S", "JK 2D QC", "3S 3H 3D KH"], [
+        play(0, "JK", turn=1),
+        play(1, "JK", turn=2),
+        play(2, "3S 3H 3D", turn=2, field=[]),
+    ], {"joker_return": True, "triple_three_return": True})  # fmt: skip
+
+
+# -- 33 assassination -------------------------------------------------------------------
+
+
+def test_assassination_a_three_on_a_two_under_a_lock() -> None:
+    run0("torasobi", ["9S 6D KC", "2S 4H TD", "3H 4C JD"], [
+        play(0, "9S", turn=1),
+        play(1, "2S", turn=2, suit_lock=["S"]),
+        play(2, "4C", reject="suit_locked"),
+        play(2, "3H", turn=2, field=[], suit_lock=[]),
+    ], {"assassination": True})  # fmt: skip
+
+
+def test_assassination_in_reversed_order_a_two_on_a_three() -> None:
+    run0("torasobi", ["9S 6D KC", "3S 4H TD", "2H 4C JD"], [
+        play(0, "9S", turn=1),
+        play(1, "3S", turn=2),
+        play(2, "2H", turn=2, field=[]),
+    ], {"assassination": True}, revolution=True)  # fmt: skip
+
+
+def test_assassination_off_is_not_stronger() -> None:
+    run0("torasobi", ["9S 6D KC", "2C 4H TD", "3H 4C JD"], [
+        play(0, "9S", turn=1),
+        play(1, "2C", turn=2),
+        play(2, "3H", reject="not_stronger"),
+    ])  # fmt: skip
+
+
+def test_assassination_under_a_number_lock() -> None:
+    run0("torasobi", ["KS 6D", "AH 4H TD", "2D 4C JD", "3C 5C"], [
+        play(0, "KS", turn=1),
+        play(1, "AH", turn=2, number_lock=True),
+        play(2, "2D", turn=3),
+        play(3, "3C", turn=3, field=[]),
+    ], {"assassination": True})  # fmt: skip
+
+
+def test_assassination_needs_real_cards() -> None:
+    run0("torasobi", ["9S 6D KC", "JK 4H TD", "3H 4C JD"], [
+        play(0, "9S", turn=1),
+        play(1, "JK", turn=2),
+        play(2, "3H", reject="not_stronger"),
+    ], {"assassination": True})  # fmt: skip
+
+
+def test_assassination_is_in_the_legal_actions() -> None:
+    state = run0("torasobi", ["9S 6D KC", "2S 4H TD", "3H 4C JD"], [
+        play(0, "9S", turn=1),
+        play(1, "2S", turn=2),
+    ], {"assassination": True})  # fmt: skip
+    assert any(getattr(a, "cards", 0) == 1 << 2 for a in legal_actions(state))  # 3H
+
+
+# -- 35 finish flush --------------------------------------------------------------------
+
+
+def _events_of(preset: str, hands: list[str], steps: list[Any], options: dict[str, Any],
+               last: Any, **start: Any) -> list[ev.Event]:  # fmt: skip
+    """The events of ``last`` after ``steps``."""
+    from service.rules import decide
+    from service.rules.notation import parse_mask
+
+    state = run0(preset, hands, steps, options, **start)
+    command = Play(last[0], parse_mask(last[1].split()))
+    decision = decide(state, command)
+    assert isinstance(decision, list), decision
+    return decision
+
+
+def test_finish_flush_the_next_active_player_leads() -> None:
+    run0("torasobi", ["5S QD 7C", "KH", "9C 4D JS", "TC 6H"], [
+        play(0, "5S", turn=1),
+        play(1, "KH", turn=2, field=[], places={1: 1}, discard_pile=["5S", "KH"]),
+    ], {"finish_flush": True})  # fmt: skip
+
+
+def test_finish_flush_a_forbidden_finish_flushes_too() -> None:
+    run0("torasobi", ["5S QD 7C", "2H", "9C 4D JS", "TC 6H"], [
+        play(0, "5S", turn=1),
+        play(1, "2H", turn=2, field=[], forbidden=[1]),
+    ], {"finish_flush": True})  # fmt: skip
+
+
+def test_finish_flush_off_the_trick_goes_on() -> None:
+    run0("torasobi", ["5S QD 7C", "KH", "9C 4D JS", "TC 6H"], [
+        play(0, "5S", turn=1),
+        play(1, "KH", turn=2, field=["KH"]),
+    ])  # fmt: skip
+
+
+def test_finish_flush_after_a_seven_pass_give() -> None:
+    # Decision (#35): once the action's steps are done
+    run0("torasobi", ["5S QD 7C", "7H 4S", "9C 4D JS", "TC 6H"], [
+        play(0, "5S", turn=1),
+        play(1, "7H", turn=1, waiting_for="seven_pass", field=["7H"]),
+        give(1, "4S", turn=2, field=[], places={1: 1}),
+    ], {"finish_flush": True, "seven_pass": True})  # fmt: skip
+
+
+def test_finish_flush_after_a_bomb_the_bomber_leads() -> None:
+    # Decision (#35): a bomb that empties another hand gives the lead to the bomber
+    from .scenario_helpers import bomb
+
+    run0("torasobi", ["5S QD 7C", "9H", "9C 4D JS", "TC 6H"], [
+        play(0, "QD", turn=0, waiting_for="queen_bomber"),
+        bomb(0, "9", turn=0, field=[], places={1: 1}),
+    ], {"finish_flush": True, "queen_bomber": True})  # fmt: skip
+
+
+def test_finish_flush_an_eight_cut_finish_flushes_once() -> None:
+    events = _events_of("torasobi", ["5S QD 7C", "8H", "9C 4D JS", "TC 6H"], [
+        play(0, "5S", turn=1),
+    ], {"finish_flush": True}, (1, "8H"))  # fmt: skip
+    assert [e.reason for e in events if isinstance(e, ev.FieldFlushed)] == ["eight_cut"]
+
+
+def test_finish_flush_cancels_the_play_s_reverse() -> None:
+    run0("torasobi", ["5S QD 7C", "9H", "9C 4D JS", "TC 6H"], [
+        play(0, "5S", turn=1),
+        play(1, "9H", turn=2, field=[], direction=1),
+    ], {"finish_flush": True, "nine_reverse": True})  # fmt: skip
+
+
+def test_finish_flush_not_at_the_game_s_end() -> None:
+    run0("torasobi", ["5S", "9H 3C"], [
+        play(0, "5S", game_over=True, field=["5S"]),
+    ], {"finish_flush": True})  # fmt: skip
+
+
+def test_finish_flush_is_narrated() -> None:
+    record = event_record(ev.FieldFlushed("finish_flush", 2))
+    assert describe(record, 4) == "finish-flush: field flushed, seat 2 leads"
+
+
+# -- 36 nanasan revolution ----------------------------------------------------------------
+
+
+def test_nanasan_three_real_sevens_revolt() -> None:
+    run0("torasobi", ["7S 7H 7D 9C", "KD 5D QS", "JC 3D 6S"], [
+        play(0, "7S 7H 7D", turn=1, revolution=True),
+    ], {"nanasan_revolution": True})  # fmt: skip
+
+
+def test_nanasan_a_joker_in_place_of_a_seven_does_not() -> None:
+    # Decision (#31, #36, #51, exact size)
+    run0("torasobi", ["7S 7H JK 9C", "KD 5D QS", "JC 3D 6S"], [
+        play(0, "7S 7H JK", turn=1, revolution=False),
+    ], {"nanasan_revolution": True})  # fmt: skip
+
+
+def test_nanasan_in_revolution_is_a_counter_revolution() -> None:
+    run0("torasobi", ["7S 7H 7D 9C", "KD 5D QS", "JC 3D 6S"], [
+        play(0, "7S 7H 7D", turn=1, revolution=False),
+    ], {"nanasan_revolution": True}, revolution=True)  # fmt: skip
+
+
+def test_nanasan_off_three_sevens_are_a_triple() -> None:
+    run0("torasobi", ["7S 7H 7D 9C", "KD 5D QS", "JC 3D 6S"], [
+        play(0, "7S 7H 7D", turn=1, revolution=False),
+    ])  # fmt: skip
+
+
+def test_nanasan_is_cancelled_by_an_omen() -> None:
+    run0("torasobi", ["6S 6H 6D 9C 4C", "7S 7H 7D 5D", "JC 3D QS"], [
+        play(0, "6S 6H 6D", turn=1, revolution=True),
+        pass_(1, turn=2),
+        pass_(2, turn=0, field=[]),
+        play(0, "9C", turn=1),
+        pass_(1, turn=2),
+        pass_(2, turn=0, field=[]),
+        play(0, "4C", turn=1),
+    ], {"nanasan_revolution": True, "omen": True})  # fmt: skip
+
+
+# -- 37 joker revolution ------------------------------------------------------------------
+
+
+def test_joker_revolution_both_jokers_revolt() -> None:
+    run("torasobi", ["9S 4C QH", "JK JK 5D 9H", "KD 6H TC"], [
+        play(1, "JK JK", turn=2, revolution=True),
+    ], {"joker_revolution": True}, leader=1)  # fmt: skip
+
+
+def test_joker_revolution_whatever_they_stand_for() -> None:
+    # Decision (#37), §5.6 #16: still the strongest pair
+    run("torasobi", ["9S 9C QH", "JK JK 5D 9H", "KD 6H TC"], [
+        play(1, "JK JK", turn=2, revolution=True),
+        pass_(2, turn=0),
+        play(0, "9S 9C", reject="not_stronger"),
+    ], {"joker_revolution": True}, leader=1)  # fmt: skip
+
+
+def test_joker_revolution_off_no_revolt() -> None:
+    run("torasobi", ["9S 4C QH", "JK JK 5D 9H", "KD 6H TC"], [
+        play(1, "JK JK", turn=2, revolution=False),
+    ], leader=1)  # fmt: skip
+
+
+def test_joker_revolution_in_revolution_counters() -> None:
+    run("torasobi", ["9S 4C QH", "JK JK 5D 9H", "KD 6H TC"], [
+        play(1, "JK JK", turn=2, revolution=False),
+    ], {"joker_revolution": True}, leader=1, revolution=True)  # fmt: skip

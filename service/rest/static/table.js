@@ -99,7 +99,12 @@ function renderStates(view) {
   if (view.eleven_back) {
     add("eleven-back", "11バック Eleven-back", `Eleven-back: ${view.eleven_back === "order" ? "turn order" : "strength"} reversed`);
   }
+  if (view.two_back) add("two-back", "2バック Two-back", "Two-back: strength reversed until the flush");
   if (view.direction < 0) add("direction", "↺ Order reversed", "Turn order reversed");
+  const pile = view.discard_pile ?? [];
+  if (pile.length) {
+    add("discard-pile", `捨て札 ${pile.length}`, `Discard pile: ${pile.length} ${pile.length === 1 ? "card" : "cards"}, ${cardsInWords(pile)}`);
+  }
   const locked = view.suit_lock ?? [];
   if (locked.length) {
     add("suit-lock", `縛り ${locked.map(suitSymbol).join("")}`, `Suit lock: ${locked.map(suitName).join(" and ")}`);

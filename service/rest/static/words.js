@@ -35,6 +35,13 @@ const FLUSH_REASONS = {
   sandstorm: "Sandstorm (three 3s): the field is flushed",
   emperor: "Emperor: the field is flushed",
   four_stop: "Four-stop: the eight-cut is stopped and the field is flushed",
+  five_cut: "Five-cut in revolution! The field is flushed",
+  six_cut: "Six-cut in revolution! The field is flushed",
+  seven_cut: "Seven-cut in revolution! The field is flushed",
+  spade2_return: "Spade-2 return! The field is flushed",
+  triple_three_return: "Three 3s return the joker! The field is flushed",
+  assassination: "Assassination! The field is flushed",
+  finish_flush: "A player went out: the field is flushed",
 };
 
 const REVOLUTION_CAUSES = {
@@ -44,6 +51,8 @@ const REVOLUTION_CAUSES = {
   omen: "omen, three 6s",
   great_revolution: "great revolution, four 2s",
   emperor: "emperor",
+  nanasan_revolution: "nanasan, three 7s",
+  joker_revolution: "joker revolution, both jokers",
 };
 
 const STEPS = {
@@ -110,14 +119,20 @@ export function describeEvent(event, { names = [], players = 0, me = null, symbo
       return event.reading === "order"
         ? "Eleven-back: turn order reversed until the field flushes"
         : "Eleven-back: strength reversed until the field flushes";
+    case "ElevenBackStrengthened":
+      return "Strong eleven-back: it lasts through the next trick";
+    case "ElevenBackEnded":
+      return `${event.cause === "six_return" ? "Six-return" : humanise(event.cause)}: eleven-back ends`;
+    case "TwoBackStarted":
+      return "Two-back: strength reversed until the field flushes";
     case "SuitLocked":
       return `Suit lock: ${suits(event.suits)}`;
     case "NumberLocked":
       return `Number lock from ${rankName(event.rank)}: each play must be one rank stronger`;
     case "DirectionReversed":
-      return "Turn order reversed";
+      return `Turn order reversed${event.cause ? ` (${humanise(event.cause)})` : ""}`;
     case "PlayersSkipped":
-      return `Skipped: ${event.seats.map(seat).join(", ")}`;
+      return `Skipped${event.causes?.length ? ` (${event.causes.map(humanise).join(" + ")})` : ""}: ${event.seats.map(seat).join(", ")}`;
     case "StepRequired":
       return `${seat(event.seat)} must ${(STEPS[event.step] ?? ((c) => `${humanise(event.step)} ${c}`))(event.count)}`;
     case "FourStopOffered":
