@@ -498,6 +498,8 @@ def view_from_message(message: pb.View) -> View:
         options=dict(_options(message.options.SerializeToString())),
         two_back=message.two_back,
         discard_pile=tuple(message.discard_pile),
+        color_lock=message.color_lock or None,
+        partial_lock=message.partial_lock,
     )
 
 

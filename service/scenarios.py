@@ -15,6 +15,7 @@ from typing import Any
 from .rules import Refusal, SetUp, decide, fold, initial_state, rule_set
 from .rules.cards import format_mask, parse_suits, suit_letters
 from .rules.notation import parse_mask, seat_command
+from .rules.readings import COLORS
 from .rules.refusals import Refused
 from .rules.rulesets import RuleSetError
 from .rules.state import FALLEN, FORBIDDEN, MatchState
@@ -184,6 +185,8 @@ def observe(state: MatchState, key: str) -> Any:
         "game_over": lambda s: s.game_over,
         "discard_pile": lambda s: sorted(format_mask(s.pile)),
         "two_back": lambda s: s.two_back,
+        "color_lock": lambda s: COLORS.get(s.color_lock),
+        "partial_lock": lambda s: s.partial_lock,
     }
     if key not in readers:
         raise ScenarioError(f"unknown expect key {key!r}")

@@ -141,6 +141,8 @@ def view_message(view: View, turn_deadline_ms: int | None = None) -> pb.View:
         unused=view.unused or (),
         two_back=view.two_back,
         discard_pile=view.discard_pile,
+        color_lock=view.color_lock or "",
+        partial_lock=view.partial_lock,
     )
     for name in ("seat", "turn", "step_count", "field_seat"):
         value = getattr(view, name)

@@ -46,6 +46,7 @@ from .judging import (
     RANK_7,
     RANK_Q,
     RANK_T,
+    any_lock,
     check_beats_field,
     flush_reason,
     four_stop_applies,
@@ -61,6 +62,7 @@ from .judging import (
     skips_of,
 )
 from .melds import Meld, classify
+from .readings import COLORS, lock_starting
 from .refusals import Refusal, Refused
 from .rulesets import CANCELLED_BY_OMEN
 from .state import (
@@ -544,12 +546,21 @@ def _apply_play(work: _Work, seat: int, meld: Meld, reason: str) -> None:
         ev.CardsPlayed(seat, meld.mask, int(meld.kind), meld.low, meld.high, meld.jokers_as, reason)
     )
     state = work.state
-    if rules.suit_lock and not state.suit_lock and state.suit_run >= rules.suit_lock_after:
-        work.emit(ev.SuitLocked(state.suit_run_suits))
-    elif rules.joker_suits and state.suit_lock and meld.is_single_joker:
-        work.emit(ev.SuitLocked(0))  # a single joker neither makes nor keeps a lock
-    if rules.number_lock and not state.number_lock and state.number_run >= rules.number_lock_after:
-        work.emit(ev.NumberLocked(meld.low))
+    if "queen_release" in applying and meld.real_count(RANK_Q) and any_lock(before):
+        # it ends every lock, those it would start too (RULES.md §5.6 #2)
+        work.emit(ev.LocksReleased("queen_release"))
+    else:
+        if rules.suit_lock and not state.suit_lock and state.suit_run >= rules.suit_lock_after:
+            work.emit(ev.SuitLocked(state.suit_run_suits))
+        elif rules.joker_suits and state.suit_lock and meld.is_single_joker:
+            work.emit(ev.SuitLocked(0))  # a single joker neither makes nor keeps a lock
+        if (
+            rules.number_lock
+            and not state.number_lock
+            and state.number_run >= rules.number_lock_after
+        ):
+            work.emit(ev.NumberLocked(meld.low))
+        _further_locks(work, applying)
     if cause is not None:
         work.emit(ev.RevolutionChanged(not state.revolution, cause))
         if cause == "omen":
@@ -593,6 +604,18 @@ def _apply_play(work: _Work, seat: int, meld: Meld, reason: str) -> None:
         work.emit(ev.StepRequired(seat, QUEEN_BOMBER, queens))
     if not work.state.pending:
         _end_turn(work, seat)
+
+
+def _further_locks(work: _Work, applying: frozenset[str]) -> None:
+    """The colour and partial locks starting (RULES.md §5 #38, #39), after as
+    many plays as the preset's suit lock; a partial lock only where no suit
+    lock is in force."""
+    state = work.state
+    color, shared = lock_starting(state.recent_suits, state.rules.suit_lock_after)
+    if color and "color_lock" in applying and not state.color_lock:
+        work.emit(ev.ColorLocked(COLORS[color]))
+    if shared and "partial_lock" in applying and state.rules.suit_lock and not state.suit_lock:
+        work.emit(ev.SuitLocked(shared, partial=True))
 
 
 def _strength_effects(work: _Work, before: MatchState, meld: Meld) -> None:

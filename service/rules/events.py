@@ -107,9 +107,25 @@ class TwoBackStarted:
 
 @dataclass(frozen=True, slots=True)
 class SuitLocked:
-    """A suit lock starts; ``suits`` 0 lifts it (a single joker, RULES.md §6)."""
+    """A suit lock starts; ``suits`` 0 lifts it (a single joker, RULES.md §6).
+    ``partial``: a partial lock (§5 #39), every play holding each of ``suits``."""
 
     suits: int
+    partial: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ColorLocked:
+    """A colour lock starts (RULES.md §5 #38): every play's real cards that colour."""
+
+    color: str  # "red" | "black"
+
+
+@dataclass(frozen=True, slots=True)
+class LocksReleased:
+    """Every lock in force ends, and every run starts afresh (Q-release, §5 #40)."""
+
+    cause: str  # "queen_release"
 
 
 @dataclass(frozen=True, slots=True)
@@ -213,7 +229,7 @@ class MatchEnded:
 Event = (
     GameDealt | HandsSwapped | ExchangeStarted | CardsGiven | CardsPlayed | Passed
     | RevolutionChanged | OmenInvoked | ElevenBackStarted | ElevenBackStrengthened
-    | ElevenBackEnded | TwoBackStarted | SuitLocked | NumberLocked
+    | ElevenBackEnded | TwoBackStarted | SuitLocked | ColorLocked | LocksReleased | NumberLocked
     | DirectionReversed | PlayersSkipped | StepRequired | FourStopOffered | RanksBombed
     | CardsDiscarded | PlayerFinished | PlayerFell | FieldFlushed | TurnMoved
     | GameEnded | MatchEnded
@@ -224,7 +240,8 @@ EVENT_TYPES: dict[str, type] = {
     for cls in (
         GameDealt, HandsSwapped, ExchangeStarted, CardsGiven, CardsPlayed, Passed,
         RevolutionChanged, OmenInvoked, ElevenBackStarted, ElevenBackStrengthened,
-        ElevenBackEnded, TwoBackStarted, SuitLocked, NumberLocked, DirectionReversed,
+        ElevenBackEnded, TwoBackStarted, SuitLocked, ColorLocked, LocksReleased, NumberLocked,
+        DirectionReversed,
         PlayersSkipped, StepRequired, FourStopOffered, RanksBombed,
         CardsDiscarded, PlayerFinished, PlayerFell, FieldFlushed, TurnMoved,
         GameEnded, MatchEnded,

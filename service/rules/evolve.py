@@ -9,7 +9,7 @@ from typing import Any
 from . import events as ev
 from .cards import JOKER_BITS, REAL_CARDS, add_cards, remove_cards
 from .melds import Kind, Meld
-from .readings import leisure_seat, lock_suits
+from .readings import BLACK, RED, leisure_seat, lock_suits
 from .rulesets import CANCELLED_BY_OMEN
 from .state import (
     FALLEN,
@@ -147,8 +147,10 @@ def _suits_of(mask: int) -> int:
 
 def _track_runs(s: MatchState, meld: Meld) -> None:
     """Count plays in a row with the same suit set, and plays in a row each one
-    rank stronger than the last (the runs that start suit and number locks)."""
+    rank stronger than the last (the runs that start suit and number locks);
+    keep the trick's last suit sets (colour and partial locks)."""
     previous = s.field
+    s.recent_suits = (*s.recent_suits[-12:], -1 if meld.jokers else meld.suits)
     if s.rules.joker_suits:
         # a joker counts as the suit it stands for; a single joker breaks the run
         suits = lock_suits(meld)
@@ -216,6 +218,15 @@ def _two_back_started(s: MatchState, e: ev.TwoBackStarted) -> None:
 
 def _suit_locked(s: MatchState, e: ev.SuitLocked) -> None:
     s.suit_lock = e.suits
+    s.partial_lock = e.partial
+
+
+def _color_locked(s: MatchState, e: ev.ColorLocked) -> None:
+    s.color_lock = RED if e.color == "red" else BLACK
+
+
+def _locks_released(s: MatchState, e: ev.LocksReleased) -> None:
+    _clear_locks(s)
 
 
 def _number_locked(s: MatchState, e: ev.NumberLocked) -> None:
@@ -294,8 +305,9 @@ def _field_flushed(s: MatchState, e: ev.FieldFlushed) -> None:
 
 
 def _clear_locks(s: MatchState) -> None:
-    s.suit_lock = s.suit_run = s.suit_run_suits = s.number_run = 0
-    s.number_lock = False
+    s.suit_lock = s.suit_run = s.suit_run_suits = s.number_run = s.color_lock = 0
+    s.number_lock = s.partial_lock = False
+    s.recent_suits = ()
 
 
 def _turn_moved(s: MatchState, e: ev.TurnMoved) -> None:
@@ -328,6 +340,8 @@ APPLIERS: dict[type, Callable[[MatchState, Any], None]] = {
     ev.ElevenBackEnded: _eleven_back_ended,
     ev.TwoBackStarted: _two_back_started,
     ev.SuitLocked: _suit_locked,
+    ev.ColorLocked: _color_locked,
+    ev.LocksReleased: _locks_released,
     ev.NumberLocked: _number_locked,
     ev.DirectionReversed: _direction_reversed,
     ev.PlayersSkipped: _nothing,

@@ -50,6 +50,11 @@ def reverses_of(in_force: frozenset[str], meld: Meld) -> list[str]:
     return [rule for rule, rank in REVERSES if rule in in_force and meld.real_count(rank)]
 
 
+def any_lock(state: MatchState) -> bool:
+    """Whether a suit, number, colour or partial lock is in force."""
+    return bool(state.suit_lock or state.number_lock or state.color_lock)
+
+
 def must_pass_at_leisure(state: MatchState) -> bool:
     """The previous 大富豪's first turn, which they must pass (RULES.md §5 #54);
     where a lead may not be passed, a first turn that is a lead lapses the rule."""
@@ -224,9 +229,16 @@ def field_refusal(state: MatchState, meld: Meld) -> tuple[str, str] | None:
     if is_assassination(state.in_force, state.reversed_order, meld, field):
         return None  # under any lock (RULES.md §5 #33)
     if state.suit_lock:
-        suits = lock_suits(meld) if state.rules.joker_suits else meld.suits
-        if suits & ~state.suit_lock:
-            return ("suit_locked", "the field is locked to other suits")
+        if state.partial_lock:
+            # each joker may stand for one missing locked suit (RULES.md §5.6 #18)
+            if (state.suit_lock & ~meld.suits).bit_count() > meld.jokers:
+                return ("suit_locked", "each play must hold every suit of the partial lock")
+        else:
+            suits = lock_suits(meld) if state.rules.joker_suits else meld.suits
+            if suits & ~state.suit_lock:
+                return ("suit_locked", "the field is locked to other suits")
+    if state.color_lock and meld.suits & ~state.color_lock:
+        return ("suit_locked", "the field is locked to the other colour")
     reversed_order = state.reversed_order
     if meld.kind == Kind.STAIRS and not state.rules.stairs_overlap:
         # above the field's whole span (below it in reversed order)

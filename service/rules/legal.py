@@ -183,7 +183,10 @@ def _candidates(state: MatchState, hand: int, field: Meld | None) -> list[Meld]:
         anywhere += [m for m in _groups(hand, 0, 3) if is_sandstorm(state, m)]
     if anywhere:
         listed = {m.mask for m in melds}
-        melds += [m for m in anywhere if m.mask not in listed]
+        for meld in anywhere:
+            if meld.mask not in listed:
+                listed.add(meld.mask)
+                melds.append(meld)
     return melds
 
 

@@ -118,7 +118,12 @@ def describe(record: dict[str, Any], players: int, writing: Writing = CODES) -> 
     if kind == "SuitLocked":
         if not record["suits"]:
             return "suit lock lifted"
-        return f"suit lock: {' '.join(map(writing.suit, record['suits']))}"
+        lock = "partial lock" if record.get("partial") else "suit lock"
+        return f"{lock}: {' '.join(map(writing.suit, record['suits']))}"
+    if kind == "ColorLocked":
+        return f"colour lock: {record['color']}"
+    if kind == "LocksReleased":
+        return f"{words(record['cause'])}: every lock ends"
     if kind == "NumberLocked":
         return f"number lock from {record['rank']}"
     if kind == "DirectionReversed":

@@ -27,6 +27,38 @@ def leisure_seat(rules: RuleSet, previous_places: tuple[int, ...] | None) -> int
     return previous_places.index(1) if 1 in previous_places else None
 
 
+RED, BLACK = 0b0101, 0b1010  # ♢♡ and ♣♠ as suit bits (D C H S)
+COLORS = {RED: "red", BLACK: "black"}
+
+
+def color_of(suits: int) -> int:
+    """The colour (its suits) of a joker-free play's suit set, 0 when mixed."""
+    if suits and not suits & ~RED:
+        return RED
+    if suits and not suits & ~BLACK:
+        return BLACK
+    return 0
+
+
+def lock_starting(recent: tuple[int, ...], count: int) -> tuple[int, int]:
+    """The colour lock and partial lock the last ``count`` plays of the trick
+    start (RULES.md §5 #38, #39): (colour suits or 0, shared suits or 0). A
+    play holding a joker (-1) starts neither; sets all alike start the suit
+    lock, not a partial one."""
+    if len(recent) < count:
+        return 0, 0
+    window = recent[-count:]
+    if -1 in window:
+        return 0, 0
+    colors = {color_of(suits) for suits in window}
+    color = colors.pop() if len(colors) == 1 else 0
+    shared = -1
+    for suits in window:
+        shared &= suits
+    partial = shared if shared and len(set(window)) > 1 else 0
+    return color, partial
+
+
 def lock_suits(meld: Meld) -> int:
     """The suits a play shows to a lock where a joker counts as the suit it
     stands for (RULES.md §6): its real cards' and its joker readings'."""

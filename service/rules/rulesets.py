@@ -28,9 +28,10 @@ SEED_RULES = (
 # The further local rules of RULES.md §5, in its order (#27 on).
 FURTHER_RULES = (
     "five_cut", "six_cut", "seven_cut", "spade2_return", "triple_three_return", "joker_return",
-    "assassination", "finish_flush", "nanasan_revolution", "joker_revolution",
-    "strong_eleven_back", "six_return", "two_back", "six_reverse", "queen_reverse",
-    "king_reverse", "king_skip", "ten_skip", "kyo_ochi", "daifugo_leisure", "d3_start",
+    "assassination", "finish_flush", "nanasan_revolution", "joker_revolution", "color_lock",
+    "partial_lock", "queen_release", "strong_eleven_back", "six_return", "two_back",
+    "six_reverse", "queen_reverse", "king_reverse", "king_skip", "ten_skip", "kyo_ochi",
+    "daifugo_leisure", "d3_start",
 )  # fmt: skip
 LOCAL_RULES = SEED_RULES + FURTHER_RULES
 
@@ -94,6 +95,9 @@ class RuleSet:
     finish_flush: bool = False
     nanasan_revolution: bool = False
     joker_revolution: bool = False
+    color_lock: bool = False
+    partial_lock: bool = False
+    queen_release: bool = False
     strong_eleven_back: bool = False
     six_return: bool = False
     two_back: bool = False

@@ -36,6 +36,7 @@ FIELDS = (
     "active",
     "blind",
     "bottom",
+    "color_lock",
     "direction",
     "eleven_back",
     "eleven_back_lasts",
@@ -59,12 +60,14 @@ FIELDS = (
     "out",
     "pass_run",
     "passed",
+    "partial_lock",
     "pending",
     "phase",
     "pile",
     "played",
     "players",
     "previous_places",
+    "recent_suits",
     "results",
     "revolution",
     "rules",
@@ -117,6 +120,9 @@ class MatchState:
     direction: int
     omen: bool
     suit_lock: int
+    partial_lock: bool  # suit_lock is a partial lock (RULES.md §5 #39)
+    color_lock: int  # the suits of the locked colour (§5 #38), 0 when none
+    recent_suits: tuple[int, ...]  # the trick's last plays' suit sets, -1 holding a joker
     suit_run: int
     suit_run_suits: int
     number_lock: bool
@@ -174,6 +180,9 @@ class MatchState:
         new.revolution = self.revolution
         new.rules = self.rules
         new.suit_lock = self.suit_lock
+        new.partial_lock = self.partial_lock
+        new.color_lock = self.color_lock
+        new.recent_suits = self.recent_suits
         new.suit_run = self.suit_run
         new.suit_run_suits = self.suit_run_suits
         new.trick_leader = self.trick_leader
@@ -289,7 +298,7 @@ def initial_state(rules: RuleSet, players: int) -> MatchState:
         field=None, field_seat=None, last_play=None, trick_leader=0, passed=0,
         pass_run=0, seating=(), stalemate=(),
         revolution=False, eleven_back="", eleven_back_lasts=0, two_back=False, trick=0, pile=0,
-        direction=1, omen=False, suit_lock=0,
+        direction=1, omen=False, suit_lock=0, partial_lock=False, color_lock=0, recent_suits=(),
         suit_run=0, suit_run_suits=0, number_lock=False, number_run=0, active=0,
         finished=(), finished_in_trick=False, bottom=(), first_play_d3=False, leisure_seat=None,
         final_places=None,

@@ -18,6 +18,7 @@ from typing import Any, Literal
 from . import events as ev
 from .cards import cards_of, format_cards, format_mask, suit_letters
 from .melds import Kind
+from .readings import COLORS
 from .records import to_record
 from .rulesets import RuleSet
 from .state import FALLEN, FORBIDDEN, MATCH_OVER, MatchState
@@ -85,6 +86,8 @@ class View:
     # RULES.md §5: public to everyone
     two_back: bool = False
     discard_pile: tuple[str, ...] = ()
+    color_lock: str | None = None  # "red" | "black"
+    partial_lock: bool = False  # suit_lock is a partial lock
 
     def to_dict(self) -> dict[str, Any]:
         return {f.name: _plain(getattr(self, f.name)) for f in fields(self)}
@@ -157,6 +160,8 @@ def build_view(state: MatchState, viewer: Viewer) -> View:
         options=dict(_options_of(state.rules)),
         two_back=state.two_back,
         discard_pile=_codes(state.pile),
+        color_lock=COLORS.get(state.color_lock),
+        partial_lock=state.partial_lock,
     )
 
 

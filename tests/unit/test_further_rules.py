@@ -962,3 +962,222 @@ def test_joker_revolution_in_revolution_counters() -> None:
     run("torasobi", ["9S 4C QH", "JK JK 5D 9H", "KD 6H TC"], [
         play(1, "JK JK", turn=2, revolution=False),
     ], {"joker_revolution": True}, leader=1, revolution=True)  # fmt: skip
+
+
+# -- 38 colour lock ---------------------------------------------------------------------
+
+
+def test_color_lock_two_red_plays_lock_red() -> None:
+    run0("torasobi", ["5H KS 4C", "9D JS 3C", "JC QH 6S"], [
+        play(0, "5H", turn=1, color_lock=None),
+        play(1, "9D", turn=2, color_lock="red", suit_lock=[]),
+        play(2, "JC", reject="suit_locked"),
+        play(2, "QH", turn=0, color_lock="red"),
+    ], {"color_lock": True})  # fmt: skip
+
+
+def test_color_lock_black() -> None:
+    run0("federation", ["5S KH 4D", "9C JH 3D", "JD QS 6H"], [
+        play(0, "5S", turn=1),
+        play(1, "9C", turn=2, color_lock="black"),
+        play(2, "JD", reject="suit_locked"),
+        play(2, "QS", turn=0),
+    ], {"color_lock": True})  # fmt: skip
+
+
+def test_color_lock_off_nothing_locks() -> None:
+    run0("torasobi", ["5H KS 4C", "9D JS 3C", "JC QH 6S"], [
+        play(0, "5H", turn=1),
+        play(1, "9D", turn=2, color_lock=None),
+        play(2, "JC", turn=0),
+    ])  # fmt: skip
+
+
+def test_color_lock_a_joker_breaks_the_run_and_may_be_played_under_it() -> None:
+    # Decision (#38, #39, run counts)
+    run0("torasobi", ["5H KS 4C", "9D JK 3C", "JC QH 6S", "8D 2H"], [
+        play(0, "5H", turn=1),
+        play(1, "JK", turn=2, color_lock=None),
+    ], {"color_lock": True})  # fmt: skip
+    run0("torasobi", ["5H KS KC", "9D JK 3C 3S", "JC QH 6S", "AD 2H"], [
+        play(0, "5H", turn=1),
+        play(1, "9D", turn=2, color_lock="red"),
+        pass_(2, turn=3),
+        play(3, "AD", turn=0),
+        pass_(0, turn=1),
+        play(1, "JK", turn=2, color_lock="red"),
+    ], {"color_lock": True})  # fmt: skip
+
+
+def test_color_lock_classic_needs_three_plays() -> None:
+    run0("classic", ["5H KS 4C 3D", "9D JS 3C", "JC QH 6S"], [
+        play(0, "5H", turn=1),
+        play(1, "9D", turn=2, color_lock=None),
+        play(2, "QH", turn=0, color_lock="red"),
+        play(0, "KS", reject="suit_locked"),
+    ], {"color_lock": True, "d3_start": False})  # fmt: skip
+
+
+def test_color_lock_beside_the_suit_lock() -> None:
+    run0("torasobi", ["5H KS 4C", "9H JS 3C", "JD QH 6S"], [
+        play(0, "5H", turn=1),
+        play(1, "9H", turn=2, color_lock="red", suit_lock=["H"]),
+        play(2, "JD", reject="suit_locked"),
+    ], {"color_lock": True})  # fmt: skip
+
+
+def test_color_lock_holds_after_an_omen() -> None:
+    # Decision (omen): the locks still apply
+    run0("torasobi", ["6S 6C 6D 4C QC", "9S 3S", "AC KC", "JH 2H"], [
+        play(0, "6S 6C 6D", turn=1, revolution=True),
+        pass_(1, turn=2),
+        pass_(2, turn=3),
+        pass_(3, turn=0, field=[]),
+        play(0, "QC", turn=1),
+        play(1, "9S", turn=2, color_lock="black"),
+    ], {"color_lock": True, "omen": True})  # fmt: skip
+
+
+def test_color_lock_is_narrated() -> None:
+    assert describe(event_record(ev.ColorLocked("red")), 3) == "colour lock: red"
+
+
+# -- 39 partial lock --------------------------------------------------------------------
+
+
+def test_partial_lock_on_the_shared_suit() -> None:
+    run0("torasobi", ["4S 4H KC", "7S 7D 2H", "9H 9D JS JC"], [
+        play(0, "4S 4H", turn=1, suit_lock=[]),
+        play(1, "7S 7D", turn=2, suit_lock=["S"], partial_lock=True),
+        play(2, "9H 9D", reject="suit_locked"),
+        play(2, "JS JC", turn=0, suit_lock=["S"], partial_lock=True),
+        pass_(0, turn=1),
+        pass_(1, turn=2, field=[], suit_lock=[], partial_lock=False),
+    ], {"partial_lock": True})  # fmt: skip
+
+
+def test_partial_lock_needs_the_suit_lock() -> None:
+    run0("torasobi", ["4S 4H KC", "7S 7D 2H", "9H 9D JS JC"], [
+        play(0, "4S 4H", turn=1),
+        play(1, "7S 7D", turn=2, suit_lock=[], partial_lock=False),
+        play(2, "9H 9D", turn=0),
+    ], {"partial_lock": True, "suit_lock": False})  # fmt: skip
+
+
+def test_partial_lock_a_joker_fills_a_missing_suit() -> None:
+    run0("torasobi", ["4S 4H KC", "7S 7D 2H", "9H JK JS JC"], [
+        play(0, "4S 4H", turn=1),
+        play(1, "7S 7D", turn=2, partial_lock=True),
+        play(2, "9H JK", turn=0),
+    ], {"partial_lock": True})  # fmt: skip
+
+
+def test_partial_lock_a_joker_s_reading_is_ignored() -> None:
+    # §5.6 #18: two locked suits, one joker: one suit is still missing
+    run0("torasobi", ["4S 4H 4D KC", "7S 7H 7C 2H", "9D 9C JK JS"], [
+        play(0, "4S 4H 4D", turn=1),
+        play(1, "7S 7H 7C", turn=2, suit_lock=["S", "H"], partial_lock=True),
+        play(2, "9D 9C JK", as_="9S", reject="suit_locked"),
+    ], {"partial_lock": True})  # fmt: skip
+
+
+def test_partial_lock_a_joker_play_starts_none() -> None:
+    run0("torasobi", ["4S 4H KC", "7S JK 2H", "9H 9D JS JC"], [
+        play(0, "4S 4H", turn=1),
+        play(1, "7S JK", turn=2, suit_lock=[], partial_lock=False),
+    ], {"partial_lock": True})  # fmt: skip
+
+
+def test_partial_lock_does_not_tighten() -> None:
+    # Decision (#39, no tightening)
+    run0("torasobi", ["4S 4H KS KH", "7S 7D 2H", "9S 9H JS JC"], [
+        play(0, "4S 4H", turn=1),
+        play(1, "7S 7D", turn=2, suit_lock=["S"]),
+        play(2, "9S 9H", turn=0, suit_lock=["S"], partial_lock=True),
+        play(0, "KS KH", turn=1, suit_lock=["S"], partial_lock=True),
+    ], {"partial_lock": True})  # fmt: skip
+
+
+def test_partial_lock_alike_sets_start_the_suit_lock() -> None:
+    run0("torasobi", ["4S 4H KC", "7S 7H 2D", "9H 9D JS JC"], [
+        play(0, "4S 4H", turn=1),
+        play(1, "7S 7H", turn=2, suit_lock=["S", "H"], partial_lock=False),
+    ], {"partial_lock": True})  # fmt: skip
+
+
+def test_partial_lock_classic_needs_three_plays() -> None:
+    run0("classic", ["4S 4H KC KS 3D", "7S 7D 2H", "9S 9C JH JC"], [
+        play(0, "4S 4H", turn=1),
+        play(1, "7S 7D", turn=2, partial_lock=False),
+        play(2, "9S 9C", turn=0, suit_lock=["S"], partial_lock=True),
+        play(0, "KC KS", turn=1),
+    ], {"partial_lock": True, "d3_start": False})  # fmt: skip
+
+
+def test_partial_lock_is_narrated() -> None:
+    record = event_record(ev.SuitLocked(0b1000, partial=True))
+    assert describe(record, 3) == "partial lock: S"
+
+
+# -- 40 queen release -------------------------------------------------------------------
+
+
+def test_queen_release_ends_the_lock_and_every_run() -> None:
+    run0("torasobi", ["5H KH 4C", "9H 6D", "QH KD 3S"], [
+        play(0, "5H", turn=1),
+        play(1, "9H", turn=2, suit_lock=["H"]),
+        play(2, "KD", reject="suit_locked"),
+        play(2, "QH", turn=0, suit_lock=[], number_lock=False),
+        play(0, "KH", turn=1, suit_lock=[], number_lock=False),
+    ], {"queen_release": True})  # fmt: skip
+
+
+def test_queen_release_without_a_lock_is_an_ordinary_play() -> None:
+    # §5.6 #2: a Q play that starts a lock when none was in force keeps it
+    run0("torasobi", ["5H KH 4C", "QH 6D", "9C KD 3S"], [
+        play(0, "5H", turn=1),
+        play(1, "QH", turn=2, suit_lock=["H"]),
+    ], {"queen_release": True})  # fmt: skip
+
+
+def test_queen_release_ends_a_number_lock() -> None:
+    run0("torasobi", ["TH 4C 5C", "JS 6D", "QD KD 3S"], [
+        play(0, "TH", turn=1),
+        play(1, "JS", turn=2, number_lock=True),
+        play(2, "QD", turn=0, number_lock=False),
+    ], {"queen_release": True})  # fmt: skip
+
+
+def test_queen_release_ends_colour_and_partial_locks() -> None:
+    run0("torasobi", ["5H KS 4C", "9D JS 3C", "QH 6S 6C"], [
+        play(0, "5H", turn=1),
+        play(1, "9D", turn=2, color_lock="red"),
+        play(2, "QH", turn=0, color_lock=None),
+        play(0, "KS", turn=1),
+    ], {"queen_release": True, "color_lock": True})  # fmt: skip
+    run0("torasobi", ["4S 4H KC", "7S 7D 2H", "QS QC JS JC"], [
+        play(0, "4S 4H", turn=1),
+        play(1, "7S 7D", turn=2, partial_lock=True),
+        play(2, "QS QC", turn=0, suit_lock=[], partial_lock=False),
+    ], {"queen_release": True, "partial_lock": True})  # fmt: skip
+
+
+def test_queen_release_a_joker_is_no_queen() -> None:
+    run0("torasobi", ["5H KH 4C", "9H 6D", "JK KD 3S"], [
+        play(0, "5H", turn=1),
+        play(1, "9H", turn=2, suit_lock=["H"]),
+        play(2, "JK", turn=0, suit_lock=["H"]),
+    ], {"queen_release": True})  # fmt: skip
+
+
+def test_queen_release_off_the_lock_stays() -> None:
+    run0("torasobi", ["5H KH 4C", "9H 6D", "QH KD 3S"], [
+        play(0, "5H", turn=1),
+        play(1, "9H", turn=2),
+        play(2, "QH", turn=0, suit_lock=["H"]),
+    ])  # fmt: skip
+
+
+def test_queen_release_is_narrated() -> None:
+    record = event_record(ev.LocksReleased("queen_release"))
+    assert describe(record, 3) == "queen-release: every lock ends"

@@ -38,6 +38,8 @@ const EFFECTS = {
   RevolutionChanged: "revolution",
   SuitLocked: "lock",
   NumberLocked: "lock",
+  ColorLocked: "lock",
+  TwoBackStarted: "revolution",
   PlayerFinished: "finish",
 };
 
@@ -106,8 +108,13 @@ function renderStates(view) {
     add("discard-pile", `捨て札 ${pile.length}`, `Discard pile: ${pile.length} ${pile.length === 1 ? "card" : "cards"}, ${cardsInWords(pile)}`);
   }
   const locked = view.suit_lock ?? [];
-  if (locked.length) {
+  if (locked.length && view.partial_lock) {
+    add("partial-lock", `片縛り ${locked.map(suitSymbol).join("")}`, `Partial lock: every play holds ${locked.map(suitName).join(" and ")}`);
+  } else if (locked.length) {
     add("suit-lock", `縛り ${locked.map(suitSymbol).join("")}`, `Suit lock: ${locked.map(suitName).join(" and ")}`);
+  }
+  if (view.color_lock) {
+    add("color-lock", `色縛り ${view.color_lock === "red" ? "♥♦" : "♠♣"}`, `Colour lock: ${view.color_lock} cards only`);
   }
   if (view.number_lock) add("number-lock", "数字しばり Number lock", "Number lock: one rank stronger each play");
   if (view.omen) add("omen", "オーメン Omen", "Omen: no more revolutions or special effects");

@@ -126,7 +126,12 @@ export function describeEvent(event, { names = [], players = 0, me = null, symbo
     case "TwoBackStarted":
       return "Two-back: strength reversed until the field flushes";
     case "SuitLocked":
-      return `Suit lock: ${suits(event.suits)}`;
+      if (!event.suits?.length) return "Suit lock lifted";
+      return `${event.partial ? "Partial lock" : "Suit lock"}: ${suits(event.suits)}`;
+    case "ColorLocked":
+      return `Colour lock: ${event.color}`;
+    case "LocksReleased":
+      return "Queen release: every lock ends";
     case "NumberLocked":
       return `Number lock from ${rankName(event.rank)}: each play must be one rank stronger`;
     case "DirectionReversed":
@@ -179,6 +184,10 @@ export const UNLOGGED = new Set(["TurnMoved"]);
 
 /** What a lock adds to the play that started it: " — suit lock ♠♥". */
 export function lockSuffix(event, symbols = true) {
+  if (event.type === "ColorLocked") return ` — colour lock ${event.color}`;
+  if (event.type === "SuitLocked" && event.partial) {
+    return ` — partial lock ${symbols ? event.suits.map(suitSymbol).join("") : event.suits.map(suitName).join(" and ")}`;
+  }
   if (event.type === "SuitLocked") {
     return ` — suit lock ${symbols ? event.suits.map(suitSymbol).join("") : event.suits.map(suitName).join(" and ")}`;
   }
