@@ -31,7 +31,7 @@ from service.rules.cards import (
     rank_mask,
     remove_cards,
 )
-from service.rules.commands import Bomb, Discard, Give, Pass, Play, SeatCommand
+from service.rules.commands import Bomb, Discard, Give, Pass, Pick, Play, SeatCommand
 from service.rules.melds import TOP_RANK, Kind, Meld
 from service.rules.readings import cuts_eight, finishes_forbidden, further_flush, group_of
 from service.rules.rulesets import RuleSet
@@ -67,7 +67,38 @@ from .strategy import (
 
 PLAY, EXCHANGE, FOUR_STOP = "play", "exchange", "four_stop"
 SEVEN_PASS, TEN_DISCARD, QUEEN_BOMBER = "seven_pass", "ten_discard", "queen_bomber"
-RANK_5 = 2
+# RULES.md §5.4
+EIGHT_CUT_RETURN, KING_PASTOR, ZOMBIE = "eight_cut_return", "king_pastor", "zombie"
+PICKS = ("salvage", "kings_march", ZOMBIE)
+WINDOWS = (FOUR_STOP, EIGHT_CUT_RETURN)
+
+
+def choose_pick(view: View, actions: Sequence[SeatCommand], reversed_order: bool) -> SeatCommand:
+    """A card taken is one more to shed (RULES.md §5.3): into its own hand a bot
+    takes only cards that win tricks (jokers, the two strongest ranks); for a
+    zombie it burdens the next player with the weakest card there is."""
+    picks = [a for a in actions if isinstance(a, Pick)]
+    if not picks:
+        return actions[0]
+
+    def strengths(pick: Pick) -> list[int]:
+        return [card_strength(card, reversed_order) for card in cards_of(pick.cards)]
+
+    if view.waiting_for == ZOMBIE:
+        burdens = [p for p in picks if p.cards]
+        if not burdens:
+            return picks[0]
+        return min(burdens, key=lambda p: min(strengths(p)))
+    # never the rank that triggers the pick again: 3s (salvage) or Ks (king's
+    # march) taken back could be led and taken back round and round
+    again = rank_mask(RANK_3 if view.waiting_for == "salvage" else RANK_K)
+    strong = [p for p in picks if p.cards and not p.cards & again and min(strengths(p)) >= 11]
+    if not strong:
+        return next((p for p in picks if not p.cards), picks[0])
+    return max(strong, key=lambda p: (len(strengths(p)), sum(strengths(p))))
+
+
+RANK_5, RANK_K = 2, 10
 
 
 class Bot:
@@ -126,9 +157,11 @@ class GreedyBot(Bot):
             return actions[0]
         waiting = view.waiting_for
         reversed_order = is_reversed(view)
-        if waiting == FOUR_STOP:
+        if waiting in WINDOWS:
             return next((a for a in actions if isinstance(a, Play)), actions[0])
-        if waiting in (EXCHANGE, SEVEN_PASS, TEN_DISCARD):
+        if waiting in PICKS:
+            return choose_pick(view, actions, reversed_order)
+        if waiting in (EXCHANGE, SEVEN_PASS, TEN_DISCARD, KING_PASTOR):
             return min(
                 actions,
                 key=lambda a: (
@@ -419,12 +452,14 @@ class StrongerBot(Bot):
 
     def _decide(self, view: View, actions: Sequence[SeatCommand], tracker: Tracker) -> SeatCommand:
         waiting = view.waiting_for
-        if waiting == FOUR_STOP:
+        if waiting in WINDOWS:
             return next((a for a in actions if isinstance(a, Play)), actions[0])
+        if waiting in PICKS:
+            return choose_pick(view, actions, is_reversed(view))
         decision = _Decision(view, Table.for_view(view, self.rules), tracker, self.weights)
         if waiting == QUEEN_BOMBER:
             return decision.bomb(actions)
-        if waiting in (EXCHANGE, SEVEN_PASS, TEN_DISCARD):
+        if waiting in (EXCHANGE, SEVEN_PASS, TEN_DISCARD, KING_PASTOR):
             return decision.give(actions)
         return decision.play(actions)
 

@@ -377,6 +377,10 @@ class SeatSession:
     async def bomb(self, ranks: str | Sequence[str]) -> ActResult:
         return await self._act("bomb", ranks=_codes(ranks))
 
+    async def pick(self, cards: str | Sequence[str] = ()) -> ActResult:
+        """Take cards from the discard pile (RULES.md §5.4); none takes nothing."""
+        return await self._act("pick", _codes(cards))
+
     async def _act(
         self,
         action: str,

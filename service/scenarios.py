@@ -121,7 +121,7 @@ def _start(data: dict[str, Any]) -> MatchState:
     return fold(state, decision)
 
 
-_ACTIONS = ("play", "pass", "give", "discard", "bomb")
+_ACTIONS = ("play", "pass", "give", "discard", "bomb", "pick")
 
 
 def _run_step(state: MatchState, step: Any) -> MatchState:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import functools
 
 from ..rules.cards import format_cards, format_mask, format_rank
-from ..rules.commands import Bomb, Discard, Give, Pass, Play, SeatCommand
+from ..rules.commands import Bomb, Discard, Give, Pass, Pick, Play, SeatCommand
 from ..rules.notation import seat_command
 from .gen.daifugo.v1 import match_service_pb2 as pb
 
@@ -33,6 +33,8 @@ def _action_message(command: SeatCommand) -> pb.Action:
         return pb.Action(give=pb.Give(cards=format_mask(command.cards)))
     if isinstance(command, Discard):
         return pb.Action(discard=pb.Discard(cards=format_mask(command.cards)))
+    if isinstance(command, Pick):
+        return pb.Action(pick=pb.Pick(cards=format_mask(command.cards)))
     assert isinstance(command, Bomb)
     return pb.Action(bomb=pb.Bomb(ranks=[format_rank(rank) for rank in command.ranks]))
 
@@ -51,4 +53,6 @@ def command_from_message(seat: int, action: pb.Action) -> SeatCommand:
         return seat_command(seat, "discard", list(action.discard.cards))
     if kind == "bomb":
         return seat_command(seat, "bomb", ranks=list(action.bomb.ranks))
+    if kind == "pick":
+        return seat_command(seat, "pick", list(action.pick.cards))
     return seat_command(seat, "nothing")

@@ -10,7 +10,7 @@ from litestar.params import FromPath, JSONBody
 
 from ..app.service import ServiceError
 from ..rules.cards import format_cards, format_mask, format_rank
-from ..rules.commands import Bomb, Discard, Give, Pass, Play, SeatCommand
+from ..rules.commands import Bomb, Discard, Give, Pass, Pick, Play, SeatCommand
 from ..rules.notation import seat_command
 from ..rules.refusals import Refused
 from .context import Authorization, Context, bearer
@@ -29,6 +29,8 @@ def action_of(command: SeatCommand) -> Action:
         return Action("give", format_mask(command.cards))
     if isinstance(command, Discard):
         return Action("discard", format_mask(command.cards))
+    if isinstance(command, Pick):
+        return Action("pick", format_mask(command.cards))
     assert isinstance(command, Bomb)
     return Action("bomb", ranks=[format_rank(rank) for rank in command.ranks])
 
@@ -53,7 +55,7 @@ async def get_seat(
     "/matches/{match_id:str}/actions",
     status_code=200,
     summary="Act for a seat",
-    description="Play, pass, give, discard or bomb for the token's seat. A refusal is 400 "
+    description="Play, pass, give, discard, bomb or pick for the token's seat. A refusal is 400 "
     "(bad_request, invalid_meld) or 409 (the rules' other reason codes) and changes nothing; "
     "a retry with the same request_id returns the first outcome; the same request_id for a "
     "different action is 409 request_id_reused.",

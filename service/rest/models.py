@@ -78,7 +78,7 @@ class EventPage(Struct):
 class Action(Struct):
     """A seat's action in card notation, as POST /matches/{id}/actions takes it."""
 
-    action: Literal["play", "pass", "give", "discard", "bomb"]
+    action: Literal["play", "pass", "give", "discard", "bomb", "pick"]
     cards: Annotated[list[Code], Meta(max_length=54)] = msgspec.field(default_factory=list)
     jokers_as: Annotated[list[Code], Meta(max_length=2)] = msgspec.field(default_factory=list)
     ranks: Annotated[list[RankCode], Meta(max_length=13)] = msgspec.field(default_factory=list)

@@ -76,5 +76,14 @@ class Bomb:
     ranks: tuple[int, ...]
 
 
-SeatCommand = Play | Pass | Give | Discard | Bomb
+@dataclass(frozen=True, slots=True)
+class Pick:
+    """Take cards from the discard pile (salvage, king's march, zombie;
+    RULES.md §5.4); no card (0) takes none."""
+
+    seat: int
+    cards: int
+
+
+SeatCommand = Play | Pass | Give | Discard | Bomb | Pick
 Command = Deal | SetUp | SeatCommand

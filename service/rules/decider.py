@@ -14,6 +14,7 @@ from . import events as ev
 from .cards import (
     JOKER,
     RANK_2,
+    RANK_3,
     RANK_J,
     REAL_CARDS,
     add_cards,
@@ -25,7 +26,7 @@ from .cards import (
     rank_mask,
     remove_cards,
 )
-from .commands import Bomb, Command, Deal, Discard, Give, Pass, Play, SetUp
+from .commands import Bomb, Command, Deal, Discard, Give, Pass, Pick, Play, SetUp
 from .dealing import (
     are_strongest,
     deal,
@@ -44,6 +45,7 @@ from .evolve import APPLIERS
 from .judging import (
     RANK_6,
     RANK_7,
+    RANK_K,
     RANK_Q,
     RANK_T,
     any_lock,
@@ -51,32 +53,40 @@ from .judging import (
     flush_reason,
     four_stop_applies,
     holds_only_forbidden,
+    is_eight_cut_answer,
     is_forbidden_finish,
     is_four_stop_answer,
     is_lucky_seven,
     kyo_ochi_falls,
     must_pass_at_leisure,
+    pickable,
     reverses_of,
     revolution_cause,
     rule_on,
     skips_of,
 )
-from .melds import Meld, classify
-from .readings import COLORS, lock_starting
+from .melds import Kind, Meld, classify
+from .readings import COLORS, group_of, lock_starting
 from .refusals import Refusal, Refused
 from .rulesets import CANCELLED_BY_OMEN
 from .state import (
     BEFORE_DEAL,
+    EIGHT_CUT_RETURN,
     EXCHANGE,
     FALLEN,
     FORBIDDEN,
     FOUR_STOP,
     IN_GAME,
+    KING_PASTOR,
+    KINGS_MARCH,
     MATCH_OVER,
+    PICKS,
     PLAY,
     QUEEN_BOMBER,
+    SALVAGE,
     SEVEN_PASS,
     TEN_DISCARD,
+    ZOMBIE,
     MatchState,
     bottom_block,
 )
@@ -120,11 +130,15 @@ def _decide(state: MatchState, command: Command) -> list[ev.Event]:
             return _play(state, command)
         if isinstance(command, Pass):
             return _pass(state, command)
-    elif waiting == FOUR_STOP:
+    elif waiting in (FOUR_STOP, EIGHT_CUT_RETURN):
         if isinstance(command, Pass):
             return _decline_four_stop(state, command)
         if isinstance(command, Play):
             return _answer_four_stop(state, command)
+    elif waiting in PICKS and isinstance(command, Pick):
+        return _pick(state, command)
+    elif waiting == KING_PASTOR and isinstance(command, Give):
+        return _choose_for_pastor(state, command)
     elif waiting in (EXCHANGE, SEVEN_PASS) and isinstance(command, Give):
         return _give(state, command)
     elif waiting == TEN_DISCARD and isinstance(command, Discard):
@@ -201,6 +215,10 @@ def _check_seat_command(state: MatchState, command: Command) -> None:
         cards = command.cards
         if not isinstance(cards, int) or cards <= 0 or not is_canonical(cards):
             raise Refused("bad_request", "the cards are missing or not cards")
+    if isinstance(command, Pick):
+        cards = command.cards
+        if not _is_int(cards) or cards < 0 or not is_canonical(cards):
+            raise Refused("bad_request", "the cards are not cards")
     if isinstance(command, Play) and any(
         not isinstance(card, int) or not (0 <= card <= JOKER or is_past_ends(card))
         for card in command.jokers_as
@@ -472,17 +490,124 @@ def _decline_four_stop(state: MatchState, command: Pass) -> list[ev.Event]:
 
 
 def _answer_four_stop(state: MatchState, command: Play) -> list[ev.Event]:
+    """An answer in a four-stop or eight-cut-return window (RULES.md §3 #15, §5 #34)."""
     seat = command.seat
     meld = classify(command.cards, command.jokers_as, state.reversed_order, False, False)
-    if meld is None or not is_four_stop_answer(meld):
-        raise Refused("wrong_action", "answer a single 8 with a pair of 4s, or pass")
+    four_stop = state.waiting_for == FOUR_STOP and meld is not None and is_four_stop_answer(meld)
+    eights = (
+        meld is not None
+        and rule_on(state, "eight_cut_return")
+        and is_eight_cut_answer(meld, state.field)
+    )
+    if meld is None or not (four_stop or eights):
+        raise Refused("wrong_action", "answer the eight-cut as the window allows, or pass")
     if not contains(state.hands[seat], command.cards):
         raise Refused("card_not_in_hand", "those cards are not in your hand")
     work = _Work(state)
+    if four_stop:
+        if _put_on_field(work, seat, meld, command.reason):
+            return work.events
+        _flush(work, "four_stop")
+        return work.events
+    # the answer is the pending eight-cut now; the window opens again
+    cause = revolution_cause(state, meld)
     if _put_on_field(work, seat, meld, command.reason):
         return work.events
-    _flush(work, "four_stop")
+    if cause is not None:
+        work.emit(ev.RevolutionChanged(not work.state.revolution, cause))
+    _open_answer_window(work, seat, meld)
     return work.events
+
+
+def _open_answer_window(work: _Work, seat: int, meld: Meld) -> None:
+    """Ask the other active players, from the next, to answer the eight-cut
+    (four-stop, eight-cut return); with nobody to ask, it goes ahead."""
+    state = work.state
+    seats = tuple(s for s in _seats_from(state, seat)[1:] if state.is_active(s))
+    four_stop = four_stop_applies(state, meld)
+    if not seats:
+        _flush(work, "eight_cut")
+    elif rule_on(state, "eight_cut_return") and meld.kind in (Kind.SINGLE, Kind.GROUP):
+        work.emit(ev.EightCutReturnOffered(seats, four_stop))
+    else:
+        work.emit(ev.FourStopOffered(seats))
+
+
+# -- picks and king pastor (RULES.md §5 #49 to #52) ----------------------------
+
+
+def _pick(state: MatchState, command: Pick) -> list[ev.Event]:
+    seat, cards = command.seat, command.cards
+    step, count, _ = state.pending[0]
+    if cards.bit_count() > count:
+        raise Refused("wrong_action", f"take at most {count} cards")
+    if not contains(pickable(state), cards):
+        raise Refused("card_not_in_hand", "take cards of the discard pile, not of this play")
+    receiver = seat
+    if step == ZOMBIE:
+        following = state.next_active(seat)
+        receiver = seat if following is None else following
+    work = _Work(state)
+    work.emit(ev.PilePicked(seat, cards, receiver, step))
+    _after_step(work, seat, emptied=False)
+    return work.events
+
+
+def _choose_for_pastor(state: MatchState, command: Give) -> list[ev.Event]:
+    seat, cards = command.seat, command.cards
+    if cards.bit_count() != 1:
+        raise Refused("wrong_action", "choose exactly 1 card to pass on")
+    if not contains(state.hands[seat], cards):
+        raise Refused("card_not_in_hand", "that card is not in your hand")
+    work = _Work(state)
+    work.emit(ev.CardChosen(seat, cards))
+    if not work.state.pending or work.state.pending[0][0] != KING_PASTOR:
+        # every card moves at once, so none received is passed on (§5.3 #52)
+        for giver, card in work.state.chosen:
+            to = work.state.next_active(giver)
+            work.emit(ev.CardsGiven(giver, giver if to is None else to, card, KING_PASTOR))
+    # the turn goes on from the K player, as after any play
+    player = state.last_seat
+    _after_step(work, seat if player is None else player, emptied=False)
+    return work.events
+
+
+def _pick_steps(work: _Work, seat: int, meld: Meld, applying: frozenset[str]) -> None:
+    """King's march, zombie and king pastor after a play (RULES.md §5.5 step 4)."""
+    state = work.state
+    # a ten-discard to come puts a card in the pile before the pick
+    discarding = any(step == TEN_DISCARD for step, _, _ in state.pending)
+    kings = meld.real_count(RANK_K) if "kings_march" in applying else 0
+    if kings and state.is_active(seat) and state.hands[seat]:
+        if pickable(state) or discarding:
+            work.emit(ev.StepRequired(seat, KINGS_MARCH, kings))
+    if "zombie" in applying and group_of(meld, 3, RANK_3):
+        state = work.state
+        present = state.is_active(seat) or not state.hands[seat]
+        if present and state.next_active(seat) is not None and (pickable(state) or discarding):
+            work.emit(ev.StepRequired(seat, ZOMBIE, 1))
+    if "king_pastor" in applying and meld.real_count(RANK_K):
+        state = work.state
+        first = seat if state.is_active(seat) else state.next_active(seat)
+        if first is not None:
+            order = [s for s in _seats_from(state, first) if state.is_active(s)]
+            if len(order) > 1:
+                for giver in order:
+                    work.emit(ev.StepRequired(giver, KING_PASTOR, 1))
+
+
+def _queue_salvage(work: _Work) -> bool:
+    """After a flush, the last play's player may salvage a card (RULES.md §5
+    #49) before anyone leads; True if they may."""
+    state = work.state
+    last = state.last_play
+    owner = state.last_seat
+    if last is None or owner is None or not rule_on(state, "salvage"):
+        return False
+    if not last.real_count(RANK_3) or not state.is_active(owner) or not pickable(state):
+        return False
+    work.emit(ev.StepRequired(owner, SALVAGE, 1))
+    return True
 
 
 # -- playing -------------------------------------------------------------------
@@ -534,6 +659,11 @@ def _apply_play(work: _Work, seat: int, meld: Meld, reason: str) -> None:
     applying = in_force - CANCELLED_BY_OMEN if cause == "omen" else in_force
     flush = flush_reason(before, meld, applying)
     four_stop = flush == "eight_cut" and four_stop_applies(before, meld)
+    answered = (
+        flush == "eight_cut"
+        and "eight_cut_return" in applying
+        and meld.kind in (Kind.SINGLE, Kind.GROUP)
+    )
     great_revolution = cause == "great_revolution"
     finishing = before.hands[seat] == meld.mask
     forbidden = finishing and not great_revolution and is_forbidden_finish(before, meld)
@@ -574,12 +704,11 @@ def _apply_play(work: _Work, seat: int, meld: Meld, reason: str) -> None:
         if _finish(work, seat, False, "great_revolution", work.state.hands[seat]):
             return
 
-    if four_stop:
-        seats = tuple(s for s in _seats_from(work.state, seat)[1:] if work.state.is_active(s))
-        if seats:
-            work.emit(ev.FourStopOffered(seats))
+    if four_stop or answered:
+        if any(work.state.is_active(s) for s in range(work.state.players) if s != seat):
+            _open_answer_window(work, seat, meld)
             return
-    if flush is not None and _flush(work, flush):
+    if flush is not None and _flush(work, flush, salvage=False):
         return
 
     state = work.state
@@ -602,6 +731,9 @@ def _apply_play(work: _Work, seat: int, meld: Meld, reason: str) -> None:
     # their hand still names the ranks (§5.6 #8): not one a flush's lead sent away
     if queens and (work.state.is_active(seat) or not work.state.hands[seat]):
         work.emit(ev.StepRequired(seat, QUEEN_BOMBER, queens))
+    _pick_steps(work, seat, meld, applying)
+    if flush is not None:
+        _queue_salvage(work)  # after the play's steps, before the lead (§5.5 step 5)
     if not work.state.pending:
         _end_turn(work, seat)
 
@@ -707,9 +839,10 @@ def _advance_until_all_passed(
     work.emit(ev.TurnMoved(waiting[len(skipped)]))
 
 
-def _flush(work: _Work, reason: str) -> bool:
-    """Flush the field; its last player (or the next one still in) leads.
-    True if the game ended on the way (lucky seven, forced forbidden finish)."""
+def _flush(work: _Work, reason: str, salvage: bool = True) -> bool:
+    """Flush the field; its last player (or the next one still in) leads, after
+    a salvage (``salvage``: asked for here, not by the caller). True if the
+    game ended on the way (lucky seven, forced forbidden finish)."""
     state = work.state
     owner = state.field_seat
     field = state.field
@@ -723,6 +856,8 @@ def _flush(work: _Work, reason: str) -> bool:
     if leader is None:
         return True
     work.emit(ev.FieldFlushed(reason, leader))
+    if salvage and _queue_salvage(work):
+        return False  # the lead waits for the pick
     return _give_lead(work, leader)
 
 

@@ -153,7 +153,7 @@ class StepRequired:
     queen bomber)."""
 
     seat: int
-    step: str  # "seven_pass" | "ten_discard" | "queen_bomber"
+    step: str  # "seven_pass" | "ten_discard" | "queen_bomber", §5.4's picks, "king_pastor"
     count: int
 
 
@@ -162,6 +162,35 @@ class FourStopOffered:
     """After a single 8: these seats, in order, may answer with a pair of 4s."""
 
     seats: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class EightCutReturnOffered:
+    """After an eight-cut: these seats, in order, may answer with real 8s of
+    its size (RULES.md §5 #34), with a pair of 4s too when ``four_stop``."""
+
+    seats: tuple[int, ...]
+    four_stop: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class PilePicked:
+    """Cards taken from the discard pile into ``to``'s hand (salvage, king's
+    march; a zombie's card goes to the next player), RULES.md §5 #49 to #51."""
+
+    seat: int
+    cards: int
+    to: int
+    reason: str  # "salvage" | "kings_march" | "zombie"
+
+
+@dataclass(frozen=True, slots=True)
+class CardChosen:
+    """King pastor (RULES.md §5 #52): the card a seat passes on; it stays in
+    the hand until every choice is made."""
+
+    seat: int
+    cards: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -230,7 +259,8 @@ Event = (
     GameDealt | HandsSwapped | ExchangeStarted | CardsGiven | CardsPlayed | Passed
     | RevolutionChanged | OmenInvoked | ElevenBackStarted | ElevenBackStrengthened
     | ElevenBackEnded | TwoBackStarted | SuitLocked | ColorLocked | LocksReleased | NumberLocked
-    | DirectionReversed | PlayersSkipped | StepRequired | FourStopOffered | RanksBombed
+    | DirectionReversed | PlayersSkipped | StepRequired | FourStopOffered
+    | EightCutReturnOffered | PilePicked | CardChosen | RanksBombed
     | CardsDiscarded | PlayerFinished | PlayerFell | FieldFlushed | TurnMoved
     | GameEnded | MatchEnded
 )  # fmt: skip
@@ -242,7 +272,8 @@ EVENT_TYPES: dict[str, type] = {
         RevolutionChanged, OmenInvoked, ElevenBackStarted, ElevenBackStrengthened,
         ElevenBackEnded, TwoBackStarted, SuitLocked, ColorLocked, LocksReleased, NumberLocked,
         DirectionReversed,
-        PlayersSkipped, StepRequired, FourStopOffered, RanksBombed,
+        PlayersSkipped, StepRequired, FourStopOffered, EightCutReturnOffered, PilePicked,
+        CardChosen, RanksBombed,
         CardsDiscarded, PlayerFinished, PlayerFell, FieldFlushed, TurnMoved,
         GameEnded, MatchEnded,
     )

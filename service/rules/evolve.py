@@ -12,8 +12,10 @@ from .melds import Kind, Meld
 from .readings import BLACK, RED, leisure_seat, lock_suits
 from .rulesets import CANCELLED_BY_OMEN
 from .state import (
+    EIGHT_CUT_RETURN,
     FALLEN,
     FORBIDDEN,
+    FOUR_STOP,
     GAME_OVER,
     IN_GAME,
     MATCH_OVER,
@@ -54,15 +56,14 @@ def _game_dealt(s: MatchState, e: ev.GameDealt) -> None:
     s.blind = e.blind or s.blind
     s.unused = e.unused
     s.out = 0
-    s.played = 0
     s.trick = s.pile = 0
     s.two_back = False
     s.eleven_back_lasts = 0
     s.previous_places = e.previous_places
     s.leader = s.turn = s.trick_leader = e.leader
-    s.exchange_steps = s.pending = s.four_stop = ()
+    s.exchange_steps = s.pending = s.four_stop = s.chosen = ()
     s.field = s.last_play = None
-    s.field_seat = None
+    s.field_seat = s.last_seat = None
     s.passed = 0
     s.pass_run = 0
     s.seating = e.seating
@@ -99,7 +100,9 @@ def _cards_given(s: MatchState, e: ev.CardsGiven) -> None:
     if e.reason == "exchange":
         s.exchange_steps = s.exchange_steps[1:]
     elif e.reason == "seven_pass":
-        s.pending = s.pending[1:]
+        _step_done(s)
+    elif e.reason == "king_pastor":
+        s.chosen = s.chosen[1:]
     # "taken": the automatic exchange moved them before any give
 
 
@@ -127,10 +130,9 @@ def _cards_played(s: MatchState, e: ev.CardsPlayed) -> None:
     meld = _meld_of(e)
     _track_runs(s, meld)
     _set_hand(s, e.seat, remove_cards(s.hands[e.seat], e.cards))
-    s.played = add_cards(s.played, e.cards)
     s.trick = add_cards(s.trick, e.cards)
     s.field = s.last_play = meld
-    s.field_seat = e.seat
+    s.field_seat = s.last_seat = e.seat
     s.four_stop = ()
     s.first_play_d3 = False
     s.pass_run = 0
@@ -242,17 +244,42 @@ def _nothing(s: MatchState, e: Any) -> None:
 
 
 def _steps_required(s: MatchState, e: ev.StepRequired) -> None:
-    s.pending = (*s.pending, (e.step, e.count))
-    s.turn = e.seat
+    if not s.pending:
+        s.turn = e.seat  # a step waits its turn behind those already required
+    s.pending = (*s.pending, (e.step, e.count, e.seat))
+
+
+def _step_done(s: MatchState) -> None:
+    s.pending = s.pending[1:]
+    if s.pending:
+        s.turn = s.pending[0][2]
 
 
 def _four_stop_offered(s: MatchState, e: ev.FourStopOffered) -> None:
     s.four_stop = e.seats
+    s.window = FOUR_STOP
     s.turn = e.seats[0]
 
 
+def _eight_cut_return_offered(s: MatchState, e: ev.EightCutReturnOffered) -> None:
+    s.four_stop = e.seats
+    s.window = FOUR_STOP if e.four_stop else EIGHT_CUT_RETURN
+    s.turn = e.seats[0]
+
+
+def _pile_picked(s: MatchState, e: ev.PilePicked) -> None:
+    s.pile = remove_cards(s.pile, e.cards)
+    _set_hand(s, e.to, add_cards(s.hands[e.to], e.cards))
+    _step_done(s)
+
+
+def _card_chosen(s: MatchState, e: ev.CardChosen) -> None:
+    s.chosen = (*s.chosen, (e.seat, e.cards))
+    _step_done(s)
+
+
 def _ranks_bombed(s: MatchState, e: ev.RanksBombed) -> None:
-    s.pending = s.pending[1:]
+    _step_done(s)
 
 
 def _cards_discarded(s: MatchState, e: ev.CardsDiscarded) -> None:
@@ -260,16 +287,21 @@ def _cards_discarded(s: MatchState, e: ev.CardsDiscarded) -> None:
     s.out = add_cards(s.out, e.cards)
     s.pile = add_cards(s.pile, e.cards)
     if e.reason == "ten_discard":
-        s.pending = s.pending[1:]
+        _step_done(s)
 
 
 def _leave(s: MatchState, seat: int) -> None:
     # The seat keeps any cards it still holds (the event's ``leftover``) until
     # the next deal: out of play, since only active seats are given a turn.
     s.active &= ~(1 << seat)
-    if s.turn == seat and s.pending:
-        # a seat that has left gives and discards nothing more
-        s.pending = tuple(p for p in s.pending if p[0] == "queen_bomber")
+    if s.pending:
+        # a seat that has left takes no further step: a bomber and a zombie
+        # whose play emptied their hand still name and pick (RULES.md §5.6 #8)
+        s.pending = tuple(
+            p for p in s.pending if p[2] != seat or p[0] in ("queen_bomber", "zombie")
+        )
+        if s.pending:
+            s.turn = s.pending[0][2]
 
 
 def _player_finished(s: MatchState, e: ev.PlayerFinished) -> None:
@@ -319,7 +351,7 @@ def _game_ended(s: MatchState, e: ev.GameEnded) -> None:
     s.turn = None
     s.final_places = e.places
     s.results = (*s.results, e.places)
-    s.pending = s.exchange_steps = s.four_stop = ()
+    s.pending = s.exchange_steps = s.four_stop = s.chosen = ()
 
 
 def _match_ended(s: MatchState, e: ev.MatchEnded) -> None:
@@ -347,6 +379,9 @@ APPLIERS: dict[type, Callable[[MatchState, Any], None]] = {
     ev.PlayersSkipped: _nothing,
     ev.StepRequired: _steps_required,
     ev.FourStopOffered: _four_stop_offered,
+    ev.EightCutReturnOffered: _eight_cut_return_offered,
+    ev.PilePicked: _pile_picked,
+    ev.CardChosen: _card_chosen,
     ev.RanksBombed: _ranks_bombed,
     ev.CardsDiscarded: _cards_discarded,
     ev.PlayerFinished: _player_finished,

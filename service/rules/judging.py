@@ -3,7 +3,7 @@ field, cuts, revolts, flushes, or finishes forbidden (RULES.md §1–§3)."""
 
 from __future__ import annotations
 
-from .cards import JOKER_BITS, RANK_2, RANK_3, RANK_8, RANK_J, rank_mask
+from .cards import JOKER_BITS, RANK_2, RANK_3, RANK_8, RANK_J, rank_mask, remove_cards
 from .melds import TOP_RANK, Kind, Meld
 from .readings import (
     SPADE_3,
@@ -187,6 +187,25 @@ def four_stop_applies(state: MatchState, meld: Meld) -> bool:
 
 def is_four_stop_answer(meld: Meld) -> bool:
     return group_of(meld, 2, RANK_4)
+
+
+def is_eight_cut_answer(meld: Meld, field: Meld | None) -> bool:
+    """A single or group of real 8s only, of the pending cut's size (§5 #34)."""
+    return (
+        field is not None
+        and meld.kind in (Kind.SINGLE, Kind.GROUP)
+        and meld.size == field.size
+        and meld.real_count(RANK_8) == meld.size
+    )
+
+
+def pickable(state: MatchState) -> int:
+    """The cards a pick may take: the discard pile, less the cards of the play
+    that triggered it once they are in it (RULES.md §5.1 Pick)."""
+    last = state.last_play
+    if state.field is None and last is not None:
+        return remove_cards(state.pile, last.mask)
+    return state.pile
 
 
 def is_forbidden_finish(state: MatchState, meld: Meld) -> bool:

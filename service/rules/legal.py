@@ -11,6 +11,7 @@ from itertools import combinations, permutations
 from .cards import (
     JOKER,
     JOKER_MASK_BY_COUNT,
+    RANK_8,
     REAL_CARDS,
     cards_of,
     joker_count,
@@ -20,13 +21,23 @@ from .cards import (
     rank_suits,
     reading_card,
 )
-from .commands import Bomb, Discard, Give, Pass, Play, SeatCommand
-from .judging import RANK_4, field_refusal, is_sandstorm, must_pass_at_leisure, rule_on
+from .commands import Bomb, Discard, Give, Pass, Pick, Play, SeatCommand
+from .judging import (
+    RANK_4,
+    field_refusal,
+    is_sandstorm,
+    must_pass_at_leisure,
+    pickable,
+    rule_on,
+)
 from .melds import TOP_RANK, Kind, Meld
 from .state import (
+    EIGHT_CUT_RETURN,
     EXCHANGE,
     FOUR_STOP,
     IN_GAME,
+    KING_PASTOR,
+    PICKS,
     PLAY,
     QUEEN_BOMBER,
     SEVEN_PASS,
@@ -57,13 +68,21 @@ def legal_actions(state: MatchState) -> list[SeatCommand]:
         if state.field is not None or state.rules.leader_may_pass:
             plays.append(_PASSES[seat])
         return plays
-    if waiting == FOUR_STOP:
+    if waiting in (FOUR_STOP, EIGHT_CUT_RETURN):
         answers: list[SeatCommand] = [Pass(seat)]
         fours = rank_suits(hand, RANK_4)
-        for pair in _SUBSETS[fours]:
-            if pair.bit_count() == 2:
-                answers.append(Play(seat, pair << RANK_4 * 4))
+        eights = rank_suits(hand, RANK_8)
+        size = state.field.size if state.field is not None else 0
+        if waiting == FOUR_STOP:
+            answers += [Play(seat, p << RANK_4 * 4) for p in _SUBSETS_BY_SIZE[fours][2]]
+        if rule_on(state, "eight_cut_return") and size <= 4:
+            # real 8s of the pending cut's size (RULES.md §5 #34)
+            answers += [Play(seat, e << RANK_8 * 4) for e in _SUBSETS_BY_SIZE[eights][size]]
         return answers
+    if waiting in PICKS:
+        return [Pick(seat, p) for p in _pick_choices(pickable(state), state.pending[0][1])]
+    if waiting == KING_PASTOR:
+        return [Give(seat, g) for g in _card_choices(hand, 1)]
     if waiting == EXCHANGE:
         _, _, count, strongest = state.exchange_steps[0]
         if strongest:
@@ -100,6 +119,14 @@ def _play(seat: int, meld: Meld) -> Play:
             _PLAYS_WITH_READING.clear()
         play = _PLAYS_WITH_READING[key] = Play(seat, meld.mask, meld.jokers_as)
     return play
+
+
+def _pick_choices(pile: int, count: int) -> list[int]:
+    """Every distinct set of up to ``count`` cards of ``pile``, none included."""
+    choices = {0}
+    for take in range(1, count + 1):
+        choices.update(_card_choices(pile, take))
+    return sorted(choices)
 
 
 def _card_choices(hand: int, count: int) -> list[int]:

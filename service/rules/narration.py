@@ -135,6 +135,15 @@ def describe(record: dict[str, Any], players: int, writing: Writing = CODES) -> 
         return f"seat {seat} must {words(record['step'])} {record['count']}"
     if kind == "FourStopOffered":
         return f"four-stop offered to {seats(record['seats'])}"
+    if kind == "EightCutReturnOffered":
+        fours = " or a pair of 4s" if record.get("four_stop") else ""
+        return f"eight-cut return offered to {seats(record['seats'])} (8s{fours})"
+    if kind == "PilePicked":
+        taken = cards(record, writing=writing)
+        to = f" for seat {record['to']}" if record["to"] != seat else ""
+        return f"seat {seat} takes {taken} from the discard pile{to} ({words(record['reason'])})"
+    if kind == "CardChosen":
+        return f"seat {seat} chooses {cards(record, writing=writing)} to pass on (king pastor)"
     if kind == "RanksBombed":
         return f"seat {seat} bombs {' '.join(record['ranks'])}"
     if kind == "CardsDiscarded":

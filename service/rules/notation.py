@@ -15,7 +15,7 @@ from .cards import (
     parse_rank,
     parse_reading,
 )
-from .commands import Bomb, Discard, Give, Pass, Play, SeatCommand
+from .commands import Bomb, Discard, Give, Pass, Pick, Play, SeatCommand
 from .refusals import Refused
 
 
@@ -75,6 +75,8 @@ def seat_command(
         return Discard(seat, parse_mask(cards))
     if action == "bomb":
         return Bomb(seat, parse_ranks(ranks))
+    if action == "pick":
+        return Pick(seat, parse_mask(cards))
     raise Refused("bad_request", f"unknown action {action!r}")
 
 
@@ -89,5 +91,7 @@ def describe(command: SeatCommand) -> str:
         return f"seat {command.seat} pass"
     if isinstance(command, Bomb):
         return f"seat {command.seat} bomb {' '.join(format_rank(r) for r in command.ranks)}"
+    if isinstance(command, Pick):
+        return f"seat {command.seat} pick {' '.join(format_mask(command.cards))}".rstrip()
     verb = "give" if isinstance(command, Give) else "discard"
     return f"seat {command.seat} {verb} {' '.join(format_mask(command.cards))}"

@@ -28,9 +28,10 @@ SEED_RULES = (
 # The further local rules of RULES.md §5, in its order (#27 on).
 FURTHER_RULES = (
     "five_cut", "six_cut", "seven_cut", "spade2_return", "triple_three_return", "joker_return",
-    "assassination", "finish_flush", "nanasan_revolution", "joker_revolution", "color_lock",
-    "partial_lock", "queen_release", "strong_eleven_back", "six_return", "two_back",
-    "six_reverse", "queen_reverse", "king_reverse", "king_skip", "ten_skip", "kyo_ochi",
+    "assassination", "eight_cut_return", "finish_flush", "nanasan_revolution",
+    "joker_revolution", "color_lock", "partial_lock", "queen_release", "strong_eleven_back",
+    "six_return", "two_back", "six_reverse", "queen_reverse", "king_reverse", "king_skip",
+    "ten_skip", "salvage", "kings_march", "zombie", "king_pastor", "kyo_ochi",
     "daifugo_leisure", "d3_start",
 )  # fmt: skip
 LOCAL_RULES = SEED_RULES + FURTHER_RULES
@@ -92,6 +93,7 @@ class RuleSet:
     triple_three_return: bool = False
     joker_return: bool = False
     assassination: bool = False
+    eight_cut_return: bool = False
     finish_flush: bool = False
     nanasan_revolution: bool = False
     joker_revolution: bool = False
@@ -106,6 +108,10 @@ class RuleSet:
     king_reverse: bool = False
     king_skip: bool = False
     ten_skip: bool = False
+    salvage: bool = False
+    kings_march: bool = False
+    zombie: bool = False
+    king_pastor: bool = False
     kyo_ochi: bool = False
     daifugo_leisure: bool = False
     d3_start: bool = False

@@ -18,6 +18,13 @@ SEVEN_PASS = "seven_pass"
 TEN_DISCARD = "ten_discard"
 QUEEN_BOMBER = "queen_bomber"
 FOUR_STOP = "four_stop"
+# RULES.md §5.4
+EIGHT_CUT_RETURN = "eight_cut_return"
+SALVAGE = "salvage"
+KINGS_MARCH = "kings_march"
+ZOMBIE = "zombie"
+KING_PASTOR = "king_pastor"
+PICKS = (SALVAGE, KINGS_MARCH, ZOMBIE)
 
 # phases of a match
 BEFORE_DEAL = "before_deal"
@@ -36,6 +43,7 @@ FIELDS = (
     "active",
     "blind",
     "bottom",
+    "chosen",
     "color_lock",
     "direction",
     "eleven_back",
@@ -52,6 +60,7 @@ FIELDS = (
     "hands",
     "in_force",
     "last_play",
+    "last_seat",
     "leader",
     "leisure_seat",
     "number_lock",
@@ -64,7 +73,6 @@ FIELDS = (
     "pending",
     "phase",
     "pile",
-    "played",
     "players",
     "previous_places",
     "recent_suits",
@@ -81,6 +89,7 @@ FIELDS = (
     "turn",
     "two_back",
     "unused",
+    "window",
 )
 
 
@@ -97,17 +106,19 @@ class MatchState:
     hands: tuple[int, ...]
     unused: int
     out: int  # discarded (ten-discard, queen bomb); cards kept on leaving stay in hands
-    played: int
     trick: int  # the cards on the field this trick, every meld of it
     pile: int  # the discard pile: public (RULES.md §5.1)
     leader: int
     turn: int | None
     exchange_steps: tuple[tuple[int, int, int, bool], ...]
-    pending: tuple[tuple[str, int], ...]
-    four_stop: tuple[int, ...]
+    pending: tuple[tuple[str, int, int], ...]  # (step, count, seat) in order
+    four_stop: tuple[int, ...]  # the seats still to ask in an answer window
+    window: str  # that window: "four_stop" or "eight_cut_return" (RULES.md §5 #34)
+    chosen: tuple[tuple[int, int], ...]  # king pastor: (seat, card) chosen so far
     field: Meld | None
     field_seat: int | None
     last_play: Meld | None
+    last_seat: int | None  # who made last_play (it outlives the flush)
     trick_leader: int
     passed: int
     pass_run: int  # passes in a row since the last play (the stalemate rule)
@@ -158,9 +169,12 @@ class MatchState:
         new.finished_in_trick = self.finished_in_trick
         new.first_play_d3 = self.first_play_d3
         new.four_stop = self.four_stop
+        new.window = self.window
+        new.chosen = self.chosen
         new.game_number = self.game_number
         new.hands = self.hands
         new.last_play = self.last_play
+        new.last_seat = self.last_seat
         new.leader = self.leader
         new.leisure_seat = self.leisure_seat
         new.number_lock = self.number_lock
@@ -173,7 +187,6 @@ class MatchState:
         new.stalemate = self.stalemate
         new.pending = self.pending
         new.phase = self.phase
-        new.played = self.played
         new.players = self.players
         new.previous_places = self.previous_places
         new.results = self.results
@@ -212,7 +225,7 @@ class MatchState:
         if self.exchange_steps:
             return EXCHANGE
         if self.four_stop:
-            return FOUR_STOP
+            return self.window
         if self.pending:
             return self.pending[0][0]
         return PLAY
@@ -294,8 +307,9 @@ def initial_state(rules: RuleSet, players: int) -> MatchState:
     values = dict(
         rules=rules, players=players, phase=BEFORE_DEAL, game_number=0, blind=0,
         previous_places=None, results=(), hands=(0,) * players, unused=0, out=0,
-        played=0, leader=0, turn=None, exchange_steps=(), pending=(), four_stop=(),
-        field=None, field_seat=None, last_play=None, trick_leader=0, passed=0,
+        leader=0, turn=None, exchange_steps=(), pending=(), four_stop=(),
+        window=FOUR_STOP, chosen=(),
+        field=None, field_seat=None, last_play=None, last_seat=None, trick_leader=0, passed=0,
         pass_run=0, seating=(), stalemate=(),
         revolution=False, eleven_back="", eleven_back_lasts=0, two_back=False, trick=0, pile=0,
         direction=1, omen=False, suit_lock=0, partial_lock=False, color_lock=0, recent_suits=(),

@@ -197,6 +197,9 @@ def visible_record(event: ev.Event, viewer: Viewer, revealed: bool) -> dict[str,
             cards if event.seats[index] == seat else None
             for index, cards in enumerate(record["hands"])
         ]
+    elif isinstance(event, ev.CardChosen):
+        if seat != event.seat:
+            _hide(record, "cards", event.cards)
     elif isinstance(event, ev.CardsGiven):
         if seat not in (event.seat, event.to):
             _hide(record, "cards", event.cards)

@@ -24,6 +24,7 @@ from service.rules import (
     Discard,
     Give,
     Pass,
+    Pick,
     Play,
     Refusal,
     RuleSet,
@@ -45,18 +46,23 @@ from service.rules.cards import (
 )
 from service.rules.commands import Command
 from service.rules.dealing import deck_for
-from service.rules.judging import must_pass_at_leisure
+from service.rules.judging import must_pass_at_leisure, pickable
 from service.rules.legal import legal_actions
 from service.rules.state import (
     BEFORE_DEAL,
+    EIGHT_CUT_RETURN,
     EXCHANGE,
     FOUR_STOP,
     IN_GAME,
+    KING_PASTOR,
+    KINGS_MARCH,
     MATCH_OVER,
     PLAY,
     QUEEN_BOMBER,
+    SALVAGE,
     SEVEN_PASS,
     TEN_DISCARD,
+    ZOMBIE,
     MatchState,
 )
 
@@ -113,6 +119,11 @@ def wrong_kinds(seat: int, waiting: str | None, cards: int) -> list[Command]:
         SEVEN_PASS: (Give,),
         TEN_DISCARD: (Discard,),
         QUEEN_BOMBER: (Bomb,),
+        EIGHT_CUT_RETURN: (Play, Pass),
+        SALVAGE: (Pick,),
+        KINGS_MARCH: (Pick,),
+        ZOMBIE: (Pick,),
+        KING_PASTOR: (Give,),
     }
     every: list[Command] = [
         Play(seat, cards),
@@ -120,6 +131,7 @@ def wrong_kinds(seat: int, waiting: str | None, cards: int) -> list[Command]:
         Give(seat, cards),
         Discard(seat, cards),
         Bomb(seat, (0,)),
+        Pick(seat, 0),
     ]
     return [c for c in every if not isinstance(c, accepted.get(waiting, ()))]
 
@@ -222,6 +234,25 @@ def probes(state: MatchState) -> list[ProbeMaker]:
                     .map(lambda uh: remove_cards(uh[1], uh[1] & -uh[1]) | uh[0])
                     .map(lambda c: (make(seat, c), "card_not_in_hand"))
                 )
+            )
+    if waiting in (SALVAGE, KINGS_MARCH, ZOMBIE):
+        count = state.pending[0][1]
+        # more cards than the pick allows, wherever they are (RULES.md §5.4)
+        options.append(
+            lambda: card_sets(cards, count + 1, count + 3).map(
+                lambda c: (Pick(seat, c), "wrong_action")
+            )
+        )
+        outside = cards & ~pickable(state) & REAL_CARDS
+        if outside:
+            options.append(
+                lambda: card_sets(outside, 1, 1).map(lambda c: (Pick(seat, c), "card_not_in_hand"))
+            )
+    if waiting == KING_PASTOR:
+        options.append(lambda: card_sets(hand, 2, 4).map(lambda c: (Give(seat, c), "wrong_action")))
+        if unheld:
+            options.append(
+                lambda: card_sets(unheld, 1, 1).map(lambda c: (Give(seat, c), "card_not_in_hand"))
             )
     if waiting == QUEEN_BOMBER:
         count = state.pending[0][1]

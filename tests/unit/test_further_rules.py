@@ -14,7 +14,7 @@ from service.rules.legal import legal_actions
 from service.rules.narration import describe
 from service.rules.views import event_record
 
-from .scenario_helpers import discard, give, pass_, play, run
+from .scenario_helpers import discard, give, pass_, pick, play, run
 
 G2: dict[str, Any] = {"previous_places": [1, 2, 3, 4], "skip_exchange": True}  # seat 0 was 大富豪
 run0 = functools.partial(run, leader=0)  # seat 0 leads the first game
@@ -1181,3 +1181,312 @@ def test_queen_release_off_the_lock_stays() -> None:
 def test_queen_release_is_narrated() -> None:
     record = event_record(ev.LocksReleased("queen_release"))
     assert describe(record, 3) == "queen-release: every lock ends"
+
+
+# -- 34 eight-cut return ----------------------------------------------------------------
+
+ECR = {"eight_cut_return": True}
+
+
+def test_eight_cut_return_the_window_reopens_after_an_answer() -> None:
+    run0("torasobi", ["8S 6C KD", "8H 9C 4D", "4H TS 3H", "8D QH 5C"], [
+        play(0, "8S", turn=1, waiting_for="eight_cut_return"),
+        play(1, "9C", reject="wrong_action"),
+        play(1, "8H", turn=2, waiting_for="eight_cut_return", field=["8H"]),
+        pass_(2, turn=3),
+        pass_(3, turn=0),
+        play(0, "6C", reject="wrong_action"),
+        pass_(0, turn=1, waiting_for="play", field=[]),
+    ], ECR)  # fmt: skip
+
+
+def test_eight_cut_return_answers_are_real_eights_of_the_size() -> None:
+    # Decision (#34, answers and four-stop): a pair of 8s answers 8S JK
+    run0("torasobi", ["8S JK 6C", "8H 8C 8D", "4H TS 3H"], [
+        play(0, "8S JK", turn=1, waiting_for="eight_cut_return"),
+        play(1, "8H", reject="wrong_action"),
+        play(1, "8H 8C 8D", reject="wrong_action"),
+        play(1, "8H 8C", turn=2, field=["8H", "8C"]),
+    ], ECR)  # fmt: skip
+
+
+def test_eight_cut_return_a_joker_is_no_answer() -> None:
+    run0("torasobi", ["8S 8D 6C", "8H JK 4D", "4H TS 3H"], [
+        play(0, "8S 8D", turn=1),
+        play(1, "8H JK", reject="wrong_action"),
+    ], ECR)  # fmt: skip
+
+
+def test_eight_cut_return_unheld_eights() -> None:
+    run0("torasobi", ["8S 6C", "9H 4D", "4H TS 3H"], [
+        play(0, "8S", turn=1),
+        play(1, "8H", reject="card_not_in_hand"),
+    ], ECR)  # fmt: skip
+
+
+def test_eight_cut_return_stairs_open_no_window() -> None:
+    run0("classic", ["6S 7S 8S 4C", "8H 9C 4D", "4H TS 3H"], [
+        play(0, "6S 7S 8S", turn=0, field=[], waiting_for="play"),
+    ], {**ECR, "d3_start": False})  # fmt: skip
+
+
+def test_eight_cut_return_a_player_who_passed_is_asked() -> None:
+    # Decision (#34, who answers): federation, where a pass holds until the flush
+    run0("federation", ["4S 8S 6C", "5H 8H 4D", "7H TS 3H"], [
+        play(0, "4S", turn=1),
+        pass_(1, turn=2),
+        play(2, "7H", turn=0),
+        play(0, "8S", turn=1, waiting_for="eight_cut_return"),
+        play(1, "8H", turn=2, waiting_for="eight_cut_return"),
+    ], ECR)  # fmt: skip
+
+
+def test_eight_cut_return_with_four_stop_one_window() -> None:
+    run0("torasobi", ["8S 6C", "4H 4D 8H", "8D TS 3H"], [
+        play(0, "8S", turn=1, waiting_for="four_stop"),
+        play(1, "8H", turn=2, waiting_for="four_stop", field=["8H"]),
+        pass_(2, turn=0),
+        pass_(0, turn=1, field=[]),
+    ], {**ECR, "four_stop": True})  # fmt: skip
+    run0("torasobi", ["8S 6C", "4H 4D 8H", "8D TS 3H"], [
+        play(0, "8S", turn=1, waiting_for="four_stop"),
+        play(1, "4H 4D", turn=1, field=[]),
+    ], {**ECR, "four_stop": True})  # fmt: skip
+
+
+def test_eight_cut_return_off_the_cut_flushes() -> None:
+    run0("torasobi", ["8S 6C KD", "8H 9C 4D", "4H TS 3H"], [
+        play(0, "8S", turn=0, field=[], waiting_for="play"),
+    ])  # fmt: skip
+
+
+def test_eight_cut_return_legal_actions() -> None:
+    state = run0("torasobi", ["8S 8D 6C", "8H 8C 4D", "4H TS 3H"], [
+        play(0, "8S 8D", turn=1),
+    ], ECR)  # fmt: skip
+    assert len(legal_actions(state)) == 2  # pass, or the pair of 8s
+
+
+def test_salvage_after_a_flush_of_a_three() -> None:
+    run0("torasobi", ["KD 9C JK 5H", "2S 4C 7D", "3S 6H QC"], [
+        play(0, "KD", turn=1),
+        play(1, "2S", turn=2),
+        pass_(2, turn=0),
+        pass_(0, turn=1, field=[], discard_pile=["KD", "2S"]),
+        play(1, "4C", turn=2),
+        pass_(2, turn=0),
+        play(0, "JK", turn=1),
+        pass_(1, turn=2),
+        play(2, "3S", turn=2, waiting_for="salvage"),
+        pick(2, "3S", reject="card_not_in_hand"),
+        pick(2, "KD 2S", reject="wrong_action"),
+        pick(2, "2S", waiting_for="play", hands={2: "6H QC 2S"}),
+    ], {"salvage": True})  # fmt: skip
+
+
+def test_salvage_everyone_passed_on_a_three() -> None:
+    run0("torasobi", ["KD 3D 9C", "4C 7D", "5S 6H QC"], [
+        play(0, "KD", turn=1),
+        pass_(1, turn=2),
+        pass_(2, turn=0, field=[]),
+        play(0, "3D", turn=1),
+        pass_(1, turn=2),
+        pass_(2, turn=0, field=[], waiting_for="salvage"),
+        pick(0, "KD", turn=0, waiting_for="play", hands={0: "9C KD"}, discard_pile=["3D"]),
+    ], {"salvage": True})  # fmt: skip
+
+
+def test_salvage_nothing_to_take_no_step() -> None:
+    run0("torasobi", ["3D 9C", "4C 7D", "5S 6H QC"], [
+        play(0, "3D", turn=1),
+        pass_(1, turn=2),
+        pass_(2, turn=0, field=[], waiting_for="play"),
+    ], {"salvage": True})  # fmt: skip
+
+
+def test_salvage_takes_none() -> None:
+    run0("torasobi", ["KD 3D 9C", "4C 7D", "5S 6H QC"], [
+        play(0, "KD", turn=1),
+        pass_(1, turn=2),
+        pass_(2, turn=0, field=[]),
+        play(0, "3D", turn=1),
+        pass_(1, turn=2),
+        pass_(2, turn=0, waiting_for="salvage"),
+        pick(0, "", turn=0, waiting_for="play", discard_pile=["KD", "3D"]),
+    ], {"salvage": True})  # fmt: skip
+
+
+def test_salvage_off_no_pick() -> None:
+    run0("torasobi", ["KD 3D 9C", "4C 7D", "5S 6H QC"], [
+        play(0, "KD", turn=1),
+        pass_(1, turn=2),
+        pass_(2, turn=0, field=[]),
+        play(0, "3D", turn=1),
+        pass_(1, turn=2),
+        pass_(2, turn=0, waiting_for="play"),
+        pick(0, "KD", reject="wrong_action"),
+    ])  # fmt: skip
+
+
+def test_salvage_a_finished_player_does_not_pick() -> None:
+    # Decision (#49, #50)
+    run0("torasobi", ["KD 3D", "4C 7D", "5S 6H QC"], [
+        play(0, "KD", turn=1),
+        pass_(1, turn=2),
+        pass_(2, turn=0, field=[]),
+        play(0, "3D", turn=1, places={0: 1}),
+        pass_(1, turn=2),
+        pass_(2, turn=1, field=[], waiting_for="play"),
+    ], {"salvage": True})  # fmt: skip
+
+
+def test_salvage_after_a_finish_flush() -> None:
+    # §5.6 #10: the finishing play holds no 3, the one it flushes does not count
+    run0("torasobi", ["KD 3D 9C", "4C 5D", "5S 6H QC"], [
+        play(0, "KD", turn=1),
+        pass_(1, turn=2),
+        pass_(2, turn=0, field=[]),
+        play(0, "3D", turn=1),
+        play(1, "4C", turn=2),
+        pass_(2, turn=0),
+        pass_(0, turn=1, field=[], waiting_for="play"),
+    ], {"salvage": True, "finish_flush": True})  # fmt: skip
+
+
+# -- 50 king's march --------------------------------------------------------------------
+
+
+def test_kings_march_takes_up_to_k() -> None:
+    run0("torasobi", ["5S KD KC 9H 4C", "7C 4D AS", "TH 6S JD"], [
+        play(0, "5S", turn=1),
+        play(1, "7C", turn=2),
+        pass_(2, turn=0),
+        play(0, "9H", turn=1),
+        pass_(1, turn=2),
+        pass_(2, turn=0, field=[]),
+        play(0, "KD KC", turn=0, waiting_for="kings_march"),
+        pick(1, "5S", reject="not_your_turn"),
+        pick(0, "5S 7C 9H", reject="wrong_action"),
+        pick(0, "AS", reject="card_not_in_hand"),
+        pick(0, "5S 7C", turn=1, hands={0: "4C 5S 7C"}, discard_pile=["9H"]),
+    ], {"kings_march": True})  # fmt: skip
+
+
+def test_kings_march_not_when_the_play_empties_the_hand() -> None:
+    run0("torasobi", ["5S KD", "7C 4D AS", "TH 6S JD"], [
+        play(0, "5S", turn=1),
+        pass_(1, turn=2),
+        pass_(2, turn=0, field=[]),
+        play(0, "KD", turn=1, places={0: 1}, waiting_for="play"),
+    ], {"kings_march": True})  # fmt: skip
+
+
+def test_kings_march_an_empty_pile_no_step() -> None:
+    run0("torasobi", ["KD 5S", "7C 4D AS", "TH 6S JD"], [
+        play(0, "KD", turn=1, waiting_for="play"),
+    ], {"kings_march": True})  # fmt: skip
+
+
+def test_kings_march_a_joker_is_no_king() -> None:
+    run0("torasobi", ["5S KD JK 4C", "7C 4D AS", "TH 6S JD"], [
+        play(0, "5S", turn=1),
+        pass_(1, turn=2),
+        pass_(2, turn=0, field=[]),
+        play(0, "KD JK", turn=0, waiting_for="kings_march"),
+        pick(0, "5S 5S", reject="bad_request"),
+    ], {"kings_march": True})  # fmt: skip
+
+
+def test_kings_march_legal_picks() -> None:
+    state = run0("torasobi", ["5S KD KC 9H 4C", "7C 4D AS", "TH 6S JD"], [
+        play(0, "5S", turn=1),
+        play(1, "7C", turn=2),
+        pass_(2, turn=0),
+        play(0, "9H", turn=1),
+        pass_(1, turn=2),
+        pass_(2, turn=0, field=[]),
+        play(0, "KD KC", turn=0, waiting_for="kings_march"),
+    ], {"kings_march": True})  # fmt: skip
+    assert len(legal_actions(state)) == 1 + 3 + 3  # none, one or two of 5S 7C 9H
+
+
+def test_zombie_the_card_goes_to_the_next_player() -> None:
+    run0("torasobi", ["KS KH 9D 4C", "3H 3S 3C QC 6D", "AS AD 5H"], [
+        play(0, "KS KH", turn=1),
+        play(1, "3H 3S 3C", turn=1, waiting_for="zombie", field=[]),
+        pick(1, "3S", reject="card_not_in_hand"),
+        pick(1, "KS", waiting_for="play", hands={1: "QC 6D", 2: "AS AD 5H KS"}),
+    ], {"zombie": True, "sandstorm": True})  # fmt: skip
+
+
+def test_zombie_even_when_the_play_empties_the_hand() -> None:
+    # Decision (#49, #50): for #51 the card goes to someone else
+    run0("torasobi", ["4C 9D KS", "3H 3S 3C 5D", "AS AD 5H 6S"], [
+        play(0, "4C", turn=1),
+        play(1, "5D", turn=2),
+        pass_(2, turn=0),
+        pass_(0, turn=1, field=[]),
+        play(1, "3H 3S 3C", turn=1, waiting_for="zombie", places={1: 1}),
+        pick(1, "4C", turn=2, waiting_for="play", hands={2: "AS AD 5H 6S 4C"}),
+    ], {"zombie": True})  # fmt: skip
+
+
+def test_zombie_needs_three_real_threes() -> None:
+    run0("torasobi", ["4C 9D KS", "3H 3S JK 5D 7C", "AS AD 5H 6S"], [
+        play(0, "4C", turn=1),
+        play(1, "5D", turn=2),
+        pass_(2, turn=0),
+        pass_(0, turn=1, field=[]),
+        play(1, "3H 3S JK", turn=2, waiting_for="play"),
+    ], {"zombie": True})  # fmt: skip
+
+
+# -- 52 king pastor ---------------------------------------------------------------------
+
+
+def test_king_pastor_every_card_moves_at_once() -> None:
+    run0("torasobi", ["KD 4C 9S", "7H QC 3D", "AS 5D JH"], [
+        play(0, "KD", turn=0, waiting_for="king_pastor"),
+        give(1, "7H", reject="not_your_turn"),
+        give(0, "4C 9S", reject="wrong_action"),
+        give(0, "4C", turn=1, hands={0: "4C 9S"}),
+        give(1, "3D", turn=2),
+        give(2, "4C", reject="card_not_in_hand"),
+        give(2, "5D", turn=1, waiting_for="play",
+             hands={0: "9S 5D", 1: "7H QC 4C", 2: "AS JH 3D"}),
+    ], {"king_pastor": True})  # fmt: skip
+
+
+def test_king_pastor_goes_the_way_of_the_reverse() -> None:
+    # Decision (#52): the next player in the direction left by the play's reverses
+    run0("torasobi", ["KD 4C 9S", "7H QC 3D", "AS 5D JH"], [
+        play(0, "KD", turn=0, waiting_for="king_pastor", direction=-1),
+        give(0, "4C", turn=2),
+        give(2, "5D", turn=1),
+        give(1, "3D", turn=2, waiting_for="play",
+             hands={0: "9S 3D", 1: "7H QC 5D", 2: "AS JH 4C"}),
+    ], {"king_pastor": True, "king_reverse": True})  # fmt: skip
+
+
+def test_king_pastor_after_the_k_player_finished_the_next_starts() -> None:
+    run0("torasobi", ["KD", "7H QC 3D", "AS 5D JH", "6C 8D"], [
+        play(0, "KD", turn=1, waiting_for="king_pastor", places={0: 1}),
+        give(1, "3D", turn=2),
+        give(2, "5D", turn=3),
+        give(3, "6C", waiting_for="play", hand_sizes={1: 3, 2: 3, 3: 2}),
+    ], {"king_pastor": True})  # fmt: skip
+
+
+def test_king_pastor_a_choice_is_hidden_from_the_others() -> None:
+    from service.rules.views import Viewer, visible_record
+
+    record = visible_record(ev.CardChosen(1, 1), Viewer.of_seat(2), revealed=False)
+    assert record["cards"] is None and record["cards_count"] == 1
+    assert visible_record(ev.CardChosen(1, 1), Viewer.of_seat(1), revealed=False)["cards"]
+
+
+def test_picks_are_narrated() -> None:
+    record = event_record(ev.PilePicked(1, 1 << 43, 2, "zombie"))
+    assert describe(record, 3) == "seat 1 takes KS from the discard pile for seat 2 (zombie)"
+    record = event_record(ev.EightCutReturnOffered((1, 2)))
+    assert describe(record, 3) == "eight-cut return offered to seat 1, seat 2 (8s)"

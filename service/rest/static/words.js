@@ -59,6 +59,10 @@ const STEPS = {
   seven_pass: (count) => `give ${count} ${plural(count, "card")} to the next player (seven-pass)`,
   ten_discard: (count) => `discard ${count} ${plural(count, "card")} (ten-discard)`,
   queen_bomber: (count) => `name ${count} ${plural(count, "rank")} to bomb (queen bomber)`,
+  salvage: () => "take up to 1 card from the discard pile (salvage)",
+  kings_march: (count) => `take up to ${count} ${plural(count, "card")} from the discard pile (king's march)`,
+  zombie: () => "take up to 1 card from the discard pile for the next player (zombie)",
+  king_pastor: () => "choose 1 card to pass on (king pastor)",
 };
 
 export function plural(count, word) {
@@ -142,6 +146,15 @@ export function describeEvent(event, { names = [], players = 0, me = null, symbo
       return `${seat(event.seat)} must ${(STEPS[event.step] ?? ((c) => `${humanise(event.step)} ${c}`))(event.count)}`;
     case "FourStopOffered":
       return `Four-stop: ${event.seats.map(seat).join(", ")} may answer with a pair of 4s`;
+    case "EightCutReturnOffered":
+      return `Eight-cut return: ${event.seats.map(seat).join(", ")} may answer with 8s${event.four_stop ? " or a pair of 4s" : ""}`;
+    case "PilePicked": {
+      const taken = event.cards?.length ? cards(event.cards) : "nothing";
+      const to = event.to !== event.seat ? ` for ${seat(event.to)}` : "";
+      return `${seat(event.seat)} took ${taken} from the discard pile${to} (${humanise(event.reason)})`;
+    }
+    case "CardChosen":
+      return `${seat(event.seat)} chose ${cardsOrCount(event, "cards", symbols)} to pass on (king pastor)`;
     case "RanksBombed":
       return `${seat(event.seat)} bombed ${event.ranks.map(rankName).join(", ")}`;
     case "CardsDiscarded":

@@ -136,18 +136,26 @@ class Bomb(_message.Message):
     ranks: _containers.RepeatedScalarFieldContainer[str]
     def __init__(self, ranks: _Optional[_Iterable[str]] = ...) -> None: ...
 
+class Pick(_message.Message):
+    __slots__ = ("cards",)
+    CARDS_FIELD_NUMBER: _ClassVar[int]
+    cards: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, cards: _Optional[_Iterable[str]] = ...) -> None: ...
+
 class Action(_message.Message):
-    __slots__ = ("play", "give", "discard", "bomb")
+    __slots__ = ("play", "give", "discard", "bomb", "pick")
     PLAY_FIELD_NUMBER: _ClassVar[int]
     PASS_FIELD_NUMBER: _ClassVar[int]
     GIVE_FIELD_NUMBER: _ClassVar[int]
     DISCARD_FIELD_NUMBER: _ClassVar[int]
     BOMB_FIELD_NUMBER: _ClassVar[int]
+    PICK_FIELD_NUMBER: _ClassVar[int]
     play: Play
     give: Give
     discard: Discard
     bomb: Bomb
-    def __init__(self, play: _Optional[_Union[Play, _Mapping]] = ..., give: _Optional[_Union[Give, _Mapping]] = ..., discard: _Optional[_Union[Discard, _Mapping]] = ..., bomb: _Optional[_Union[Bomb, _Mapping]] = ..., **kwargs) -> None: ...
+    pick: Pick
+    def __init__(self, play: _Optional[_Union[Play, _Mapping]] = ..., give: _Optional[_Union[Give, _Mapping]] = ..., discard: _Optional[_Union[Discard, _Mapping]] = ..., bomb: _Optional[_Union[Bomb, _Mapping]] = ..., pick: _Optional[_Union[Pick, _Mapping]] = ..., **kwargs) -> None: ...
 
 class ActRequest(_message.Message):
     __slots__ = ("match_id", "request_id", "action", "include_turn", "await_turn")
