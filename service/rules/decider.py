@@ -690,7 +690,8 @@ def _apply_play(work: _Work, seat: int, meld: Meld, reason: str) -> None:
             and state.number_run >= rules.number_lock_after
         ):
             work.emit(ev.NumberLocked(meld.low))
-        _further_locks(work, applying)
+        if rules.color_lock or rules.partial_lock:
+            _further_locks(work, applying)
     if cause is not None:
         work.emit(ev.RevolutionChanged(not state.revolution, cause))
         if cause == "omen":

@@ -152,7 +152,8 @@ def _track_runs(s: MatchState, meld: Meld) -> None:
     rank stronger than the last (the runs that start suit and number locks);
     keep the trick's last suit sets (colour and partial locks)."""
     previous = s.field
-    s.recent_suits = (*s.recent_suits[-12:], -1 if meld.jokers else meld.suits)
+    if s.rules.color_lock or s.rules.partial_lock:
+        s.recent_suits = (*s.recent_suits[-12:], -1 if meld.jokers else meld.suits)
     if s.rules.joker_suits:
         # a joker counts as the suit it stands for; a single joker breaks the run
         suits = lock_suits(meld)

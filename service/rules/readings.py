@@ -13,6 +13,9 @@ SPADE_2 = make_card(RANK_2, SUIT_S)
 RANK_5, RANK_6, RANK_7 = 2, 3, 4
 # the cuts in revolution (RULES.md §5 #27 to #29): the eight-cut's reading, another rank
 X_CUTS = (("five_cut", RANK_5), ("six_cut", RANK_6), ("seven_cut", RANK_7))
+FURTHER_FLUSHES = frozenset(
+    ("five_cut", "six_cut", "seven_cut", "spade2_return", "triple_three_return", "assassination")
+)
 
 
 def group_of(meld: Meld, size: int, rank: int) -> bool:
@@ -131,6 +134,8 @@ def further_flush(
 ) -> str | None:
     """The flush effect of §5 a play has (#27 to #31, #33), in §5.5's order,
     judged under the state before it, or None."""
+    if in_force.isdisjoint(FURTHER_FLUSHES):
+        return None
     if revolution:
         for rule, rank in X_CUTS:
             if rule in in_force and cuts_as(rules, meld, rank):
