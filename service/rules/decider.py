@@ -48,6 +48,8 @@ from .judging import (
     RANK_K,
     RANK_Q,
     RANK_T,
+    REVERSE_RULES,
+    SKIP_RULES,
     any_lock,
     check_beats_field,
     flush_reason,
@@ -92,6 +94,9 @@ from .state import (
 )
 
 Decision = list[ev.Event] | Refusal
+# the rules each group of effects needs, to pass it by cheaply when all are off
+_PICK_STEP_RULES = frozenset(("kings_march", "zombie", "king_pastor"))
+_STRENGTH_RULES = frozenset(("eleven_back", "two_back"))
 
 
 class _Work:
@@ -696,7 +701,8 @@ def _apply_play(work: _Work, seat: int, meld: Meld, reason: str) -> None:
         work.emit(ev.RevolutionChanged(not state.revolution, cause))
         if cause == "omen":
             work.emit(ev.OmenInvoked(seat))
-    _strength_effects(work, before, meld)
+    if not work.state.in_force.isdisjoint(_STRENGTH_RULES):
+        _strength_effects(work, before, meld)
 
     if finishing:
         if _finish(work, seat, forbidden, "play"):
@@ -717,7 +723,7 @@ def _apply_play(work: _Work, seat: int, meld: Meld, reason: str) -> None:
     in_force = state.in_force
     # a finish flush to come cancels the play's reverses, as any flush does
     finish_flush = (finishing or great_revolution) and "finish_flush" in in_force
-    if flush is None and not finish_flush:
+    if flush is None and not finish_flush and not in_force.isdisjoint(REVERSE_RULES):
         for rule in reverses_of(in_force, meld):
             work.emit(ev.DirectionReversed(-work.state.direction, rule))
     if state.is_active(seat):
@@ -732,8 +738,9 @@ def _apply_play(work: _Work, seat: int, meld: Meld, reason: str) -> None:
     # their hand still names the ranks (§5.6 #8): not one a flush's lead sent away
     if queens and (work.state.is_active(seat) or not work.state.hands[seat]):
         work.emit(ev.StepRequired(seat, QUEEN_BOMBER, queens))
-    _pick_steps(work, seat, meld, applying)
-    if flush is not None:
+    if not applying.isdisjoint(_PICK_STEP_RULES):
+        _pick_steps(work, seat, meld, applying)
+    if flush is not None and "salvage" in applying:
         _queue_salvage(work)  # after the play's steps, before the lead (§5.5 step 5)
     if not work.state.pending:
         _end_turn(work, seat)
@@ -779,7 +786,10 @@ def _end_turn(work: _Work, seat: int) -> None:
         _flush(work, "finish_flush")  # once nothing of the action is pending (§5 #35)
         return
     last = state.last_play
-    skips, causes = skips_of(state.in_force, last) if last else (0, ())
+    skips = 0
+    causes: tuple[str, ...] = ()
+    if last is not None and not state.in_force.isdisjoint(SKIP_RULES):
+        skips, causes = skips_of(state.in_force, last)
     _advance(work, seat, skips, causes)
 
 

@@ -26,6 +26,8 @@ REVERSES = (("nine_reverse", RANK_9), ("six_reverse", RANK_6), ("queen_reverse",
             ("king_reverse", RANK_K))  # fmt: skip
 # rules that skip one player per real card of the rank; one play's skips add up
 SKIPS = (("five_skip", RANK_5), ("king_skip", RANK_K), ("ten_skip", RANK_T))
+REVERSE_RULES = frozenset(rule for rule, _ in REVERSES)
+SKIP_RULES = frozenset(rule for rule, _ in SKIPS)
 
 
 def rule_on(state: MatchState, name: str) -> bool:
