@@ -39,9 +39,9 @@ from clients.bots import GreedyBot
 from clients.runner import Chooser, play_seat
 from clients.sdk import DaifugoClient
 from eventstore import NewEvent, RedisEventStore, RedisServer
-from service.app.runtime import running_service, tune_gc_for_serving
 from service.rules.commands import SeatCommand
 from service.rules.views import View
+from service.runtime import running_service, tune_gc_for_serving
 
 FLOOR_METHOD = "/bench.Floor/Append"
 

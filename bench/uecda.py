@@ -29,8 +29,8 @@ from typing import Any
 
 from eventstore import RedisServer
 from service.app.match import stream_of
-from service.app.runtime import running_service, tune_gc_for_serving
 from service.audit.auditor import audit_events
+from service.runtime import running_service, tune_gc_for_serving
 from service.uecda.server import UecdaSettings
 from tests.uecda.support import build_official_client, run_clients
 

@@ -124,7 +124,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return 0 if run_paths(args.paths) else 1
     if args.command == "audit":
-        from .audit.command import run_audit
+        from .audit_command import run_audit
 
         return run_audit(args.target, key=args.key, receipts=args.receipts)
     if args.command == "keys":
@@ -165,8 +165,8 @@ async def _serve(args: argparse.Namespace, rest: RestSettings) -> int:
     from eventstore import redacted_url
     from eventstore.embedded import URL_FILE
 
-    from .app.runtime import running_service, tune_gc_for_serving
     from .app.signing import SigningKeyProblem, serving_signer
+    from .runtime import running_service, tune_gc_for_serving
     from .uecda.server import UecdaSettings
 
     redis_url, grpc_port, http_port, host = (

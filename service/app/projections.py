@@ -18,6 +18,7 @@ import json
 from dataclasses import dataclass
 
 from eventstore import RedisEventStore, StoredEvent
+from eventstore.connection import unavailable_as
 from eventstore.feed import Op
 
 from .following import FeedProjection, pairs
@@ -101,19 +102,28 @@ class ResultsProjection(FeedProjection):
 
     # -- reading -----------------------------------------------------------------
 
+    # Readers raise the store's errors (StoreUnavailable, EventStoreError), never Redis's:
+    # what reads them (REST) knows the store's port alone.
+
     async def games(self, match_id: str) -> list[list[int]]:
         """Each finished game's places, by seat."""
-        client = await self.store.raw_client()
-        raw = await client.lrange(self._key(f"games:{match_id}"), 0, -1)  # type: ignore[misc]
+        with unavailable_as("results", self.store.url):
+            client = await self.store.raw_client()
+            raw = await client.lrange(self._key(f"games:{match_id}"), 0, -1)  # type: ignore[misc]
         return [json.loads(item) for item in raw]
 
     async def points(self, match_id: str) -> dict[int, int]:
-        client = await self.store.raw_client()
-        raw = pairs(await client.hgetall(self._key(f"points:{match_id}")))  # type: ignore[misc]
+        with unavailable_as("results", self.store.url):
+            client = await self.store.raw_client()
+            raw = pairs(await client.hgetall(self._key(f"points:{match_id}")))  # type: ignore[misc]
         return {int(seat): int(points) for seat, points in raw}
 
     async def ranking(self, offset: int = 0, limit: int = 50) -> list[Standing]:
         """Players by points, best first."""
+        with unavailable_as("rankings", self.store.url):
+            return await self._ranking(offset, limit)
+
+    async def _ranking(self, offset: int, limit: int) -> list[Standing]:
         client = await self.store.raw_client()
         top = await client.zrevrange(self.ranking_key, offset, offset + limit - 1, withscores=True)
         standings = []

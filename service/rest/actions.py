@@ -8,6 +8,7 @@ from litestar import get, post
 from litestar.di import NamedDependency
 from litestar.params import FromPath, JSONBody
 
+from ..app.queries import checked_id
 from ..app.service import ServiceError
 from ..rules.cards import format_cards, format_mask, format_rank
 from ..rules.commands import Bomb, Discard, Give, Pass, Play, SeatCommand
@@ -16,7 +17,6 @@ from ..rules.refusals import Refused
 from .context import Authorization, Context, bearer
 from .errors import responses
 from .models import Action, ActionRequest, ActionResult, SeatState
-from .spectating import checked_id
 
 
 def action_of(command: SeatCommand) -> Action:

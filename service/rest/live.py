@@ -34,12 +34,12 @@ from litestar.response import Stream
 
 from eventstore import EventStoreError
 
+from ..app import queries
+from ..app.queries import NEVER_DELAYED, checked_id
 from ..app.service import GameService, viewer_of
 from ..rules.views import SPECTATOR, Viewer
-from . import spectating
 from .context import Authorization, Context, bearer
 from .errors import responses
-from .spectating import NEVER_DELAYED, checked_id
 
 log = logging.getLogger("daifugo.rest")
 KEEPALIVE = 15.0  # seconds between keep-alive comments (the default period)
@@ -141,7 +141,7 @@ async def _messages(
                         due_now.append(_KEEPALIVE)
                     continue
                 due = 0 if item["type"] in NEVER_DELAYED else item["at"] + delay_ms
-                if delay_ms and due > spectating.now_ms() and not ended.done():
+                if delay_ms and due > queries.now_ms() and not ended.done():
                     if due_now:
                         yield b"".join(due_now)
                         due_now = []
@@ -175,7 +175,7 @@ async def _held_until(
     """Wait until ``due`` (ms), the match's end or the server's; meanwhile the keep-alives
     of the slots that fall due, exactly as if nothing were held."""
     while not ended.done() and not closed.done():
-        wait = (due - spectating.now_ms()) / 1000
+        wait = (due - queries.now_ms()) / 1000
         if wait <= 0:
             return
         slot = schedule.last + 1

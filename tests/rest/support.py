@@ -17,11 +17,11 @@ from clients.runner import play_match, play_seat
 from clients.sdk import DaifugoClient
 from eventstore import StoredEvent
 from service.app.match import Match, stream_of
-from service.app.runtime import Running
 from service.app.service import CreatedMatch, MatchOptions
 from service.rules.cards import format_mask
 from service.rules.commands import Pass
 from service.rules.state import IN_GAME
+from service.runtime import Running
 
 
 async def new_match(

@@ -9,10 +9,10 @@ import pytest
 
 from clients.sdk import DaifugoClient
 from service.app.match import Match
-from service.app.runtime import Running
 from service.app.service import CreatedMatch
 from service.rules.cards import format_mask
 from service.rules.state import IN_GAME
+from service.runtime import Running
 
 from .support import (
     advance,
