@@ -9,7 +9,6 @@ import functools
 import hashlib
 import json
 import sys
-from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
@@ -24,6 +23,7 @@ from eventstore import (
     RequestIdReused,
     StoredEvent,
 )
+from eventstore.cache import BoundedCache
 from eventstore.fanout import Fanout
 
 from ..match import (
@@ -162,9 +162,9 @@ class GameService:
         self.signer = signer or ephemeral_signer()  # None: a key for this process only
         self.fanout = Fanout(store)  # one subscription per match for all its listeners here
         self.waits = MatchWaits(self.fanout, self._match_after)
-        self._cache: OrderedDict[str, Match] = OrderedDict()
+        self._cache = BoundedCache[str, Match](CACHE_SIZE)
         self.decoded = StoreEvents()  # of this service's store only
-        self._shown: dict[tuple[str, int, str, Viewer, bool], dict[str, Any]] = {}
+        self._shown = BoundedCache[tuple[str, int, str, Viewer, bool], dict[str, Any]](SHOWN_LIMIT)
 
     # -- loading -------------------------------------------------------------
 
@@ -189,10 +189,7 @@ class GameService:
         return self._cache.get(match_id)
 
     def _remember(self, match: Match) -> None:
-        self._cache[match.match_id] = match
-        self._cache.move_to_end(match.match_id)
-        while len(self._cache) > CACHE_SIZE:
-            self._cache.popitem(last=False)
+        self._cache.put(match.match_id, match)
 
     def authorize(self, match: Match, token: str | None) -> Role:
         if not token:
@@ -635,10 +632,8 @@ class GameService:
         key = (stored.stream, stored.seq, stored.hash, viewer, revealed)
         shown = self._shown.get(key)
         if shown is None:
-            if len(self._shown) >= SHOWN_LIMIT:
-                self._shown.clear()
             event = self.decoded.decode(stored)
-            shown = self._shown[key] = _visible(stored, event, viewer, revealed)
+            shown = self._shown.put(key, _visible(stored, event, viewer, revealed))
         return shown
 
     # -- seeing ----------------------------------------------------------------
@@ -731,7 +726,7 @@ def viewer_of(role: Role) -> Viewer:
     return Viewer.of_seat(role.seat) if role.seat is not None else SPECTATOR
 
 
-SHOWN_LIMIT = 8192  # entries; cleared when full (a live match's recent events refill it)
+SHOWN_LIMIT = 8192  # entries; the oldest goes (a live match's recent events refill it)
 
 
 def visible(stored: StoredEvent, viewer: Viewer, revealed: bool) -> dict[str, Any]:

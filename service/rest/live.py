@@ -33,6 +33,7 @@ from litestar.params import FromPath, HeaderParameter, QueryParameter
 from litestar.response import Stream
 
 from eventstore import EventStoreError
+from eventstore.cache import BoundedCache
 
 from ..app import queries
 from ..app.queries import NEVER_DELAYED, checked_id
@@ -191,8 +192,7 @@ async def _held_until(
 # Encoded messages by record: records are shared between the viewers who see an event
 # alike (GameService.visible), so each is encoded once, not once per spectator. The
 # entry keeps its record alive, so the id cannot be reused while the entry exists.
-_ENCODED: dict[int, tuple[dict[str, Any], bytes]] = {}
-_ENCODED_LIMIT = 8192
+_ENCODED = BoundedCache[int, tuple[dict[str, Any], bytes]](8192)
 
 
 def _encoded(record: dict[str, Any]) -> bytes:
@@ -202,9 +202,7 @@ def _encoded(record: dict[str, Any]) -> bytes:
     # compact JSON has no line breaks, so the data is one line
     data = json.dumps(record, ensure_ascii=False, separators=(",", ":"))
     message = f"id: {record['seq']}\nevent: {record['type']}\ndata: {data}\n\n".encode()
-    if len(_ENCODED) >= _ENCODED_LIMIT:
-        _ENCODED.clear()
-    _ENCODED[id(record)] = (record, message)
+    _ENCODED.put(id(record), (record, message))
     return message
 
 

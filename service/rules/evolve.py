@@ -9,6 +9,7 @@ from typing import Any
 from . import events as ev
 from .cards import JOKER_BITS, REAL_CARDS, add_cards, remove_cards
 from .melds import Kind, Meld
+from .memo import MELDS_PLAYED, remember
 from .readings import lock_suits
 from .rulesets import CANCELLED_BY_OMEN
 from .state import (
@@ -98,21 +99,16 @@ def _cards_given(s: MatchState, e: ev.CardsGiven) -> None:
     # "taken": the automatic exchange moved them before any give
 
 
-_MELDS: dict[tuple[int, int, int, int, tuple[int, ...]], Meld] = {}
-
-
 def _meld_of(e: ev.CardsPlayed) -> Meld:
     """The meld a play event describes (memoised: a fold meets the same plays often)."""
     key = (e.cards, e.kind, e.low, e.high, e.jokers_as)
-    meld = _MELDS.get(key)
+    meld = MELDS_PLAYED.get(key)
     if meld is None:
-        if len(_MELDS) > 200_000:
-            _MELDS.clear()
         jokers = (e.cards & JOKER_BITS).bit_count()
         size = (e.cards & REAL_CARDS).bit_count() + jokers
         meld = Meld(Kind(e.kind), e.cards, size, e.low, e.high, _suits_of(e.cards), jokers,
                     e.jokers_as)  # fmt: skip
-        _MELDS[key] = meld
+        remember(MELDS_PLAYED, key, meld)
     return meld
 
 

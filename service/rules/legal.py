@@ -23,6 +23,7 @@ from .cards import (
 from .commands import Bomb, Discard, Give, Pass, Play, SeatCommand
 from .judging import RANK_4, field_refusal, is_sandstorm, rule_on
 from .melds import TOP_RANK, Kind, Meld
+from .memo import PLAYS_BY_MASK, PLAYS_WITH_READING, RANK_GROUPS, SUIT_STAIRS, remember
 from .state import (
     EXCHANGE,
     FOUR_STOP,
@@ -78,25 +79,20 @@ def legal_actions(state: MatchState) -> list[SeatCommand]:
 
 
 _PASSES = tuple(Pass(seat) for seat in range(5))
-# Play commands are values: build each once. Keyed by mask alone where no joker
-# reading is named (most plays), which is the cheapest key to hash.
-_PLAYS_BY_MASK: tuple[dict[int, Play], ...] = tuple({} for _ in range(5))
-_PLAYS_WITH_READING: dict[tuple[int, int, tuple[int, ...]], Play] = {}
+# Play commands are values: each is built once (memo.PLAYS_BY_MASK, PLAYS_WITH_READING).
 
 
 def _play(seat: int, meld: Meld) -> Play:
     if not meld.jokers_as:
-        plays = _PLAYS_BY_MASK[seat]
+        plays = PLAYS_BY_MASK[seat]
         play = plays.get(meld.mask)
         if play is None:
-            play = plays[meld.mask] = Play(seat, meld.mask)
+            play = remember(plays, meld.mask, Play(seat, meld.mask))
         return play
     key = (seat, meld.mask, meld.jokers_as)
-    play = _PLAYS_WITH_READING.get(key)
+    play = PLAYS_WITH_READING.get(key)
     if play is None:
-        if len(_PLAYS_WITH_READING) > 200_000:
-            _PLAYS_WITH_READING.clear()
-        play = _PLAYS_WITH_READING[key] = Play(seat, meld.mask, meld.jokers_as)
+        play = remember(PLAYS_WITH_READING, key, Play(seat, meld.mask, meld.jokers_as))
     return play
 
 
@@ -208,19 +204,14 @@ def _groups(
     return melds
 
 
-_Memo = dict[tuple[int, ...], list[Meld]]
-_RANK_GROUPS: _Memo = {}
-_SUIT_STAIRS: _Memo = {}
-
-
-def _memoised(memo: _Memo, key: tuple[int, ...], make: Callable[[], list[Meld]]) -> list[Meld]:
+def _memoised(
+    memo: dict[tuple[int, ...], list[Meld]], key: tuple[int, ...], make: Callable[[], list[Meld]]
+) -> list[Meld]:
     """Melds depend on a rank's (or a suit's) cards alone, and those patterns
     repeat across hands: compute each once. Bounded, as keys may grow."""
     melds = memo.get(key)
     if melds is None:
-        if len(memo) > 200_000:
-            memo.clear()
-        melds = memo[key] = make()
+        melds = remember(memo, key, make())
     return melds
 
 
@@ -248,7 +239,7 @@ def _rank_groups(rank: int, suits: int, jokers: int, size: int, suited: bool) ->
                             )
         return melds
 
-    return _memoised(_RANK_GROUPS, (rank, suits, jokers, size, suited), make)
+    return _memoised(RANK_GROUPS, (rank, suits, jokers, size, suited), make)
 
 
 _JOKER_MELDS = {
@@ -299,7 +290,7 @@ def _suit_stairs(suit: int, ranks: int, jokers: int, size: int, past_ends: bool)
                     melds += _stairs_in_span(held, low, length, suit, jokers - missing)
         return melds
 
-    return _memoised(_SUIT_STAIRS, (suit, ranks, jokers, size, past_ends), make)
+    return _memoised(SUIT_STAIRS, (suit, ranks, jokers, size, past_ends), make)
 
 
 def _stairs_in_span(held: int, low: int, length: int, suit: int, spare: int) -> list[Meld]:

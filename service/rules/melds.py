@@ -20,6 +20,7 @@ from .cards import (
     reading_rank,
     suit_of,
 )
+from .memo import CLASSIFIED, remember
 
 TOP_RANK = 13  # what an all-joker meld counts as: stronger than any rank
 MAX_STAIRS = 13
@@ -75,9 +76,6 @@ def ranks_in(mask: int) -> list[tuple[int, int]]:
     return found
 
 
-_CLASSIFIED: dict[tuple[int, tuple[int, ...], bool, bool, bool, bool, bool], Meld | None] = {}
-
-
 def classify(
     mask: int,
     jokers_as: tuple[int, ...],
@@ -98,12 +96,9 @@ def classify(
     """
     key = (mask, jokers_as, reversed_order, stairs_allowed, emperor_allowed, past_ends, joker_suits)
     try:
-        return _CLASSIFIED[key]
+        return CLASSIFIED[key]
     except KeyError:
-        if len(_CLASSIFIED) > 200_000:
-            _CLASSIFIED.clear()
-        meld = _CLASSIFIED[key] = _classify(*key)
-        return meld
+        return remember(CLASSIFIED, key, _classify(*key))
 
 
 def _classify(
