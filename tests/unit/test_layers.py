@@ -116,15 +116,7 @@ APP = Contract("service.app", ("service.grpc", "service.rest", "service.uecda"),
 
 CONTRACTS = [
     pytest.param(RULES, id="rules-import-nothing-else-of-the-project"),
-    pytest.param(
-        AUDIT,
-        id="audit-imports-no-service-or-store",
-        marks=pytest.mark.xfail(
-            strict=True,
-            reason="the auditor still replays through service.app (match, codec, "
-            "match_events, shuffle) until the match lifecycle is a pure package of its own",
-        ),
-    ),
+    pytest.param(AUDIT, id="audit-imports-no-service-or-store"),
     pytest.param(REST_ADAPTERS, id="rest-reaches-no-grpc"),
     pytest.param(REST_REDIS, id="rest-imports-no-redis"),
     pytest.param(APP, id="app-reaches-no-adapter"),
