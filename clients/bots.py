@@ -229,10 +229,14 @@ def is_eight_cut(view: View, table: Table, meld: Meld) -> bool:
     return cuts_eight(table.rules, table.in_force(view), meld)
 
 
-def is_forbidden_finish(view: View, table: Table, meld: Meld, spade3_return: bool) -> bool:
+def is_forbidden_finish(view: View, table: Table, meld: Meld, *, spade3_return: bool) -> bool:
     """RULES.md §2 forbidden finish, judged before the play, in each reading."""
     return finishes_forbidden(
-        table.rules, table.in_force(view), view.revolution, meld, spade3_return
+        table.rules,
+        table.in_force(view),
+        meld,
+        revolution=view.revolution,
+        spade3_return=spade3_return,
     )
 
 
@@ -289,7 +293,11 @@ def effects_of(view: View, table: Table, meld: Meld, hand: int, field_meld: Meld
         and not view.eleven_back
         and meld.real_count(RANK_J) > 0
     )
-    forbidden = finishes and not great and is_forbidden_finish(view, table, meld, spade3_return)
+    forbidden = (
+        finishes
+        and not great
+        and is_forbidden_finish(view, table, meld, spade3_return=spade3_return)
+    )
     return Effects(
         finishes=finishes,
         forbidden=forbidden,

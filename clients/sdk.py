@@ -47,6 +47,7 @@ from service.records import action_request, request_digest
 from service.rules.commands import SeatCommand
 from service.rules.notation import describe, seat_command
 from service.rules.views import View
+from service.rules.vocabulary import ElevenBack, Phase, WaitingFor
 
 T = TypeVar("T")
 _PRESETS = {
@@ -446,11 +447,11 @@ def view_from_message(message: pb.View) -> View:
         seat=optional("seat"),
         preset=message.preset,
         players=message.players,
-        phase=message.phase,
+        phase=Phase(message.phase),
         game_number=message.game_number,
         games_per_set=message.games_per_set,
         turn=optional("turn"),
-        waiting_for=message.waiting_for or None,
+        waiting_for=WaitingFor(message.waiting_for) if message.waiting_for else None,
         step_count=optional("step_count"),
         four_stop_seats=tuple(message.four_stop_seats),
         hand=tuple(message.hand) if message.HasField("seat") else None,
@@ -461,7 +462,7 @@ def view_from_message(message: pb.View) -> View:
         field_kind=message.field_kind or None,
         field_seat=optional("field_seat"),
         revolution=message.revolution,
-        eleven_back=message.eleven_back,
+        eleven_back=ElevenBack(message.eleven_back),
         direction=message.direction,
         suit_lock=tuple(message.suit_lock),
         number_lock=message.number_lock,

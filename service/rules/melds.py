@@ -81,9 +81,10 @@ _CLASSIFIED: dict[tuple[int, tuple[int, ...], bool, bool, bool, bool, bool], Mel
 def classify(
     mask: int,
     jokers_as: tuple[int, ...],
+    *,
     reversed_order: bool,
-    stairs_allowed: bool,
-    emperor_allowed: bool,
+    stairs_allowed: bool = False,
+    emperor_allowed: bool = False,
     past_ends: bool = False,
     joker_suits: bool = False,
 ) -> Meld | None:

@@ -17,16 +17,17 @@ from .cards import (
 )
 from .commands import Bomb, Discard, Give, Pass, Play, SeatCommand
 from .refusals import Refused
+from .vocabulary import RefusalCode
 
 
 def parse_mask(codes: Iterable[str]) -> int:
     """The mask of ``codes``; Refused(bad_request) on unknown codes or repeats."""
     if isinstance(codes, str) or not isinstance(codes, Iterable):
-        raise Refused("bad_request", "cards must be a list of card codes")
+        raise Refused(RefusalCode.BAD_REQUEST, "cards must be a list of card codes")
     try:
         return mask_of(parse_card(_code(code)) for code in codes)
     except (CardCodeError, ValueError) as error:
-        raise Refused("bad_request", str(error)) from None
+        raise Refused(RefusalCode.BAD_REQUEST, str(error)) from None
 
 
 def _code(value: object) -> str:
@@ -38,22 +39,22 @@ def _code(value: object) -> str:
 def parse_cards_list(codes: Sequence[str]) -> tuple[int, ...]:
     """Joker readings in order (card codes, or ``L``/``H`` and a suit), no mask."""
     if isinstance(codes, str):
-        raise Refused("bad_request", "cards must be a list of card codes")
+        raise Refused(RefusalCode.BAD_REQUEST, "cards must be a list of card codes")
     try:
         return tuple(parse_reading(_code(code)) for code in codes)
     except CardCodeError as error:
-        raise Refused("bad_request", str(error)) from None
+        raise Refused(RefusalCode.BAD_REQUEST, str(error)) from None
 
 
 def parse_ranks(codes: Sequence[str]) -> tuple[int, ...]:
     if isinstance(codes, str):
-        raise Refused("bad_request", "ranks must be a list of rank codes")
+        raise Refused(RefusalCode.BAD_REQUEST, "ranks must be a list of rank codes")
     try:
         ranks = tuple(parse_rank(_code(code)) for code in codes)
     except CardCodeError as error:
-        raise Refused("bad_request", str(error)) from None
+        raise Refused(RefusalCode.BAD_REQUEST, str(error)) from None
     if len(set(ranks)) != len(ranks):
-        raise Refused("bad_request", "a rank is named twice")
+        raise Refused(RefusalCode.BAD_REQUEST, "a rank is named twice")
     return ranks
 
 
@@ -75,7 +76,7 @@ def seat_command(
         return Discard(seat, parse_mask(cards))
     if action == "bomb":
         return Bomb(seat, parse_ranks(ranks))
-    raise Refused("bad_request", f"unknown action {action!r}")
+    raise Refused(RefusalCode.BAD_REQUEST, f"unknown action {action!r}")
 
 
 def describe(command: SeatCommand) -> str:

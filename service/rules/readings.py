@@ -45,7 +45,12 @@ def cuts_eight(rules: RuleSet, in_force: frozenset[str], meld: Meld) -> bool:
 
 
 def finishes_forbidden(
-    rules: RuleSet, in_force: frozenset[str], revolution: bool, meld: Meld, spade3_return: bool
+    rules: RuleSet,
+    in_force: frozenset[str],
+    meld: Meld,
+    *,
+    revolution: bool,
+    spade3_return: bool,
 ) -> bool:
     """The forbidden finish in each preset's reading, from the facts it needs."""
     if not rules.forbidden_finish:

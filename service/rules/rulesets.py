@@ -12,10 +12,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, Literal
 
+from .vocabulary import ElevenBack
+
 EightCutReading = Literal["federation", "torasobi", "classic", "uecda"]
 ForbiddenReading = Literal["federation", "torasobi", "classic"]
 BottomOrder = Literal["federation", "newest_last"]
-ElevenBack = Literal["", "strength", "order"]
 
 # Seed 001's 26 local rules, in the seed's order (RULES.md §3).
 LOCAL_RULES = (
@@ -53,7 +54,7 @@ class RuleSet:
     miyako_ochi: bool = True
     # §3 the other eighteen
     gekokujo: bool = False
-    eleven_back: ElevenBack = ""
+    eleven_back: ElevenBack = ElevenBack.NONE
     queen_bomber: bool = False
     sandstorm: bool = False
     ambulance: bool = False
@@ -127,12 +128,12 @@ def _checked_option(name: str, value: Any) -> Any:
     if name not in _DEFAULTS or name == "preset":
         raise RuleSetError(f"unknown option {name!r}")
     if name == "eleven_back":
-        if value is True or value == "strength":
-            return "strength"
+        if value is True or value == ElevenBack.STRENGTH:
+            return ElevenBack.STRENGTH
         if value is False or value in ("", None):
-            return ""
-        if value == "order":
-            return "order"
+            return ElevenBack.NONE
+        if value == ElevenBack.ORDER:
+            return ElevenBack.ORDER
         raise RuleSetError("eleven_back takes true, false, 'strength' or 'order'")
     if name in _CHOICES:
         if value not in _CHOICES[name]:

@@ -10,25 +10,7 @@ from __future__ import annotations
 
 from .melds import Meld
 from .rulesets import RuleSet
-
-# what the game waits for (FORMAT.md expect key ``waiting_for``)
-PLAY = "play"
-EXCHANGE = "exchange"
-SEVEN_PASS = "seven_pass"
-TEN_DISCARD = "ten_discard"
-QUEEN_BOMBER = "queen_bomber"
-FOUR_STOP = "four_stop"
-
-# phases of a match
-BEFORE_DEAL = "before_deal"
-IN_GAME = "in_game"
-GAME_OVER = "game_over"
-MATCH_OVER = "match_over"
-
-# (seat, how it got to the bottom)
-FORBIDDEN = "forbidden"
-FALLEN = "fallen"
-
+from .vocabulary import Bottom, ElevenBack, Phase, WaitingFor
 
 # Every field of a MatchState: its slots and what equality compares (``copy``
 # spells them out again, for speed).
@@ -80,7 +62,7 @@ class MatchState:
 
     rules: RuleSet
     players: int
-    phase: str
+    phase: Phase
     game_number: int
     blind: int
     previous_places: tuple[int, ...] | None
@@ -92,7 +74,7 @@ class MatchState:
     leader: int
     turn: int | None
     exchange_steps: tuple[tuple[int, int, int, bool], ...]
-    pending: tuple[tuple[str, int], ...]
+    pending: tuple[tuple[WaitingFor, int], ...]
     four_stop: tuple[int, ...]
     field: Meld | None
     field_seat: int | None
@@ -103,7 +85,7 @@ class MatchState:
     seating: tuple[int, ...]  # the turn order, seats round the table; empty: 0, 1…
     stalemate: tuple[int, ...]  # the order a stalemate ranks the players still in
     revolution: bool
-    eleven_back: str
+    eleven_back: ElevenBack
     direction: int
     omen: bool
     suit_lock: int
@@ -113,7 +95,7 @@ class MatchState:
     number_run: int
     active: int
     finished: tuple[int, ...]
-    bottom: tuple[tuple[int, str], ...]
+    bottom: tuple[tuple[int, Bottom], ...]
     first_play_d3: bool
     final_places: tuple[int, ...] | None
     in_force: frozenset[str]  # local rules on and not switched off by an omen
@@ -179,29 +161,29 @@ class MatchState:
     # -- derived facts -------------------------------------------------------
 
     @property
-    def waiting_for(self) -> str | None:
-        if self.phase != IN_GAME:
+    def waiting_for(self) -> WaitingFor | None:
+        if self.phase != Phase.IN_GAME:
             return None
         if self.exchange_steps:
-            return EXCHANGE
+            return WaitingFor.EXCHANGE
         if self.four_stop:
-            return FOUR_STOP
+            return WaitingFor.FOUR_STOP
         if self.pending:
             return self.pending[0][0]
-        return PLAY
+        return WaitingFor.PLAY
 
     @property
     def reversed_order(self) -> bool:
         """The strength order in force: revolution XOR eleven-back."""
-        return self.revolution != (self.eleven_back == "strength")
+        return self.revolution != (self.eleven_back == ElevenBack.STRENGTH)
 
     @property
     def turn_direction(self) -> int:
-        return -self.direction if self.eleven_back == "order" else self.direction
+        return -self.direction if self.eleven_back == ElevenBack.ORDER else self.direction
 
     @property
     def game_over(self) -> bool:
-        return self.phase in (GAME_OVER, MATCH_OVER)
+        return self.phase in (Phase.GAME_OVER, Phase.MATCH_OVER)
 
     def is_active(self, seat: int) -> bool:
         return bool(self.active >> seat & 1)
@@ -241,20 +223,12 @@ class MatchState:
     def bottom_block(self) -> list[int]:
         return bottom_block(self.rules.bottom_order, self.bottom)
 
-    def previous_seat_at(self, place: int) -> int | None:
-        if self.previous_places is None:
-            return None
-        for seat, previous in enumerate(self.previous_places):
-            if previous == place:
-                return seat
-        return None
 
-
-def bottom_block(order: str, bottom: tuple[tuple[int, str], ...]) -> list[int]:
+def bottom_block(order: str, bottom: tuple[tuple[int, Bottom], ...]) -> list[int]:
     """Seats at the bottom, best place first (RULES.md §1 Forbidden finish)."""
     if order == "federation":
-        fallen = [seat for seat, how in bottom if how == FALLEN]
-        forbidden = [seat for seat, how in bottom if how == FORBIDDEN]
+        fallen = [seat for seat, how in bottom if how == Bottom.FALLEN]
+        forbidden = [seat for seat, how in bottom if how == Bottom.FORBIDDEN]
         return fallen + forbidden[::-1]
     return [seat for seat, _ in bottom]
 
@@ -265,12 +239,12 @@ def initial_state(rules: RuleSet, players: int) -> MatchState:
         raise ValueError("a match has 2 to 5 players")
     state = MatchState.__new__(MatchState)
     values = dict(
-        rules=rules, players=players, phase=BEFORE_DEAL, game_number=0, blind=0,
+        rules=rules, players=players, phase=Phase.BEFORE_DEAL, game_number=0, blind=0,
         previous_places=None, results=(), hands=(0,) * players, unused=0, out=0,
         played=0, leader=0, turn=None, exchange_steps=(), pending=(), four_stop=(),
         field=None, field_seat=None, last_play=None, trick_leader=0, passed=0,
         pass_run=0, seating=(), stalemate=(),
-        revolution=False, eleven_back="", direction=1, omen=False, suit_lock=0,
+        revolution=False, eleven_back=ElevenBack.NONE, direction=1, omen=False, suit_lock=0,
         suit_run=0, suit_run_suits=0, number_lock=False, number_run=0, active=0,
         finished=(), bottom=(), first_play_d3=False, final_places=None,
         in_force=rules.switched_on(),

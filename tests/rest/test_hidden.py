@@ -12,7 +12,7 @@ from service.app.match import Match
 from service.app.runtime import Running
 from service.app.service import CreatedMatch
 from service.rules.cards import format_mask
-from service.rules.state import IN_GAME
+from service.rules.vocabulary import Phase
 
 from .support import (
     advance,
@@ -105,7 +105,7 @@ async def play_until_someone_leaves_holding_cards(
         if match.over or game.turn is None:
             return None
         kept = [s for s in range(game.players) if not game.is_active(s) and game.hands[s]]
-        if game.phase == IN_GAME and kept:
+        if game.phase == Phase.IN_GAME and kept:
             return match, kept[0]
         token = created.seat_tokens[game.turn]
         actions = (await service.seen(created.match_id, token)).actions
