@@ -45,7 +45,7 @@ from service.grpc.gen.daifugo.v1 import match_service_pb2 as pb
 from service.grpc.gen.daifugo.v1 import match_service_pb2_grpc as pb_grpc
 from service.records import action_request, request_digest
 from service.rules.commands import SeatCommand
-from service.rules.notation import describe, seat_command
+from service.rules.notation import format_command, seat_command
 from service.rules.views import View
 from service.rules.vocabulary import ElevenBack, Phase, WaitingFor
 
@@ -272,7 +272,9 @@ class SeatSession:
     def request_digest(self, command: SeatCommand, request_id: str) -> str:
         """The digest a receipt for ``command`` sent with ``request_id`` must carry."""
         by = f"seat:{command.seat}"
-        return request_digest(action_request(self.match_id, by, describe(command), request_id))
+        return request_digest(
+            action_request(self.match_id, by, format_command(command), request_id)
+        )
 
     async def view(self) -> View:
         return (await self.turn()).view

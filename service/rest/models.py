@@ -75,10 +75,13 @@ class EventPage(Struct):
     next: int | None  # the ``from`` of the next page; None: nothing more to see now
 
 
+ActionName = Literal["play", "pass", "give", "discard", "bomb"]  # rules.vocabulary.Action
+
+
 class Action(Struct):
     """A seat's action in card notation, as POST /matches/{id}/actions takes it."""
 
-    action: Literal["play", "pass", "give", "discard", "bomb"]
+    action: ActionName
     cards: Annotated[list[Code], Meta(max_length=54)] = msgspec.field(default_factory=list)
     jokers_as: Annotated[list[Code], Meta(max_length=2)] = msgspec.field(default_factory=list)
     ranks: Annotated[list[RankCode], Meta(max_length=13)] = msgspec.field(default_factory=list)
