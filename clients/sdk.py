@@ -43,6 +43,7 @@ from grpc_status import rpc_status
 from service.grpc.actions import action_to_message, command_from_message
 from service.grpc.gen.daifugo.v1 import match_service_pb2 as pb
 from service.grpc.gen.daifugo.v1 import match_service_pb2_grpc as pb_grpc
+from service.grpc.words import ELEVEN_BACKS, FIELD_KINDS, PHASES, WAITS
 from service.records import action_request, request_digest
 from service.rules.commands import SeatCommand
 from service.rules.notation import format_command, seat_command
@@ -444,16 +445,19 @@ def view_from_message(message: pb.View) -> View:
     def optional(name: str) -> int | None:
         return getattr(message, name) if message.HasField(name) else None
 
+    # the enums, or the deprecated strings from a service that sends only those
+    waiting = WAITS.word(message.waiting_for_value) or message.waiting_for
+
     return View(
         viewer=message.viewer,
         seat=optional("seat"),
         preset=message.preset,
         players=message.players,
-        phase=Phase(message.phase),
+        phase=Phase(PHASES.word(message.phase_value) or message.phase),
         game_number=message.game_number,
         games_per_set=message.games_per_set,
         turn=optional("turn"),
-        waiting_for=WaitingFor(message.waiting_for) if message.waiting_for else None,
+        waiting_for=WaitingFor(waiting) if waiting else None,
         step_count=optional("step_count"),
         four_stop_seats=tuple(message.four_stop_seats),
         hand=tuple(message.hand) if message.HasField("seat") else None,
@@ -461,10 +465,10 @@ def view_from_message(message: pb.View) -> View:
         hand_sizes=tuple(message.hand_sizes),
         field=tuple(message.field) if message.field else None,
         field_jokers_as=tuple(message.field_jokers_as),
-        field_kind=message.field_kind or None,
+        field_kind=FIELD_KINDS.word(message.field_kind_value) or message.field_kind or None,
         field_seat=optional("field_seat"),
         revolution=message.revolution,
-        eleven_back=ElevenBack(message.eleven_back),
+        eleven_back=ElevenBack(ELEVEN_BACKS.word(message.eleven_back_value) or message.eleven_back),
         direction=message.direction,
         suit_lock=tuple(message.suit_lock),
         number_lock=message.number_lock,

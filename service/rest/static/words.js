@@ -1,5 +1,6 @@
 // Events and facts in plain words, for the live region, the event log and
 // the replay position. One place, so every surface says things the same way.
+// tests/unit/test_vocabulary.py holds its event types and reasons to the rules'.
 
 import { cardsInSymbols, cardsInWords, rankName, suitName, suitSymbol } from "./cards.js";
 
@@ -151,6 +152,8 @@ export function describeEvent(event, { names = [], players = 0, me = null, symbo
       return `${seat(event.seat)} ran out of time; the service acts for them`;
     case "SeedRevealed":
       return "The dealing seed is revealed: the match can be audited";
+    case "MatchSealed":
+      return "The match record is sealed with the service's signature";
     default:
       return humanise(event.type ?? "event");
   }
