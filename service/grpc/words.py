@@ -18,10 +18,9 @@ class ProtoWords:
     def __init__(self, enum: EnumTypeWrapper) -> None:
         prefix = re.sub(r"(?<!^)(?=[A-Z])", "_", enum.DESCRIPTOR.name).upper() + "_"
         self.unspecified = f"{prefix}UNSPECIFIED"
-        self.names = {
-            name[len(prefix) :].lower(): name for name in enum.keys() if name != self.unspecified
-        }
-        self.words = {enum.Value(name): word for word, name in self.names.items()}
+        values = [value for value in enum.DESCRIPTOR.values if value.name != self.unspecified]
+        self.names = {value.name[len(prefix) :].lower(): value.name for value in values}
+        self.words = {value.number: value.name[len(prefix) :].lower() for value in values}
 
     def name(self, word: str | None) -> str:
         """The enum value named for ``word`` (UNSPECIFIED for no word); KeyError
