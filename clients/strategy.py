@@ -371,7 +371,7 @@ class Planner:
 
     def group_safe(self, rank: int, suits: int, reversed_order: bool) -> bool:
         """Whether a group of real cards (``suits`` of ``rank``) may be a
-        finishing play (RULES.md §2, forbidden finish, in each reading)."""
+        finishing play (docs/RULES.md §2, forbidden finish, in each reading)."""
         if not self.forbidden:
             return True
         top = RANK_3 if reversed_order else RANK_2

@@ -1,4 +1,4 @@
-"""The conformance scenario runner (``daifugo scenario``, shared FORMAT.md).
+"""The conformance scenario runner (``daifugo scenario``, docs/SCENARIOS.md).
 
 It drives the same decider and fold the service uses; it only translates the
 JSON into commands and compares what it reads back from the state.
@@ -167,7 +167,7 @@ def _decision(state: MatchState, step: dict[str, Any]) -> Any:
 
 
 def observe(state: MatchState, key: str) -> Any:
-    """What the state says for one FORMAT.md ``expect`` key, in its JSON form."""
+    """What the state says for one docs/SCENARIOS.md ``expect`` key, in its JSON form."""
     readers: dict[str, Callable[[MatchState], Any]] = {
         "turn": lambda s: s.turn if not s.game_over else None,
         "waiting_for": lambda s: s.waiting_for,

@@ -10,7 +10,7 @@ if TYPE_CHECKING:
 
 class ServiceError(Exception):
     """A request the service will not carry out. ``code`` is a rules reason
-    code (FORMAT.md) or one of: not_found, unauthenticated, permission_denied,
+    code (docs/RULES.md §7) or one of: not_found, unauthenticated, permission_denied,
     already_started, not_started, seats_full, busy, request_id_reused, or an input
     limit's (``inputs``: too_long, too_many, invalid_name, request_id_too_short,
     turn_time_too_short)."""

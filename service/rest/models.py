@@ -29,7 +29,7 @@ RankCode = Annotated[str, Meta(min_length=1, max_length=2, description='a rank: 
 
 
 class Error(Struct, omit_defaults=True):
-    """Every refusal: a reason code (the rules' FORMAT.md codes, or not_found,
+    """Every refusal: a reason code (the rules' codes, docs/RULES.md §7, or not_found,
     unauthenticated, permission_denied, bad_request, match_not_over, busy,
     request_id_reused, too_long, too_many, invalid_name,
     unavailable…) and what was wrong."""

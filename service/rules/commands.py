@@ -14,7 +14,7 @@ from dataclasses import dataclass
 class Deal:
     """Deal the next game from ``deck`` (an order of the whole deck).
 
-    The other draws are the dealer's too, for the rules that use them (RULES.md
+    The other draws are the dealer's too, for the rules that use them (docs/RULES.md
     §6); the rules take each only where they need it: ``seating``, the turn
     order when seats are drawn again; ``deal_start``, the seat dealt first when
     there is no 大富豪 to start at; ``stalemate``, the order in which a

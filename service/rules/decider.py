@@ -157,7 +157,7 @@ def _pass(state: MatchState, command: Pass) -> list[ev.Event]:
 
 
 def _pass_lead(work: _Work, seat: int) -> None:
-    """The leader passed (RULES.md §6): the next seat that has not passed leads;
+    """The leader passed (docs/RULES.md §6): the next seat that has not passed leads;
     once every one has passed, the passes clear and the first to pass leads again.
     Passes on an empty field came round in turn order, so the first is the
     next seat after the last."""
@@ -184,7 +184,7 @@ def _next_unpassed(state: MatchState, seat: int) -> int | None:
 
 def _stalemate(work: _Work) -> None:
     """After so many passes in a row the players still in are ranked in the
-    order the dealer drew (RULES.md §6), and the game ends."""
+    order the dealer drew (docs/RULES.md §6), and the game ends."""
     state = work.state
     for seat in state.stalemate or range(state.players):
         if work.state.is_active(seat):
@@ -376,7 +376,7 @@ def _start_game(work: _Work, *, skip_exchange: bool) -> None:
 def _take_strongest(
     work: _Work, previous: tuple[int, ...]
 ) -> tuple[tuple[int, int, int, bool], ...]:
-    """The automatic exchange (RULES.md §6): each lower player's strongest cards
+    """The automatic exchange (docs/RULES.md §6): each lower player's strongest cards
     are taken to the upper player at once; the upper players' gives remain."""
     gives = []
     for lower, upper, count in exchange_pairs(previous):
@@ -537,7 +537,7 @@ def _put_on_field(work: _Work, seat: int, meld: Meld, *, reason: str) -> bool:
 
 
 def _apply_play(work: _Work, seat: int, meld: Meld, *, reason: str) -> None:
-    """A play and its effects, in RULES.md §3's order: revolution, flush, turn."""
+    """A play and its effects, in docs/RULES.md §3's order: revolution, flush, turn."""
     before = work.state
     rules = before.rules
     in_force = before.in_force
@@ -597,8 +597,9 @@ def _apply_play(work: _Work, seat: int, meld: Meld, *, reason: str) -> None:
         if tens:
             work.emit(ev.StepRequired(seat, WaitingFor.TEN_DISCARD, tens))
     queens = count_if_on("queen_bomber", RANK_Q)
-    # a player who has left takes no further step, but a bomber whose play emptied
-    # their hand still names the ranks (§5.6 #8): not one a flush's lead sent away
+    # a player who has left takes no further step, but a bomber whose play emptied their
+    # hand still names the ranks (docs/RULES.md §3 Clarifications 1): not one a flush's
+    # lead sent away
     if queens and (work.state.is_active(seat) or not work.state.hands[seat]):
         work.emit(ev.StepRequired(seat, WaitingFor.QUEEN_BOMBER, queens))
     if not work.state.pending:
@@ -653,7 +654,7 @@ def _advance(work: _Work, origin: int, skips: int) -> None:
 
 def _advance_until_all_passed(work: _Work, origin: int, skips: int) -> None:
     """Where the trick ends only when every player still in has passed, the
-    last player included (RULES.md §6): the next such seat, the last player
+    last player included (docs/RULES.md §6): the next such seat, the last player
     itself after everyone else; when none is left, flush. Skips pass over
     seats that would get the turn, never round to the same seat again."""
     state = work.state

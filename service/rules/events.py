@@ -100,7 +100,7 @@ class ElevenBackStarted:
 
 @dataclass(frozen=True, slots=True)
 class SuitLocked:
-    """A suit lock starts; ``suits`` 0 lifts it (a single joker, RULES.md §6)."""
+    """A suit lock starts; ``suits`` 0 lifts it (a single joker, docs/RULES.md §6)."""
 
     suits: int
 

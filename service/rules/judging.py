@@ -1,5 +1,5 @@
 """What a play is and may do under the rules in force: whether it beats the
-field, cuts, revolts, flushes, or finishes forbidden (RULES.md §1–§3)."""
+field, cuts, revolts, flushes, or finishes forbidden (docs/RULES.md §1–§3)."""
 
 from __future__ import annotations
 
@@ -79,7 +79,7 @@ def revolution_cause(state: MatchState, meld: Meld) -> RevolutionCause | None:
 
 
 def flush_reason(state: MatchState, meld: Meld) -> FlushReason | None:
-    """Which flush effect this play has, in RULES.md §3's order, or None."""
+    """Which flush effect this play has, in docs/RULES.md §3's order, or None."""
     if is_eight_cut(state, meld):
         return FlushReason.EIGHT_CUT
     size = meld.size
@@ -112,7 +112,7 @@ def is_four_stop_answer(meld: Meld) -> bool:
 
 def is_forbidden_finish(state: MatchState, meld: Meld) -> bool:
     """Whether ``meld``, as a player's last cards, is a forbidden finish; judged
-    under the state before the play (RULES.md §2)."""
+    under the state before the play (docs/RULES.md §2)."""
     return finishes_forbidden(
         state.rules,
         state.in_force,

@@ -183,7 +183,7 @@ def _groups(
     hand: int, jokers: int, size: int | None, ranks: range = range(13), suited: bool = False
 ) -> list[Meld]:
     """Singles and groups of ``size`` cards (any size when None) of ``ranks``;
-    ``suited``: also each suit a group's jokers may stand for (RULES.md §6)."""
+    ``suited``: also each suit a group's jokers may stand for (docs/RULES.md §6)."""
     melds: list[Meld] = []
     wanted = size or 0
     for rank in ranks:

@@ -1,4 +1,4 @@
-"""Refusals: why the decider will not take a command (FORMAT.md reject codes)."""
+"""Refusals: why the decider will not take a command (docs/RULES.md §7 refusal codes)."""
 
 from __future__ import annotations
 

@@ -175,7 +175,7 @@ class MatchState:
 
 
 def bottom_block(order: str, bottom: tuple[tuple[int, Bottom], ...]) -> list[int]:
-    """Seats at the bottom, best place first (RULES.md §1 Forbidden finish)."""
+    """Seats at the bottom, best place first (docs/RULES.md §1 Forbidden finish)."""
     if order == "federation":
         fallen = [seat for seat, how in bottom if how == Bottom.FALLEN]
         forbidden = [seat for seat, how in bottom if how == Bottom.FORBIDDEN]

@@ -1,5 +1,5 @@
 """The closed sets of words the rules speak: each one ``StrEnum``, whose values are
-the words events, scenarios and the APIs carry (docs/RULES.md §8), so a member
+the words events, scenarios and the APIs carry (docs/RULES.md §7), so a member
 compares equal to its word and encodes as it.
 """
 

@@ -1,11 +1,11 @@
 """Property 5: a refused command leaves the state as it was, and its code is
-one of the reject codes of FORMAT.md.
+one of the refusal codes of docs/RULES.md §7.
 
 At every state of a random match one malformed or illegal command is tried:
 a wrong seat, a seat that does not exist, cards that are no cards, cards not
 held, random card sets with random joker readings, a pass by the leader,
 gives, discards, bombs and deals at the wrong time, wrong counts. Where
-FORMAT.md's precedence fixes the code, the code is checked too. (A random
+docs/RULES.md §7's precedence fixes the code, the code is checked too. (A random
 command may also be accepted: then it must change nothing either, until
 folded.) Masks that name a joker by bit 53 alone are tested at the end."""
 

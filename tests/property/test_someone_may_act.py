@@ -6,7 +6,7 @@ state passes through steps nobody acts in (a hand emptied by a discard, just
 before its finish), so those are not judged. Every active seat then holds a
 card (but a short lower hand waiting for its cards back), and the seat to act
 has not left the game (but a queen bomber whose play emptied their hand): the
-cards a player keeps on leaving (RULES.md §1) are never in a legal action.
+cards a player keeps on leaving (docs/RULES.md §1) are never in a legal action.
 
 Set-ups with short hands (one card included) make exchanges meet hands smaller
 than their count (the lower player gives all they hold, the upper one gives

@@ -1,6 +1,6 @@
-"""Card notation (RULES.md §1 Cards): codes, ``10S`` and lower case accepted,
+"""Card notation (docs/RULES.md §1 Cards): codes, ``10S`` and lower case accepted,
 canonical output, clear errors for bad codes; bad notation in a step is
-``bad_request`` (FORMAT.md reject codes)."""
+``bad_request`` (docs/RULES.md §7 refusal codes)."""
 
 from __future__ import annotations
 

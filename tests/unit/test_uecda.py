@@ -1,4 +1,4 @@
-"""The ``uecda`` preset (RULES.md §6): each way it differs from §1, and each
+"""The ``uecda`` preset (docs/RULES.md §6): each way it differs from §1, and each
 of its Decisions, through the same decider the service uses."""
 
 from __future__ import annotations

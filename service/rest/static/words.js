@@ -6,7 +6,7 @@ import { cardsInSymbols, cardsInWords, rankName, suitName, suitSymbol } from "./
 
 const ORDINALS = ["", "1st", "2nd", "3rd", "4th", "5th"];
 
-/** The title of a place with `players` seats (RULES.md §1 Finishing and places). */
+/** The title of a place with `players` seats (docs/RULES.md §1 Leaving and places). */
 export function placeTitle(place, players) {
   if (place === 1) return "Daifugō, grand millionaire";
   if (place === players) return "Daihinmin, extreme poor";
