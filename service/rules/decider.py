@@ -9,7 +9,7 @@ rebuild it.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import assert_never
+from typing import Never, NoReturn
 
 from . import events as ev
 from .cards import (
@@ -107,7 +107,7 @@ def _decide(state: MatchState, command: Command) -> list[ev.Event]:
             _check_seat_command(state, command)
             return _seat_command(state, command)
         case _:
-            assert_never(command)
+            _no_command(command)
 
 
 def _seat_command(state: MatchState, command: SeatCommand) -> list[ev.Event]:
@@ -133,8 +133,14 @@ def _seat_command(state: MatchState, command: SeatCommand) -> list[ev.Event]:
             if waiting == WaitingFor.QUEEN_BOMBER:
                 return _bomb(state, command)
         case _:
-            assert_never(command)
+            _no_command(command)
     raise Refused(RefusalCode.WRONG_ACTION, f"the game waits for {waiting}")
+
+
+def _no_command(command: Never) -> NoReturn:
+    """Where a match on commands ends: mypy rejects a command left without a case
+    (as ``assert_never``), and anything else that reaches it is refused."""
+    raise Refused(RefusalCode.BAD_REQUEST, f"{type(command).__name__} is not a command")
 
 
 # -- passing -------------------------------------------------------------------

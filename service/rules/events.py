@@ -197,9 +197,10 @@ class MatchEnded:
     blind: int
 
 
-# The one list of the rules' events: the record names (``EVENT_TYPES``) derive
-# from it, and ``evolve``, the redaction in ``views`` and the narration match on
-# it exhaustively, so mypy names every place a new event must be handled.
+# The one list of the rules' events. The record names (``EVENT_TYPES``) derive
+# from it; ``evolve`` and the redaction in ``views`` match on it exhaustively, so
+# mypy names each place a new event must be handled; tests/unit/test_vocabulary.py
+# holds the narration and the page's words.js to it.
 Event = (
     GameDealt | HandsSwapped | ExchangeStarted | CardsGiven | CardsPlayed | Passed
     | RevolutionChanged | OmenInvoked | ElevenBackStarted | SuitLocked | NumberLocked
