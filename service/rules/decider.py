@@ -61,6 +61,13 @@ from .melds import Meld, classify
 from .refusals import Refusal, Refused
 from .state import MatchState, bottom_block
 from .vocabulary import (
+    EXCHANGE,
+    FOUR_STOP,
+    IN_GAME,
+    PLAY,
+    QUEEN_BOMBER,
+    SEVEN_PASS,
+    TEN_DISCARD,
     Bottom,
     DiscardReason,
     FinishCause,
@@ -114,23 +121,23 @@ def _seat_command(state: MatchState, command: SeatCommand) -> list[ev.Event]:
     waiting = state.waiting_for
     match command:
         case Play():
-            if waiting == WaitingFor.PLAY:
+            if waiting == PLAY:
                 return _play(state, command)
-            if waiting == WaitingFor.FOUR_STOP:
+            if waiting == FOUR_STOP:
                 return _answer_four_stop(state, command)
         case Pass():
-            if waiting == WaitingFor.PLAY:
+            if waiting == PLAY:
                 return _pass(state, command)
-            if waiting == WaitingFor.FOUR_STOP:
+            if waiting == FOUR_STOP:
                 return _decline_four_stop(state, command)
         case Give():
-            if waiting in (WaitingFor.EXCHANGE, WaitingFor.SEVEN_PASS):
+            if waiting in (EXCHANGE, SEVEN_PASS):
                 return _give(state, command)
         case Discard():
-            if waiting == WaitingFor.TEN_DISCARD:
+            if waiting == TEN_DISCARD:
                 return _ten_discard(state, command)
         case Bomb():
-            if waiting == WaitingFor.QUEEN_BOMBER:
+            if waiting == QUEEN_BOMBER:
                 return _bomb(state, command)
         case _:
             _no_command(command)
@@ -229,7 +236,7 @@ def _check_seat_command(state: MatchState, command: Command) -> None:
             or any(not isinstance(rank, int) or not 0 <= rank < 13 for rank in ranks)
         ):
             raise Refused(RefusalCode.BAD_REQUEST, "name each rank once")
-    if state.phase != Phase.IN_GAME:
+    if state.phase != IN_GAME:
         raise Refused(RefusalCode.GAME_OVER, "no game is in progress")
     if seat != state.turn:
         raise Refused(RefusalCode.NOT_YOUR_TURN, f"it is seat {state.turn}'s turn")

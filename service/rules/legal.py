@@ -24,7 +24,15 @@ from .commands import Bomb, Discard, Give, Pass, Play, SeatCommand
 from .judging import RANK_4, field_refusal, is_sandstorm, rule_on
 from .melds import TOP_RANK, Kind, Meld
 from .state import MatchState
-from .vocabulary import Phase, WaitingFor
+from .vocabulary import (
+    EXCHANGE,
+    FOUR_STOP,
+    IN_GAME,
+    PLAY,
+    QUEEN_BOMBER,
+    SEVEN_PASS,
+    TEN_DISCARD,
+)
 
 # every non-empty subset of a 4-bit suit set
 _SUBSETS = [[sub for sub in range(1, 16) if sub & suits == sub] for suits in range(16)]
@@ -33,34 +41,34 @@ _D3 = 1
 
 def legal_actions(state: MatchState) -> list[SeatCommand]:
     """Every action the seat to act may take now (empty when nobody may act)."""
-    if state.phase != Phase.IN_GAME or state.turn is None:
+    if state.phase != IN_GAME or state.turn is None:
         return []
     seat = state.turn
     hand = state.hands[seat]
     waiting = state.waiting_for
-    if waiting == WaitingFor.PLAY:
+    if waiting == PLAY:
         plays: list[SeatCommand] = [_play(seat, m) for m in legal_melds(state)]
         if state.field is not None or state.rules.leader_may_pass:
             plays.append(_PASSES[seat])
         return plays
-    if waiting == WaitingFor.FOUR_STOP:
+    if waiting == FOUR_STOP:
         answers: list[SeatCommand] = [Pass(seat)]
         fours = rank_suits(hand, RANK_4)
         for pair in _SUBSETS[fours]:
             if pair.bit_count() == 2:
                 answers.append(Play(seat, pair << RANK_4 * 4))
         return answers
-    if waiting == WaitingFor.EXCHANGE:
+    if waiting == EXCHANGE:
         _, _, count, strongest = state.exchange_steps[0]
         if strongest:
             return [Give(seat, g) for g in _strongest_choices(hand, count, state.reversed_order)]
         return [Give(seat, g) for g in _card_choices(hand, count)]
     count = state.pending[0][1]
-    if waiting == WaitingFor.SEVEN_PASS:
+    if waiting == SEVEN_PASS:
         return [Give(seat, g) for g in _card_choices(hand, count)]
-    if waiting == WaitingFor.TEN_DISCARD:
+    if waiting == TEN_DISCARD:
         return [Discard(seat, d) for d in _card_choices(hand, count)]
-    if waiting == WaitingFor.QUEEN_BOMBER:
+    if waiting == QUEEN_BOMBER:
         return [Bomb(seat, ranks) for ranks in combinations(range(13), count)]
     return []
 

@@ -13,7 +13,18 @@ from dataclasses import dataclass, fields
 
 from .melds import Meld
 from .rulesets import RuleSet
-from .vocabulary import Bottom, ElevenBack, Phase, WaitingFor
+from .vocabulary import (
+    EXCHANGE,
+    FOUR_STOP,
+    IN_GAME,
+    ORDER,
+    PLAY,
+    STRENGTH,
+    Bottom,
+    ElevenBack,
+    Phase,
+    WaitingFor,
+)
 
 
 @dataclass(slots=True, repr=False)
@@ -112,24 +123,24 @@ class MatchState:
 
     @property
     def waiting_for(self) -> WaitingFor | None:
-        if self.phase != Phase.IN_GAME:
+        if self.phase != IN_GAME:
             return None
         if self.exchange_steps:
-            return WaitingFor.EXCHANGE
+            return EXCHANGE
         if self.four_stop:
-            return WaitingFor.FOUR_STOP
+            return FOUR_STOP
         if self.pending:
             return self.pending[0][0]
-        return WaitingFor.PLAY
+        return PLAY
 
     @property
     def reversed_order(self) -> bool:
         """The strength order in force: revolution XOR eleven-back."""
-        return self.revolution != (self.eleven_back == ElevenBack.STRENGTH)
+        return self.revolution != (self.eleven_back == STRENGTH)
 
     @property
     def turn_direction(self) -> int:
-        return -self.direction if self.eleven_back == ElevenBack.ORDER else self.direction
+        return -self.direction if self.eleven_back == ORDER else self.direction
 
     @property
     def game_over(self) -> bool:

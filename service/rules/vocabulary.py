@@ -6,6 +6,7 @@ compares equal to its word and encodes as it.
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import Final
 
 
 class Phase(StrEnum):
@@ -129,3 +130,19 @@ class ViewerKind(StrEnum):
     SEAT = "seat"
     SPECTATOR = "spectator"
     AUDITOR = "auditor"
+
+
+# -- the members the engine compares on its hot path, as module constants ------
+# Reading a member off its Enum class goes through the metaclass each time, which
+# doubled the cost of ``MatchState.reversed_order`` (compiled); a module constant
+# is one load. Only the engine's hot paths (state, legal, decider) import these;
+# everywhere else spells ``Phase.IN_GAME``.
+IN_GAME: Final = Phase.IN_GAME
+PLAY: Final = WaitingFor.PLAY
+EXCHANGE: Final = WaitingFor.EXCHANGE
+SEVEN_PASS: Final = WaitingFor.SEVEN_PASS
+TEN_DISCARD: Final = WaitingFor.TEN_DISCARD
+QUEEN_BOMBER: Final = WaitingFor.QUEEN_BOMBER
+FOUR_STOP: Final = WaitingFor.FOUR_STOP
+STRENGTH: Final = ElevenBack.STRENGTH
+ORDER: Final = ElevenBack.ORDER
