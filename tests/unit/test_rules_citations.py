@@ -9,7 +9,7 @@ import subprocess
 from pathlib import Path
 
 ROOT = Path(__file__).parents[2]
-RULES = (ROOT / "docs" / "RULES.md").read_text()
+RULES = (ROOT / "docs/RULES.md").read_text()
 CITATION = re.compile(r"docs/RULES\.md §(\d)(?: #(\d+)| Clarifications (\d+))?")
 
 
