@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from service.app.match_events import APP_EVENT_TYPES
 from service.grpc.mapping import view_message
 from service.grpc.words import ELEVEN_BACKS, FIELD_KINDS, PHASES, WAITS, ProtoWords
+from service.match.events import LIFECYCLE_EVENT_TYPES
 from service.rules import Deal, decide, fold, initial_state, narration, rule_set
 from service.rules import events as ev
 from service.rules import vocabulary as words
@@ -25,7 +25,7 @@ from service.rules.refusals import REASON_CODES
 from service.rules.views import SPECTATOR, Viewer, build_view
 
 WORDS_JS = Path(__file__).parents[2] / "service" / "rest" / "static" / "words.js"
-ALL_EVENTS = set(ev.EVENT_TYPES) | set(APP_EVENT_TYPES)
+ALL_EVENTS = set(ev.EVENT_TYPES) | set(LIFECYCLE_EVENT_TYPES)
 
 
 def test_every_event_of_the_union_is_a_record_type_and_every_event_class_is_in_it() -> None:
