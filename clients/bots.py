@@ -36,6 +36,7 @@ from service.rules.melds import TOP_RANK, Kind, Meld
 from service.rules.readings import cuts_eight, finishes_forbidden, group_of
 from service.rules.rulesets import RuleSet
 from service.rules.views import View
+from service.rules.vocabulary import WaitingFor
 
 from .strategy import (
     RANK_2,
@@ -64,10 +65,6 @@ from .strategy import (
     suits_of_letters,
     weakest_cards,
 )
-
-PLAY, EXCHANGE, FOUR_STOP = "play", "exchange", "four_stop"
-SEVEN_PASS, TEN_DISCARD, QUEEN_BOMBER = "seven_pass", "ten_discard", "queen_bomber"
-RANK_5 = 2
 
 
 class Bot:
@@ -126,9 +123,9 @@ class GreedyBot(Bot):
             return actions[0]
         waiting = view.waiting_for
         reversed_order = is_reversed(view)
-        if waiting == FOUR_STOP:
+        if waiting == WaitingFor.FOUR_STOP:
             return next((a for a in actions if isinstance(a, Play)), actions[0])
-        if waiting in (EXCHANGE, SEVEN_PASS, TEN_DISCARD):
+        if waiting in (WaitingFor.EXCHANGE, WaitingFor.SEVEN_PASS, WaitingFor.TEN_DISCARD):
             return min(
                 actions,
                 key=lambda a: (
@@ -137,7 +134,7 @@ class GreedyBot(Bot):
                     else (99,)
                 ),
             )
-        if waiting == QUEEN_BOMBER:
+        if waiting == WaitingFor.QUEEN_BOMBER:
             return self._bomb(view, actions, reversed_order)
         plays = [a for a in actions if isinstance(a, Play)]
         if self.avoid_forbidden:
@@ -219,7 +216,7 @@ class Effects:
 
 
 def _is_emperor_shape(meld: Meld) -> bool:
-    """An emperor, or four of a rank in all four suits (RULES.md §3 #20)."""
+    """An emperor, or four of a rank in all four suits (docs/RULES.md §3 #20)."""
     return meld.kind == Kind.EMPEROR or (
         meld.kind == Kind.GROUP and meld.size == 4 and not meld.jokers
     )
@@ -229,10 +226,14 @@ def is_eight_cut(view: View, table: Table, meld: Meld) -> bool:
     return cuts_eight(table.rules, table.in_force(view), meld)
 
 
-def is_forbidden_finish(view: View, table: Table, meld: Meld, spade3_return: bool) -> bool:
-    """RULES.md §2 forbidden finish, judged before the play, in each reading."""
+def is_forbidden_finish(view: View, table: Table, meld: Meld, *, spade3_return: bool) -> bool:
+    """docs/RULES.md §2 forbidden finish, judged before the play, in each reading."""
     return finishes_forbidden(
-        table.rules, table.in_force(view), view.revolution, meld, spade3_return
+        table.rules,
+        table.in_force(view),
+        meld,
+        revolution=view.revolution,
+        spade3_return=spade3_return,
     )
 
 
@@ -289,7 +290,11 @@ def effects_of(view: View, table: Table, meld: Meld, hand: int, field_meld: Meld
         and not view.eleven_back
         and meld.real_count(RANK_J) > 0
     )
-    forbidden = finishes and not great and is_forbidden_finish(view, table, meld, spade3_return)
+    forbidden = (
+        finishes
+        and not great
+        and is_forbidden_finish(view, table, meld, spade3_return=spade3_return)
+    )
     return Effects(
         finishes=finishes,
         forbidden=forbidden,
@@ -312,7 +317,7 @@ def _field_meld(view: View, reversed_order: bool) -> Meld | None:
 
 
 def _risky_cards(view: View, table: Table) -> int:
-    """Cards that may not be played alone as the last card (RULES.md §2)."""
+    """Cards that may not be played alone as the last card (docs/RULES.md §2)."""
     rules = table.rules
     if not rules.forbidden_finish:
         return 0
@@ -406,12 +411,12 @@ class StrongerBot(Bot):
 
     def _decide(self, view: View, actions: Sequence[SeatCommand], tracker: Tracker) -> SeatCommand:
         waiting = view.waiting_for
-        if waiting == FOUR_STOP:
+        if waiting == WaitingFor.FOUR_STOP:
             return next((a for a in actions if isinstance(a, Play)), actions[0])
         decision = _Decision(view, Table.for_view(view, self.rules), tracker, self.weights)
-        if waiting == QUEEN_BOMBER:
+        if waiting == WaitingFor.QUEEN_BOMBER:
             return decision.bomb(actions)
-        if waiting in (EXCHANGE, SEVEN_PASS, TEN_DISCARD):
+        if waiting in (WaitingFor.EXCHANGE, WaitingFor.SEVEN_PASS, WaitingFor.TEN_DISCARD):
             return decision.give(actions)
         return decision.play(actions)
 

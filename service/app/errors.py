@@ -46,7 +46,7 @@ def kind_of(code: str) -> ErrorKind:
 
 class ServiceError(Exception):
     """A request the service will not carry out. ``code`` is a rules reason
-    code (FORMAT.md) or one of: not_found, unauthenticated, permission_denied,
+    code (docs/RULES.md §7) or one of: not_found, unauthenticated, permission_denied,
     already_started, not_started, seats_full, busy, request_id_reused, or an input
     limit's (``inputs``: too_long, too_many, invalid_name, request_id_too_short,
     turn_time_too_short). ``kind`` says which status the adapters answer with."""

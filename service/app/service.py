@@ -46,7 +46,7 @@ from ..records import SignedRecord, action_request, request_digest
 from ..rules import Refusal
 from ..rules.commands import SeatCommand
 from ..rules.legal import legal_actions
-from ..rules.notation import describe
+from ..rules.notation import format_command
 from ..rules.views import SPECTATOR, View, Viewer, build_view, visible_record
 from .codec import StoreEvents, blinded, decode, encode
 from .errors import ServiceError as ServiceError  # re-exported: its home for adapters
@@ -461,7 +461,7 @@ class GameService:
             return fingerprint_of("act", command_parts(command))
 
         def described(role: Role) -> str:
-            return describe(make(role.seat)) if role.seat is not None else ""
+            return format_command(make(role.seat)) if role.seat is not None else ""
 
         return await self._command(match_id, token, acting, request_id, asked, described)
 

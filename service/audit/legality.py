@@ -38,7 +38,7 @@ from ..match import (
 )
 from ..rules import Bomb, Deal, Discard, Give, Pass, Play, Refusal, SeatCommand
 from ..rules.events import CardsDiscarded, CardsGiven, CardsPlayed, GameDealt, Passed, RanksBombed
-from ..rules.state import BEFORE_DEAL, GAME_OVER, MATCH_OVER
+from ..rules.vocabulary import Phase
 from .deals import deck_of_deal
 from .decoding import Decoded, describe, describe_event, matches
 from .report import CheckResult, failed, passed
@@ -260,15 +260,15 @@ class _Replay:
             return
         phase, number = match.game.phase, match.game.game_number
         end = self._end_seq()
-        if phase == BEFORE_DEAL:
+        if phase == Phase.BEFORE_DEAL:
             raise _Illegal(end, "the log ends before the first deal, written with MatchStarted")
-        if phase == GAME_OVER:
+        if phase == Phase.GAME_OVER:
             raise _Illegal(
                 end,
                 f"the log ends before the deal of game {number + 1}, "
                 f"written with the end of game {number}",
             )
-        if phase == MATCH_OVER and not match.seed:
+        if phase == Phase.MATCH_OVER and not match.seed:
             raise _Illegal(end, "the log ends before SeedRevealed, written with MatchEnded")
 
 

@@ -19,6 +19,7 @@ from ..rules.refusals import Refused
 from ..rules.views import View
 from .actions import command_from_message
 from .gen.daifugo.v1 import match_service_pb2 as pb
+from .words import ELEVEN_BACKS, FIELD_KINDS, PHASES, WAITS
 
 DOMAIN = "daifugo.v1"
 MESSAGE_LIMIT = 300  # characters; each may take 12 bytes of trailer (UTF-8, %-encoded)
@@ -135,6 +136,10 @@ def view_message(view: View, turn_deadline_ms: int | None = None) -> pb.View:
         results=[pb.GameResult(places=places) for places in view.results],
         blind=view.blind or (),
         unused=view.unused or (),
+        phase_value=PHASES.name(view.phase),
+        waiting_for_value=WAITS.name(view.waiting_for),
+        field_kind_value=FIELD_KINDS.name(view.field_kind),
+        eleven_back_value=ELEVEN_BACKS.name(view.eleven_back),
     )
     for name in ("seat", "turn", "step_count", "field_seat"):
         value = getattr(view, name)

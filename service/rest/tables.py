@@ -125,7 +125,7 @@ class PresetInfo(Struct):
 
 class Presets(Struct):
     presets: list[PresetInfo]
-    local_rules: list[str]  # the option names that are local rules, in RULES.md order
+    local_rules: list[str]  # the option names that are local rules, in docs/RULES.md order
 
 
 def refuse(code: str, message: str) -> BadInput:

@@ -3,8 +3,8 @@ rule; every fact it needs is in the event."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from typing import Any
+from collections.abc import Iterable
+from typing import assert_never
 
 from . import events as ev
 from .cards import JOKER_BITS, REAL_CARDS, add_cards, remove_cards
@@ -12,14 +12,8 @@ from .melds import Kind, Meld
 from .memo import MELDS_PLAYED, remember
 from .readings import lock_suits
 from .rulesets import CANCELLED_BY_OMEN
-from .state import (
-    FALLEN,
-    FORBIDDEN,
-    GAME_OVER,
-    IN_GAME,
-    MATCH_OVER,
-    MatchState,
-)
+from .state import MatchState
+from .vocabulary import Bottom, DiscardReason, ElevenBack, GiveReason, Phase, WaitingFor
 
 
 def evolve(state: MatchState, event: ev.Event) -> MatchState:
@@ -38,8 +32,63 @@ def fold(state: MatchState, events: Iterable[ev.Event]) -> MatchState:
 
 
 def apply(state: MatchState, event: ev.Event) -> None:
-    """Apply ``event`` to ``state`` in place (only on a state you own)."""
-    APPLIERS[type(event)](state, event)
+    """Apply ``event`` to ``state`` in place (only on a state you own). The most
+    frequent events come first; mypy rejects an event left without a case."""
+    match event:
+        case ev.CardsPlayed():
+            _cards_played(state, event)
+        case ev.TurnMoved():
+            state.turn = event.seat
+        case ev.Passed():
+            _passed(state, event)
+        case ev.FieldFlushed():
+            _field_flushed(state, event)
+        case ev.PlayerFinished():
+            _player_finished(state, event)
+        case ev.GameDealt():
+            _game_dealt(state, event)
+        case ev.GameEnded():
+            _game_ended(state, event)
+        case ev.SuitLocked():
+            state.suit_lock = event.suits
+        case ev.RevolutionChanged():
+            state.revolution = event.revolution
+        case ev.CardsGiven():
+            _cards_given(state, event)
+        case ev.ExchangeStarted():
+            state.exchange_steps = event.steps
+            state.turn = event.steps[0][0]
+        case ev.StepRequired():
+            state.pending = (*state.pending, (event.step, event.count))
+            state.turn = event.seat
+        case ev.CardsDiscarded():
+            _cards_discarded(state, event)
+        case ev.NumberLocked():
+            state.number_lock = True
+        case ev.DirectionReversed():
+            state.direction = event.direction
+        case ev.ElevenBackStarted():
+            state.eleven_back = event.reading
+        case ev.PlayersSkipped():
+            pass  # it only informs: the turn moves with the next event
+        case ev.FourStopOffered():
+            state.four_stop = event.seats
+            state.turn = event.seats[0]
+        case ev.RanksBombed():
+            state.pending = state.pending[1:]
+        case ev.PlayerFell():
+            _leave(state, event.seat)
+            state.bottom = (*state.bottom, (event.seat, Bottom.FALLEN))
+        case ev.OmenInvoked():
+            state.omen = True
+            state.in_force -= CANCELLED_BY_OMEN
+        case ev.HandsSwapped():
+            _set_hand(state, event.seats[0], event.hands[0])
+            _set_hand(state, event.seats[1], event.hands[1])
+        case ev.MatchEnded():
+            state.phase = Phase.MATCH_OVER
+        case _:
+            assert_never(event)
 
 
 def _set_hand(s: MatchState, seat: int, hand: int) -> None:
@@ -49,7 +98,7 @@ def _set_hand(s: MatchState, seat: int, hand: int) -> None:
 
 
 def _game_dealt(s: MatchState, e: ev.GameDealt) -> None:
-    s.phase = IN_GAME
+    s.phase = Phase.IN_GAME
     s.game_number = e.game_number
     s.hands = e.hands
     s.blind = e.blind or s.blind
@@ -66,7 +115,7 @@ def _game_dealt(s: MatchState, e: ev.GameDealt) -> None:
     s.seating = e.seating
     s.stalemate = e.stalemate
     s.revolution = e.revolution
-    s.eleven_back = ""
+    s.eleven_back = ElevenBack.NONE
     s.direction = 1
     s.omen = False
     _clear_locks(s)
@@ -77,26 +126,16 @@ def _game_dealt(s: MatchState, e: ev.GameDealt) -> None:
     s.in_force = s.rules.switched_on()
 
 
-def _hands_swapped(s: MatchState, e: ev.HandsSwapped) -> None:
-    _set_hand(s, e.seats[0], e.hands[0])
-    _set_hand(s, e.seats[1], e.hands[1])
-
-
-def _exchange_started(s: MatchState, e: ev.ExchangeStarted) -> None:
-    s.exchange_steps = e.steps
-    s.turn = e.steps[0][0]
-
-
 def _cards_given(s: MatchState, e: ev.CardsGiven) -> None:
     hands = list(s.hands)
     hands[e.seat] = remove_cards(hands[e.seat], e.cards)
     hands[e.to] = add_cards(hands[e.to], e.cards)
     s.hands = tuple(hands)
-    if e.reason == "exchange":
+    if e.reason == GiveReason.EXCHANGE:
         s.exchange_steps = s.exchange_steps[1:]
-    elif e.reason == "seven_pass":
+    elif e.reason == GiveReason.SEVEN_PASS:
         s.pending = s.pending[1:]
-    # "taken": the automatic exchange moved them before any give
+    # TAKEN: the automatic exchange moved them before any give
 
 
 def _meld_of(e: ev.CardsPlayed) -> Meld:
@@ -174,53 +213,10 @@ def _passed(s: MatchState, e: ev.Passed) -> None:
         s.pass_run += 1
 
 
-def _revolution_changed(s: MatchState, e: ev.RevolutionChanged) -> None:
-    s.revolution = e.revolution
-
-
-def _omen_invoked(s: MatchState, e: ev.OmenInvoked) -> None:
-    s.omen = True
-    s.in_force -= CANCELLED_BY_OMEN
-
-
-def _eleven_back_started(s: MatchState, e: ev.ElevenBackStarted) -> None:
-    s.eleven_back = e.reading
-
-
-def _suit_locked(s: MatchState, e: ev.SuitLocked) -> None:
-    s.suit_lock = e.suits
-
-
-def _number_locked(s: MatchState, e: ev.NumberLocked) -> None:
-    s.number_lock = True
-
-
-def _direction_reversed(s: MatchState, e: ev.DirectionReversed) -> None:
-    s.direction = e.direction
-
-
-def _nothing(s: MatchState, e: Any) -> None:
-    """Events that only inform (the turn moves with a later event)."""
-
-
-def _steps_required(s: MatchState, e: ev.StepRequired) -> None:
-    s.pending = (*s.pending, (e.step, e.count))
-    s.turn = e.seat
-
-
-def _four_stop_offered(s: MatchState, e: ev.FourStopOffered) -> None:
-    s.four_stop = e.seats
-    s.turn = e.seats[0]
-
-
-def _ranks_bombed(s: MatchState, e: ev.RanksBombed) -> None:
-    s.pending = s.pending[1:]
-
-
 def _cards_discarded(s: MatchState, e: ev.CardsDiscarded) -> None:
     _set_hand(s, e.seat, remove_cards(s.hands[e.seat], e.cards))
     s.out = add_cards(s.out, e.cards)
-    if e.reason == "ten_discard":
+    if e.reason == DiscardReason.TEN_DISCARD:
         s.pending = s.pending[1:]
 
 
@@ -230,27 +226,22 @@ def _leave(s: MatchState, seat: int) -> None:
     s.active &= ~(1 << seat)
     if s.turn == seat and s.pending:
         # a seat that has left gives and discards nothing more
-        s.pending = tuple(p for p in s.pending if p[0] == "queen_bomber")
+        s.pending = tuple(p for p in s.pending if p[0] == WaitingFor.QUEEN_BOMBER)
 
 
 def _player_finished(s: MatchState, e: ev.PlayerFinished) -> None:
     _leave(s, e.seat)
     if e.forbidden:
-        s.bottom = (*s.bottom, (e.seat, FORBIDDEN))
+        s.bottom = (*s.bottom, (e.seat, Bottom.FORBIDDEN))
     else:
         s.finished = (*s.finished, e.seat)
-
-
-def _player_fell(s: MatchState, e: ev.PlayerFell) -> None:
-    _leave(s, e.seat)
-    s.bottom = (*s.bottom, (e.seat, FALLEN))
 
 
 def _field_flushed(s: MatchState, e: ev.FieldFlushed) -> None:
     s.field = None
     s.field_seat = None
     s.passed = 0
-    s.eleven_back = ""
+    s.eleven_back = ElevenBack.NONE
     s.four_stop = ()
     _clear_locks(s)
     s.turn = s.trick_leader = e.leader
@@ -261,44 +252,9 @@ def _clear_locks(s: MatchState) -> None:
     s.number_lock = False
 
 
-def _turn_moved(s: MatchState, e: ev.TurnMoved) -> None:
-    s.turn = e.seat
-
-
 def _game_ended(s: MatchState, e: ev.GameEnded) -> None:
-    s.phase = GAME_OVER
+    s.phase = Phase.GAME_OVER
     s.turn = None
     s.final_places = e.places
     s.results = (*s.results, e.places)
     s.pending = s.exchange_steps = s.four_stop = ()
-
-
-def _match_ended(s: MatchState, e: ev.MatchEnded) -> None:
-    s.phase = MATCH_OVER
-
-
-APPLIERS: dict[type, Callable[[MatchState, Any], None]] = {
-    ev.GameDealt: _game_dealt,
-    ev.HandsSwapped: _hands_swapped,
-    ev.ExchangeStarted: _exchange_started,
-    ev.CardsGiven: _cards_given,
-    ev.CardsPlayed: _cards_played,
-    ev.Passed: _passed,
-    ev.RevolutionChanged: _revolution_changed,
-    ev.OmenInvoked: _omen_invoked,
-    ev.ElevenBackStarted: _eleven_back_started,
-    ev.SuitLocked: _suit_locked,
-    ev.NumberLocked: _number_locked,
-    ev.DirectionReversed: _direction_reversed,
-    ev.PlayersSkipped: _nothing,
-    ev.StepRequired: _steps_required,
-    ev.FourStopOffered: _four_stop_offered,
-    ev.RanksBombed: _ranks_bombed,
-    ev.CardsDiscarded: _cards_discarded,
-    ev.PlayerFinished: _player_finished,
-    ev.PlayerFell: _player_fell,
-    ev.FieldFlushed: _field_flushed,
-    ev.TurnMoved: _turn_moved,
-    ev.GameEnded: _game_ended,
-    ev.MatchEnded: _match_ended,
-}

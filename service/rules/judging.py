@@ -1,13 +1,14 @@
 """What a play is and may do under the rules in force: whether it beats the
-field, cuts, revolts, flushes, or finishes forbidden (RULES.md §1–§3)."""
+field, cuts, revolts, flushes, or finishes forbidden (docs/RULES.md §1–§3)."""
 
 from __future__ import annotations
 
-from .cards import JOKER_BITS, RANK_2, RANK_3, RANK_8, RANK_J, rank_mask
+from .cards import JOKER_BITS, RANK_2, RANK_3, RANK_8, rank_mask
 from .melds import TOP_RANK, Kind, Meld
 from .readings import SPADE_3, cuts_eight, finishes_forbidden, group_of, lock_suits
 from .refusals import Refused
 from .state import MatchState
+from .vocabulary import FlushReason, RefusalCode, RevolutionCause
 
 RANK_4, RANK_5, RANK_6, RANK_7, RANK_9, RANK_T, RANK_Q = 1, 2, 3, 4, 6, 7, 9
 
@@ -55,44 +56,44 @@ def is_lucky_seven(state: MatchState, meld: Meld) -> bool:
     return rule_on(state, "lucky_seven") and group_of(meld, 3, RANK_7)
 
 
-def revolution_cause(state: MatchState, meld: Meld) -> str | None:
+def revolution_cause(state: MatchState, meld: Meld) -> RevolutionCause | None:
     """Why this play revolts, or None. One play revolts at most once."""
     if state.omen or meld.size < 3:
         return None
     rules = state.rules
     if is_omen(state, meld):
-        return "omen"
+        return RevolutionCause.OMEN
     if is_great_revolution(state, meld):
-        return "great_revolution"
+        return RevolutionCause.GREAT_REVOLUTION
     if is_emperor(state, meld):
-        return "emperor"
+        return RevolutionCause.EMPEROR
     if rule_on(state, "coup") and group_of(meld, 3, RANK_9):
-        return "coup"
+        return RevolutionCause.COUP
     if rules.revolution:
         if meld.kind == Kind.GROUP and meld.size >= 4:
-            return "revolution"
+            return RevolutionCause.REVOLUTION
         revolts = rules.stairs_revolt and meld.size >= rules.stairs_revolt_from
         if meld.kind == Kind.STAIRS and revolts:
-            return "stairs_revolution"
+            return RevolutionCause.STAIRS_REVOLUTION
     return None
 
 
-def flush_reason(state: MatchState, meld: Meld) -> str | None:
-    """Which flush effect this play has, in RULES.md §3's order, or None."""
+def flush_reason(state: MatchState, meld: Meld) -> FlushReason | None:
+    """Which flush effect this play has, in docs/RULES.md §3's order, or None."""
     if is_eight_cut(state, meld):
-        return "eight_cut"
+        return FlushReason.EIGHT_CUT
     size = meld.size
     if size == 1:
-        return "spade3_return" if is_spade3_return(state, meld) else None
+        return FlushReason.SPADE3_RETURN if is_spade3_return(state, meld) else None
     if size == 2:
         if group_of(meld, 2, RANK_9) and rule_on(state, "ambulance"):
-            return "ambulance"
+            return FlushReason.AMBULANCE
         if group_of(meld, 2, RANK_6) and rule_on(state, "rokurokubi"):
-            return "rokurokubi"
+            return FlushReason.ROKUROKUBI
     if size == 3 and is_sandstorm(state, meld):
-        return "sandstorm"
+        return FlushReason.SANDSTORM
     if size == 4 and is_emperor(state, meld):
-        return "emperor"
+        return FlushReason.EMPEROR
     return None
 
 
@@ -111,9 +112,13 @@ def is_four_stop_answer(meld: Meld) -> bool:
 
 def is_forbidden_finish(state: MatchState, meld: Meld) -> bool:
     """Whether ``meld``, as a player's last cards, is a forbidden finish; judged
-    under the state before the play (RULES.md §2)."""
+    under the state before the play (docs/RULES.md §2)."""
     return finishes_forbidden(
-        state.rules, state.in_force, state.revolution, meld, is_spade3_return(state, meld)
+        state.rules,
+        state.in_force,
+        meld,
+        revolution=state.revolution,
+        spade3_return=is_spade3_return(state, meld),
     )
 
 
@@ -133,7 +138,7 @@ def check_beats_field(state: MatchState, meld: Meld) -> None:
         raise Refused(*refusal)
 
 
-def field_refusal(state: MatchState, meld: Meld) -> tuple[str, str] | None:
+def field_refusal(state: MatchState, meld: Meld) -> tuple[RefusalCode, str] | None:
     """Why ``meld`` may not be played on the field now, or None if it may."""
     field = state.field
     if field is None or is_sandstorm(state, meld) or is_emperor(state, meld):
@@ -141,26 +146,26 @@ def field_refusal(state: MatchState, meld: Meld) -> tuple[str, str] | None:
     if field.is_single_joker:
         if is_spade3_return(state, meld):
             return None
-        return ("not_stronger", "only the spade-3 return may be played on a single joker")
+        return (RefusalCode.NOT_STRONGER, "only the spade-3 return may be played on a single joker")
     if meld.kind != field.kind or meld.size != field.size:
-        return ("shape_mismatch", f"the field needs {_shape(field)}")
+        return (RefusalCode.SHAPE_MISMATCH, f"the field needs {_shape(field)}")
     if state.suit_lock:
         suits = lock_suits(meld) if state.rules.joker_suits else meld.suits
         if suits & ~state.suit_lock:
-            return ("suit_locked", "the field is locked to other suits")
+            return (RefusalCode.SUIT_LOCKED, "the field is locked to other suits")
     reversed_order = state.reversed_order
     if meld.kind == Kind.STAIRS and not state.rules.stairs_overlap:
         # above the field's whole span (below it in reversed order)
         if meld.high < field.low if reversed_order else meld.low > field.high:
             return None
-        return ("not_stronger", "stairs must lie wholly above the field's")
+        return (RefusalCode.NOT_STRONGER, "stairs must lie wholly above the field's")
     strength, to_beat = meld.strength(reversed_order), field.strength(reversed_order)
     if state.number_lock and meld.kind != Kind.STAIRS and not meld.is_single_joker:
         if strength != to_beat + 1:
-            return ("number_locked", "the field is locked to the next rank")
+            return (RefusalCode.NUMBER_LOCKED, "the field is locked to the next rank")
     if strength > to_beat or _is_down_number(state, meld, field):
         return None
-    return ("not_stronger", "the play does not beat the field")
+    return (RefusalCode.NOT_STRONGER, "the play does not beat the field")
 
 
 def _is_down_number(state: MatchState, meld: Meld, field: Meld) -> bool:
@@ -180,7 +185,3 @@ def _shape(field: Meld) -> str:
     names = {Kind.SINGLE: "a single", Kind.GROUP: f"a group of {field.size}",
              Kind.STAIRS: f"stairs of {field.size}", Kind.EMPEROR: "an emperor"}  # fmt: skip
     return names[field.kind]
-
-
-RANK_EFFECTS = {"five_skip": RANK_5, "nine_reverse": RANK_9, "seven_pass": RANK_7,
-                "ten_discard": RANK_T, "queen_bomber": RANK_Q, "eleven_back": RANK_J}  # fmt: skip

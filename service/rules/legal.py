@@ -24,7 +24,8 @@ from .commands import Bomb, Discard, Give, Pass, Play, SeatCommand
 from .judging import RANK_4, field_refusal, is_sandstorm, rule_on
 from .melds import TOP_RANK, Kind, Meld
 from .memo import PLAYS_BY_MASK, PLAYS_WITH_READING, RANK_GROUPS, SUIT_STAIRS, remember
-from .state import (
+from .state import MatchState
+from .vocabulary import (
     EXCHANGE,
     FOUR_STOP,
     IN_GAME,
@@ -32,15 +33,10 @@ from .state import (
     QUEEN_BOMBER,
     SEVEN_PASS,
     TEN_DISCARD,
-    MatchState,
 )
 
-# every non-empty subset of a 4-bit suit set, and those subsets by their size
+# every non-empty subset of a 4-bit suit set
 _SUBSETS = [[sub for sub in range(1, 16) if sub & suits == sub] for suits in range(16)]
-_SUBSETS_BY_SIZE = [
-    [[sub for sub in _SUBSETS[suits] if sub.bit_count() == size] for size in range(5)]
-    for suits in range(16)
-]
 _D3 = 1
 
 
@@ -191,7 +187,7 @@ def _groups(
     hand: int, jokers: int, size: int | None, ranks: range = range(13), suited: bool = False
 ) -> list[Meld]:
     """Singles and groups of ``size`` cards (any size when None) of ``ranks``;
-    ``suited``: also each suit a group's jokers may stand for (RULES.md §6)."""
+    ``suited``: also each suit a group's jokers may stand for (docs/RULES.md §6)."""
     melds: list[Meld] = []
     wanted = size or 0
     for rank in ranks:

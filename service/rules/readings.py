@@ -1,6 +1,6 @@
 """How each preset reads the rules it shares, judged from the rules and the
 meld alone (no match state): the engine's judging and the bots, which see only
-a view, use the same readings (RULES.md §2)."""
+a view, use the same readings (docs/RULES.md §2)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ def group_of(meld: Meld, size: int, rank: int) -> bool:
 
 def lock_suits(meld: Meld) -> int:
     """The suits a play shows to a lock where a joker counts as the suit it
-    stands for (RULES.md §6): its real cards' and its joker readings'."""
+    stands for (docs/RULES.md §6): its real cards' and its joker readings'."""
     suits = meld.suits
     for card in meld.jokers_as:
         suits |= 1 << (card & 3)
@@ -26,7 +26,7 @@ def lock_suits(meld: Meld) -> int:
 
 
 def cuts_eight(rules: RuleSet, in_force: frozenset[str], meld: Meld) -> bool:
-    """The eight-cut in each preset's reading (RULES.md §2), from the rules
+    """The eight-cut in each preset's reading (docs/RULES.md §2), from the rules
     alone: bots, which see a view and not the state, judge with it too."""
     if "eight_cut" not in in_force:
         return False
@@ -45,7 +45,12 @@ def cuts_eight(rules: RuleSet, in_force: frozenset[str], meld: Meld) -> bool:
 
 
 def finishes_forbidden(
-    rules: RuleSet, in_force: frozenset[str], revolution: bool, meld: Meld, spade3_return: bool
+    rules: RuleSet,
+    in_force: frozenset[str],
+    meld: Meld,
+    *,
+    revolution: bool,
+    spade3_return: bool,
 ) -> bool:
     """The forbidden finish in each preset's reading, from the facts it needs."""
     if not rules.forbidden_finish:

@@ -25,7 +25,8 @@ from ..rules.cards import HIGH_RANK, JOKER_BIT, LOW_RANK, contains, make_card, r
 from ..rules.commands import Give, Pass, Play, SeatCommand
 from ..rules.dealing import strongest_cards
 from ..rules.legal import timeout_action
-from ..rules.state import EXCHANGE, MATCH_OVER, PLAY, MatchState
+from ..rules.state import MatchState
+from ..rules.vocabulary import Phase, WaitingFor
 from .connection import Connection
 from .messages import (
     field_table,
@@ -101,7 +102,7 @@ class UecdaTable:
             except ServiceError as error:
                 if error.code != "already_started":
                     raise
-            while self._game.phase != MATCH_OVER:
+            while self._game.phase != Phase.MATCH_OVER:
                 await self._turn()
         finally:
             for client in self.clients.values():
@@ -127,7 +128,7 @@ class UecdaTable:
         if client is not None and not client.connected:
             client = None
         waiting = game.waiting_for
-        if waiting == PLAY:
+        if waiting == WaitingFor.PLAY:
             if game.field is None:
                 self.field = empty_table()
             tables = hand_tables(game, self.clients)
@@ -136,7 +137,7 @@ class UecdaTable:
             if client is not None:
                 await self._client_plays(client, game, seat)  # type: ignore[arg-type]
                 return
-        elif waiting == EXCHANGE and client is not None:
+        elif waiting == WaitingFor.EXCHANGE and client is not None:
             await self._client_gives(client, game, seat)  # type: ignore[arg-type]
             return
         await self._next_action()
@@ -278,7 +279,7 @@ class UecdaTable:
             after = fold(acted, rules[split:]) if split < len(rules) else acted
         self.version = stored[-1].seq
         self.game = after
-        if before.waiting_for == PLAY and before.turn is not None:
+        if before.waiting_for == WaitingFor.PLAY and before.turn is not None:
             self._tell_action(before, acted, rules[:split], client, reply, cells)
         if split < len(rules):
             dealt = rules[split]
@@ -286,7 +287,7 @@ class UecdaTable:
             self.field = empty_table()
             for player, other in self.clients.items():
                 other.send_table(start_table(after, dealt.hands, player))
-        if after.phase == MATCH_OVER:
+        if after.phase == Phase.MATCH_OVER:
             for other in self.clients.values():
                 other.close()
 

@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 
 from service.rules import RuleSet, evolve
 from service.rules.cards import REAL_CARDS, format_mask, joker_count
-from service.rules.state import BEFORE_DEAL, MatchState
+from service.rules.state import MatchState
+from service.rules.vocabulary import Phase
 
 from ._support import Step, examples, play_match, players_counts, rule_sets, whole_deck
 
@@ -49,7 +50,7 @@ def test_cards_are_conserved_after_every_event(
         state = step.before
         for index, event in enumerate(step.events):
             state = evolve(state, event)
-            if state.phase != BEFORE_DEAL:
+            if state.phase != Phase.BEFORE_DEAL:
                 check_conserved(state, deck, f"after {type(event).__name__} #{index}")
 
     play_match(data, rules, players, on_step=check_step)

@@ -1,11 +1,11 @@
 """Property 5: a refused command leaves the state as it was, and its code is
-one of the reject codes of FORMAT.md.
+one of the refusal codes of docs/RULES.md §7.
 
 At every state of a random match one malformed or illegal command is tried:
 a wrong seat, a seat that does not exist, cards that are no cards, cards not
 held, random card sets with random joker readings, a pass by the leader,
 gives, discards, bombs and deals at the wrong time, wrong counts. Where
-FORMAT.md's precedence fixes the code, the code is checked too. (A random
+docs/RULES.md §7's precedence fixes the code, the code is checked too. (A random
 command may also be accepted: then it must change nothing either, until
 folded.) Masks that name a joker by bit 53 alone are tested at the end."""
 
@@ -46,18 +46,8 @@ from service.rules.cards import (
 from service.rules.commands import Command
 from service.rules.dealing import deck_for
 from service.rules.legal import legal_actions
-from service.rules.state import (
-    BEFORE_DEAL,
-    EXCHANGE,
-    FOUR_STOP,
-    IN_GAME,
-    MATCH_OVER,
-    PLAY,
-    QUEEN_BOMBER,
-    SEVEN_PASS,
-    TEN_DISCARD,
-    MatchState,
-)
+from service.rules.state import MatchState
+from service.rules.vocabulary import Phase, WaitingFor
 
 from ._support import (
     NO_SHRINK,
@@ -106,12 +96,12 @@ def any_card(state: MatchState) -> int:
 def wrong_kinds(seat: int, waiting: str | None, cards: int) -> list[Command]:
     """Well-formed commands of a kind the game does not wait for."""
     accepted: dict[str | None, tuple[type, ...]] = {
-        PLAY: (Play, Pass),
-        FOUR_STOP: (Play, Pass),
-        EXCHANGE: (Give,),
-        SEVEN_PASS: (Give,),
-        TEN_DISCARD: (Discard,),
-        QUEEN_BOMBER: (Bomb,),
+        WaitingFor.PLAY: (Play, Pass),
+        WaitingFor.FOUR_STOP: (Play, Pass),
+        WaitingFor.EXCHANGE: (Give,),
+        WaitingFor.SEVEN_PASS: (Give,),
+        WaitingFor.TEN_DISCARD: (Discard,),
+        WaitingFor.QUEEN_BOMBER: (Bomb,),
     }
     every: list[Command] = [
         Play(seat, cards),
@@ -143,12 +133,12 @@ def probes(state: MatchState) -> list[ProbeMaker]:
         lambda: BAD_READINGS.map(lambda a: (Play(0, 1, a), "bad_request")),
         lambda: BAD_RANKS.map(lambda r: (Bomb(0, r), "bad_request")),
     ]
-    if state.phase != BEFORE_DEAL:
+    if state.phase != Phase.BEFORE_DEAL:
         # a position may only be set up before the first deal
         set_up = SetUp(hands=(1,) + (0,) * (players - 1))
         options.append(lambda: st.just((set_up, "wrong_action")))
-    if state.phase != IN_GAME:
-        over = state.phase == MATCH_OVER
+    if state.phase != Phase.IN_GAME:
+        over = state.phase == Phase.MATCH_OVER
         seats = st.integers(0, players - 1)
         options += [
             lambda: seats.map(lambda s: (Pass(s), "game_over")),
@@ -194,14 +184,16 @@ def probes(state: MatchState) -> list[ProbeMaker]:
         lambda: RANK_LISTS.map(lambda r: (Bomb(seat, tuple(r)), ANY)),
     ]
     unheld = cards & ~hand & REAL_CARDS
-    if waiting == PLAY:
+    if waiting == WaitingFor.PLAY:
         options.append(lambda: card_sets(unheld).map(lambda c: (Play(seat, c), "card_not_in_hand")))
         if state.field is None and not state.rules.leader_may_pass:
             options.append(lambda: st.just((Pass(seat), "cannot_pass")))
-    if waiting in (EXCHANGE, SEVEN_PASS, TEN_DISCARD):
-        count = state.exchange_steps[0][2] if waiting == EXCHANGE else state.pending[0][1]
+    if waiting in (WaitingFor.EXCHANGE, WaitingFor.SEVEN_PASS, WaitingFor.TEN_DISCARD):
+        count = (
+            state.exchange_steps[0][2] if waiting == WaitingFor.EXCHANGE else state.pending[0][1]
+        )
         wanted = min(count, card_count(hand))
-        make = Discard if waiting == TEN_DISCARD else Give
+        make = Discard if waiting == WaitingFor.TEN_DISCARD else Give
         # the wrong number of cards (held or not)
         options.append(
             lambda: (
@@ -219,7 +211,7 @@ def probes(state: MatchState) -> list[ProbeMaker]:
                     .map(lambda c: (make(seat, c), "card_not_in_hand"))
                 )
             )
-    if waiting == QUEEN_BOMBER:
+    if waiting == WaitingFor.QUEEN_BOMBER:
         count = state.pending[0][1]
         options.append(
             lambda: (

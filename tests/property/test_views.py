@@ -38,7 +38,7 @@ from service.rules.cards import (
     joker_count,
     parse_card,
 )
-from service.rules.state import MATCH_OVER, MatchState
+from service.rules.state import MatchState
 from service.rules.views import (
     AUDITOR,
     SPECTATOR,
@@ -47,6 +47,7 @@ from service.rules.views import (
     build_view,
     visible_record,
 )
+from service.rules.vocabulary import Phase
 
 from ._support import (
     Match,
@@ -155,7 +156,7 @@ def check_match(match: Match) -> None:
                 knowledge.make_public(event.cards)
             if isinstance(event, ev.CardsDiscarded) and event.reason == "queen_bomber":
                 knowledge.make_public(event.cards)
-            if state.phase == MATCH_OVER:
+            if state.phase == Phase.MATCH_OVER:
                 break
             with pytest.raises(ViewNotOpen):
                 build_view(state, AUDITOR)

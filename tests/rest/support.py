@@ -20,7 +20,7 @@ from service.app.match import Match, stream_of
 from service.app.service import CreatedMatch, MatchOptions
 from service.rules.cards import format_mask
 from service.rules.commands import Pass
-from service.rules.state import IN_GAME
+from service.rules.vocabulary import Phase
 from service.runtime import Running
 
 
@@ -47,7 +47,7 @@ async def advance(running: Running, created: CreatedMatch, moves: int) -> Match:
     service = running.service
     for _ in range(moves):
         match = await service.load(created.match_id)
-        if match.game.phase != IN_GAME or match.game.turn is None:
+        if match.game.phase != Phase.IN_GAME or match.game.turn is None:
             break
         token = created.seat_tokens[match.game.turn]
         actions = (await service.seen(created.match_id, token)).actions
