@@ -2,6 +2,7 @@
 service, every action persisted: games/s, actions/s, and CPU per action of the service.
 
     python -m bench.uecda [--games 200] [--appendfsync always|everysec|no] [--profile N]
+                          [--loop asyncio|uvloop]
 
 A private Redis is started (AOF on, ``appendfsync always`` by default: each action is
 on disk before the client hears its accept int), then the service in this process
@@ -14,7 +15,6 @@ runs the same under cProfile and prints the N functions with the most own time.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import cProfile
 import io
 import os
@@ -30,9 +30,11 @@ from typing import Any
 from redis.asyncio import Redis
 
 from eventstore import RedisServer
+from service import event_loop
 from service.app.match import stream_of
 from service.app.runtime import running_service, tune_gc_for_serving
 from service.audit.auditor import audit_events
+from service.event_loop import LOOPS
 from service.uecda.server import UecdaSettings
 from tests.uecda.support import build_official_client, run_clients
 
@@ -131,6 +133,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=200)
     parser.add_argument("--appendfsync", choices=("always", "everysec", "no"), default="always")
     parser.add_argument("--profile", type=int, default=0, metavar="N")
+    parser.add_argument("--loop", choices=LOOPS, default="asyncio", help="the event loop")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="bench-uecda-") as base:
         client = build_official_client(Path(base))
@@ -142,12 +145,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             assert redis.process is not None
             redis_cpu = cpu_seconds(redis.process.pid)
-            figures, calls = asyncio.run(run_table(redis.url, client, args.games, profiler))
+            table = run_table(redis.url, client, args.games, profiler)
+            figures, calls = event_loop.run(table, args.loop)
             redis_cpu = cpu_seconds(redis.process.pid) - redis_cpu
         finally:
             redis.stop()
     seconds, actions = figures["seconds"], figures["actions"]
-    print(f"one UECda table, five official clients, Redis AOF appendfsync {args.appendfsync}")
+    print(
+        f"one UECda table, five official clients, Redis AOF appendfsync {args.appendfsync},"
+        f" {args.loop} loop"
+    )
     games = figures["games"]
     print(f"  games        {games:.0f} in {seconds:.2f} s: {games / seconds:.1f} games/s")
     print(
