@@ -443,8 +443,13 @@ class GameService:
         token: str | None,
         make: Callable[[int], SeatCommand],
         request_id: str = "",
+        *,
+        answered: bool = True,
     ) -> Outcome:
-        """Carry out the command ``make(seat)`` for the token's seat."""
+        """Carry out the command ``make(seat)`` for the token's seat. ``answered=False``:
+        for an in-process adapter that tells its clients in its own terms (UECda), an
+        outcome of the match and its stored events only, with no events shown and no
+        receipt signed (both can be made again from the stored events)."""
 
         def acting(match: Match, role: Role) -> MatchCommand:
             if role.seat is None:
@@ -463,7 +468,9 @@ class GameService:
         def described(role: Role) -> str:
             return format_command(make(role.seat)) if role.seat is not None else ""
 
-        return await self._command(match_id, token, acting, request_id, asked, described)
+        return await self._command(
+            match_id, token, acting, request_id, asked, described, answered=answered
+        )
 
     async def time_out(self, match_id: str, version: int) -> Outcome | None:
         """Act for the seat whose turn timed out, if the match is still at
@@ -502,6 +509,7 @@ class GameService:
         asked: Callable[[Role], str],
         described: Callable[[Role], str],
         host_only: bool = False,
+        answered: bool = True,
     ) -> Outcome:
         """A host's or seat's command through the loop. ``asked``: the fingerprint of
         what the caller asked (a request id used again for something else is refused);
@@ -538,8 +546,10 @@ class GameService:
                 match_id, result.first_seq, result.last_seq, viewer, digest(role)
             )
         assert ran.match is not None
-        outcome = self._appended(ran.match, result.events, viewer)
-        outcome = replace(outcome, receipt=self._receipt(match_id, result.events, digest(role)))
+        outcome = self._appended(ran.match, result.events, viewer, shown=answered)
+        if answered:
+            receipt = self._receipt(match_id, result.events, digest(role))
+            outcome = replace(outcome, receipt=receipt)
         await self._seal_if_over(outcome.match)
         return outcome
 
@@ -582,11 +592,14 @@ class GameService:
         self._remember(fold_match(ran.match, ran.result.events, self.decoded.decode))
         return True
 
-    def _appended(self, match: Match, stored: Sequence[StoredEvent], viewer: Viewer) -> Outcome:
-        """Fold what was just appended into the cache; the outcome as ``viewer`` sees it."""
+    def _appended(
+        self, match: Match, stored: Sequence[StoredEvent], viewer: Viewer, shown: bool = True
+    ) -> Outcome:
+        """Fold what was just appended into the cache; the outcome as ``viewer`` sees it
+        (``shown=False``: without the events as the viewer sees them)."""
         match = fold_match(match, stored, self.decoded.decode)
         self._remember(match)
-        events = tuple(self.visible(item, viewer, match.over) for item in stored)
+        events = tuple(self.visible(item, viewer, match.over) for item in stored) if shown else ()
         return Outcome(match.version, events, match, viewer, tuple(stored))
 
     async def _append(

@@ -16,7 +16,6 @@ from collections.abc import Sequence
 
 from eventstore import EventStoreError, StoredEvent
 
-from ..app.codec import decode
 from ..app.match import Match, stream_of
 from ..app.service import CreatedMatch, GameService, ServiceError
 from ..rules import Refusal, decide, fold
@@ -201,7 +200,11 @@ class UecdaTable:
         done) when ``refusable`` and the rules refuse it while the seat is to act."""
         try:
             outcome = await self.service.act(
-                self.match_id, self.tokens[seat], lambda _: command, f"uecda:{self.version}"
+                self.match_id,
+                self.tokens[seat],
+                lambda _: command,
+                f"uecda:{self.version}",
+                answered=False,  # the clients are told from the stored events
             )
         except ServiceError as error:
             moved_on = error.code in MOVED_ON or self._moved_on()
@@ -265,7 +268,7 @@ class UecdaTable:
         before = self._game
         rules: list[ev.Event] = []
         for item in stored:
-            event = decode(item)
+            event = self.service.decoded.decode(item)  # the service's own: decoded once
             if type(event).__name__ in ev.EVENT_TYPES:
                 rules.append(event)  # type: ignore[arg-type]
         split = next(

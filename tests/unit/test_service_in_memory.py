@@ -152,6 +152,27 @@ async def test_a_retried_action_is_carried_out_once(
     assert len(await stored(store, made.match_id)) == length
 
 
+async def test_an_unanswered_action_is_stored_alike_with_nothing_shown_or_signed(
+    service: GameService, store: InMemoryEventStore
+) -> None:
+    made = await started(service)
+    seat, command = await first_legal(service, made.match_id)
+    token = made.seat_tokens[seat]
+    before = len(await stored(store, made.match_id))
+    outcome = await service.act(
+        made.match_id, token, always(command), request_id="act-1", answered=False
+    )
+    after = await stored(store, made.match_id)
+    assert outcome.receipt is None and outcome.events == ()
+    assert list(outcome.stored) == after[before:] and outcome.version == after[-1].seq
+    assert outcome.match == await GameService(store, service.keyring).load(made.match_id)
+    # the same request again, answered: carried out once, its receipt of the same events
+    again = await service.act(made.match_id, token, always(command), request_id="act-1")
+    assert len(await stored(store, made.match_id)) == len(after)
+    assert again.receipt is not None and again.version == outcome.version
+    assert [event["seq"] for event in again.events] == [event.seq for event in after[before:]]
+
+
 async def test_a_waiting_seat_wakes_when_its_turn_comes(service: GameService) -> None:
     made = await started(service)
     seat, command = await first_legal(service, made.match_id)
