@@ -189,7 +189,11 @@ class GameService:
         return self._cache.get(match_id)
 
     def _remember(self, match: Match) -> None:
-        self._cache.put(match.match_id, match)
+        # never back: a read that finishes after a newer fold (an append's, or another
+        # read's) would hide the newer events from a waiter that looks at the cache
+        known = self._cache.get(match.match_id)
+        if known is None or known.version <= match.version:
+            self._cache.put(match.match_id, match)
 
     def authorize(self, match: Match, token: str | None) -> Role:
         if not token:
