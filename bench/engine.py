@@ -28,7 +28,7 @@ from service.rules import decider as decider_module
 from service.rules.dealing import deck_for
 from service.rules.legal import legal_actions
 from service.rules.rulesets import LOCAL_RULES, all_local_rules_on
-from service.rules.state import IN_GAME, MATCH_OVER
+from service.rules.vocabulary import Phase
 
 
 @dataclass
@@ -54,9 +54,9 @@ def play_random_games(rules: RuleSet, players: int, seconds: float, seed: int = 
     clock = time.perf_counter_ns
     state: MatchState = initial_state(rules, players)
     while time.perf_counter() - started < seconds:
-        if state.phase == MATCH_OVER:
+        if state.phase == Phase.MATCH_OVER:
             state = initial_state(rules, players)
-        if state.phase != IN_GAME:
+        if state.phase != Phase.IN_GAME:
             rng.shuffle(deck)
             events = decide(state, Deal(tuple(deck)))
         else:
@@ -70,7 +70,7 @@ def play_random_games(rules: RuleSet, players: int, seconds: float, seed: int = 
             actions += 1
         assert isinstance(events, list)
         state = fold(state, events)
-        if state.phase != IN_GAME and state.game_number and state.turn is None:
+        if state.phase != Phase.IN_GAME and state.game_number and state.turn is None:
             games += state.phase in ("game_over", "match_over") and _just_ended(events)
     return Figures(games, actions, time.perf_counter() - started, timings)
 

@@ -1,6 +1,7 @@
 """The game API's speed, beside its floor, in one run. Prints figures; asserts nothing.
 
     .venv/bin/python -m bench.grpc_api [--plays N] [--matches M] [--seconds S] [--rounds R]
+                                       [--loop asyncio|uvloop]
 
 1. Sequential: p50/p99 latency of one Act (a play or pass with its Redis append)
    through gRPC, against the floor: a grpc.aio call whose handler does the same Lua
@@ -39,9 +40,11 @@ from clients.bots import GreedyBot
 from clients.runner import Chooser, play_seat
 from clients.sdk import DaifugoClient
 from eventstore import NewEvent, RedisEventStore, RedisServer
-from service.app.runtime import running_service, tune_gc_for_serving
+from service import event_loop
+from service.event_loop import LOOPS, Loop
 from service.rules.commands import SeatCommand
 from service.rules.views import View
+from service.runtime import running_service, tune_gc_for_serving
 
 FLOOR_METHOD = "/bench.Floor/Append"
 
@@ -111,10 +114,10 @@ class Server:
 
 
 @contextlib.contextmanager
-def server_process(kind: str, redis_url: str) -> Iterator[Server]:
-    """Run ``--serve kind`` in a child process."""
+def server_process(kind: str, redis_url: str, loop: Loop = "asyncio") -> Iterator[Server]:
+    """Run ``--serve kind`` in a child process, on the event loop ``loop``."""
     child = subprocess.Popen(
-        [sys.executable, "-m", "bench.grpc_api", "--serve", kind],
+        [sys.executable, "-m", "bench.grpc_api", "--serve", kind, "--loop", loop],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         env={**os.environ, "REDIS_URL": redis_url},
@@ -214,11 +217,17 @@ async def match_throughput(
     return acts / (time.perf_counter() - started), acts
 
 
-async def run(redis_url: str, plays: int, matches: int, seconds: float, rounds: int) -> None:
+async def run(
+    redis_url: str, plays: int, matches: int, seconds: float, rounds: int, loop: Loop
+) -> None:
     # the two sides alternate, round by round: a machine that speeds up or slows down
     # meanwhile (a shared host does) weighs on both alike
     ms = 1000
-    with server_process("game", redis_url) as game, server_process("floor", redis_url) as floor:
+    print(f"the service and the floor on the {loop} event loop")
+    with (
+        server_process("game", redis_url, loop) as game,
+        server_process("floor", redis_url, loop) as floor,
+    ):
         async with DaifugoClient(f"127.0.0.1:{game.port}") as client:
             await floor_latency(floor.port, 200)  # warm-up
             await act_latency(client, 200)
@@ -265,19 +274,24 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--matches", type=int, default=32)
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument(
+        "--loop", choices=LOOPS, default="asyncio", help="the served processes' event loop"
+    )
     parser.add_argument("--serve", choices=("game", "floor"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     redis_url = os.environ.get("REDIS_URL")
     if args.serve == "game" and redis_url:
-        asyncio.run(serve_game(redis_url))
+        event_loop.run(serve_game(redis_url), args.loop)
     elif args.serve == "floor" and redis_url:
-        asyncio.run(serve_floor(redis_url))
+        event_loop.run(serve_floor(redis_url), args.loop)
     elif redis_url:
-        asyncio.run(run(redis_url, args.plays, args.matches, args.seconds, args.rounds))
+        asyncio.run(run(redis_url, args.plays, args.matches, args.seconds, args.rounds, args.loop))
     else:
         server = RedisServer(tempfile.mkdtemp(prefix="bench-redis-"), appendonly=False).start()
         try:
-            asyncio.run(run(server.url, args.plays, args.matches, args.seconds, args.rounds))
+            asyncio.run(
+                run(server.url, args.plays, args.matches, args.seconds, args.rounds, args.loop)
+            )
         finally:
             server.stop()
 

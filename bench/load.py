@@ -32,12 +32,12 @@ from clients.bots import GreedyBot
 from clients.runner import play_seat
 from clients.sdk import ActResult, DaifugoClient, Refused, SeatSession, Turn
 from eventstore import RedisEventStore, RedisServer
-from eventstore.localcluster import LocalCluster
+from service.app import STORE_PREFIX
 from service.app.match import stream_of
-from service.app.runtime import STORE_PREFIX
 from service.audit.auditor import audit_events
 from service.rules.commands import SeatCommand
-from service.serve_process import ServeProcess, serve_processes
+from tests.localcluster import LocalCluster
+from tests.serve_process import ServeProcess, serve_processes
 
 from .grpc_api import cpu_seconds, percentile
 

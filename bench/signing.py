@@ -51,7 +51,6 @@ from eventstore import InMemoryEventStore, RedisServer, StoredEvent
 from eventstore.hashing import canonical_json, event_hash
 from service.app.keyring import Keyring
 from service.app.match import stream_of
-from service.app.runtime import running_service, tune_gc_for_serving
 from service.app.service import GameService, MatchOptions
 from service.app.signing import Signer, generate_keys, now_ms
 from service.audit import audit_events
@@ -67,6 +66,7 @@ from service.records.formats import payload_of
 from service.rules.commands import SeatCommand
 from service.rules.legal import legal_actions
 from service.rules.views import Viewer, build_view
+from service.runtime import running_service, tune_gc_for_serving
 
 from .grpc_api import (
     Server,

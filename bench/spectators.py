@@ -28,7 +28,7 @@ from clients.bots import GreedyBot
 from clients.runner import play_seat
 from clients.sdk import DaifugoClient
 from eventstore import RedisServer
-from service.serve_process import ServeProcess
+from tests.serve_process import ServeProcess
 
 from .grpc_api import percentile
 

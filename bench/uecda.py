@@ -2,6 +2,7 @@
 service, every action persisted: games/s, actions/s, and CPU per action of the service.
 
     python -m bench.uecda [--games 200] [--appendfsync always|everysec|no] [--profile N]
+                          [--loop asyncio|uvloop]
 
 A private Redis is started (AOF on, ``appendfsync always`` by default: each action is
 on disk before the client hears its accept int), then the service in this process
@@ -14,7 +15,6 @@ runs the same under cProfile and prints the N functions with the most own time.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import cProfile
 import io
 import os
@@ -27,10 +27,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from redis.asyncio import Redis
+
 from eventstore import RedisServer
+from service import event_loop
 from service.app.match import stream_of
-from service.app.runtime import running_service, tune_gc_for_serving
 from service.audit.auditor import audit_events
+from service.event_loop import LOOPS
+from service.runtime import running_service, tune_gc_for_serving
 from service.uecda.server import UecdaSettings
 from tests.uecda.support import build_official_client, run_clients
 
@@ -39,13 +43,26 @@ from .grpc_api import cpu_seconds
 ACTIONS = ("CardsPlayed", "Passed", "CardsGiven")  # a seat's (or the automatic) actions
 
 
+async def command_calls(redis_url: str) -> Counter[str]:
+    """How many times Redis has run each command (``INFO commandstats``)."""
+    client = Redis.from_url(redis_url)
+    try:
+        stats = await client.info("commandstats")
+    finally:
+        await client.aclose()
+    return Counter(
+        {name.removeprefix("cmdstat_"): int(values["calls"]) for name, values in stats.items()}
+    )
+
+
 async def run_table(
     redis_url: str, client: Path, games: int, profiler: cProfile.Profile | None
-) -> dict[str, float]:
+) -> tuple[dict[str, float], Counter[str]]:
     settings = UecdaSettings(games=games, turn_seconds=30.0)
     tune_gc_for_serving()
     async with running_service(redis_url, grpc_port=0, uecda_port=0, uecda=settings) as running:
         assert running.uecda is not None and running.uecda_port is not None
+        calls_before = await command_calls(redis_url)
         times_before, started = os.times(), time.perf_counter()
         if profiler is not None:
             profiler.enable()
@@ -55,11 +72,13 @@ async def run_table(
         elapsed = time.perf_counter() - started - 0.8  # run_clients staggers the starts
         times = os.times()
         user, system = times.user - times_before.user, times.system - times_before.system
+        calls = await command_calls(redis_url)
+        calls.subtract(calls_before)
         [match_id] = running.uecda.match_ids
         stored = await running.service.store.read(stream_of(match_id), 0)
     kinds = Counter(item.type for item in stored)
     actions = sum(kinds[kind] for kind in ACTIONS)
-    return {
+    figures = {
         "exit codes ok": float(codes == [0] * 5),
         "games": float(kinds["GameEnded"]),
         "seconds": elapsed,
@@ -69,6 +88,7 @@ async def run_table(
         "system": system,
         "valid": float(audit_events(stored).verdict == "valid"),
     }
+    return figures, calls
 
 
 # where a function's own time is counted, by the first part of its file's path that matches
@@ -113,6 +133,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=200)
     parser.add_argument("--appendfsync", choices=("always", "everysec", "no"), default="always")
     parser.add_argument("--profile", type=int, default=0, metavar="N")
+    parser.add_argument("--loop", choices=LOOPS, default="asyncio", help="the event loop")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="bench-uecda-") as base:
         client = build_official_client(Path(base))
@@ -124,12 +145,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             assert redis.process is not None
             redis_cpu = cpu_seconds(redis.process.pid)
-            figures = asyncio.run(run_table(redis.url, client, args.games, profiler))
+            table = run_table(redis.url, client, args.games, profiler)
+            figures, calls = event_loop.run(table, args.loop)
             redis_cpu = cpu_seconds(redis.process.pid) - redis_cpu
         finally:
             redis.stop()
     seconds, actions = figures["seconds"], figures["actions"]
-    print(f"one UECda table, five official clients, Redis AOF appendfsync {args.appendfsync}")
+    print(
+        f"one UECda table, five official clients, Redis AOF appendfsync {args.appendfsync},"
+        f" {args.loop} loop"
+    )
     games = figures["games"]
     print(f"  games        {games:.0f} in {seconds:.2f} s: {games / seconds:.1f} games/s")
     print(
@@ -145,6 +170,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"  Redis CPU    {redis_cpu:.2f} s: {redis_cpu / actions * 1000:.3f} ms an action")
     print(
         f"  clients exit 0: {bool(figures['exit codes ok'])}, audit valid: {bool(figures['valid'])}"
+    )
+    print(
+        f"  Redis calls  {calls.total() / actions:.2f} an action:",
+        ", ".join(
+            f"{name} {count / actions:.2f}" for name, count in calls.most_common() if count > 0
+        ),
     )
     if profiler is not None:
         print_profile(profiler, args.profile)

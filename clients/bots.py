@@ -36,6 +36,7 @@ from service.rules.melds import TOP_RANK, Kind, Meld
 from service.rules.readings import cuts_eight, finishes_forbidden, further_flush, group_of
 from service.rules.rulesets import RuleSet
 from service.rules.views import View
+from service.rules.vocabulary import ElevenBack, WaitingFor
 
 from .strategy import (
     RANK_2,
@@ -65,16 +66,19 @@ from .strategy import (
     weakest_cards,
 )
 
-PLAY, EXCHANGE, FOUR_STOP = "play", "exchange", "four_stop"
-SEVEN_PASS, TEN_DISCARD, QUEEN_BOMBER = "seven_pass", "ten_discard", "queen_bomber"
-# RULES.md §5.4
-EIGHT_CUT_RETURN, KING_PASTOR, ZOMBIE = "eight_cut_return", "king_pastor", "zombie"
-PICKS = ("salvage", "kings_march", ZOMBIE)
-WINDOWS = (FOUR_STOP, EIGHT_CUT_RETURN)
+# the answer windows, the picks, and the steps that give or discard cards of the hand
+WINDOWS = (WaitingFor.FOUR_STOP, WaitingFor.EIGHT_CUT_RETURN)
+PICKS = (WaitingFor.SALVAGE, WaitingFor.KINGS_MARCH, WaitingFor.ZOMBIE)
+STEPS_OF_CARDS = (
+    WaitingFor.EXCHANGE,
+    WaitingFor.SEVEN_PASS,
+    WaitingFor.TEN_DISCARD,
+    WaitingFor.KING_PASTOR,
+)
 
 
 def choose_pick(view: View, actions: Sequence[SeatCommand], reversed_order: bool) -> SeatCommand:
-    """A card taken is one more to shed (RULES.md §5.3): into its own hand a bot
+    """A card taken is one more to shed (docs/RULES.md §5.3): into its own hand a bot
     takes only cards that win tricks (jokers, the two strongest ranks); for a
     zombie it burdens the next player with the weakest card there is."""
     picks = [a for a in actions if isinstance(a, Pick)]
@@ -84,14 +88,14 @@ def choose_pick(view: View, actions: Sequence[SeatCommand], reversed_order: bool
     def strengths(pick: Pick) -> list[int]:
         return [card_strength(card, reversed_order) for card in cards_of(pick.cards)]
 
-    if view.waiting_for == ZOMBIE:
+    if view.waiting_for == WaitingFor.ZOMBIE:
         burdens = [p for p in picks if p.cards]
         if not burdens:
             return picks[0]
         return min(burdens, key=lambda p: min(strengths(p)))
     # never the rank that triggers the pick again: 3s (salvage) or Ks (king's
     # march) taken back could be led and taken back round and round
-    again = rank_mask(RANK_3 if view.waiting_for == "salvage" else RANK_K)
+    again = rank_mask(RANK_3 if view.waiting_for == WaitingFor.SALVAGE else RANK_K)
     strong = [p for p in picks if p.cards and not p.cards & again and min(strengths(p)) >= 11]
     if not strong:
         return next((p for p in picks if not p.cards), picks[0])
@@ -161,7 +165,7 @@ class GreedyBot(Bot):
             return next((a for a in actions if isinstance(a, Play)), actions[0])
         if waiting in PICKS:
             return choose_pick(view, actions, reversed_order)
-        if waiting in (EXCHANGE, SEVEN_PASS, TEN_DISCARD, KING_PASTOR):
+        if waiting in STEPS_OF_CARDS:
             return min(
                 actions,
                 key=lambda a: (
@@ -170,7 +174,7 @@ class GreedyBot(Bot):
                     else (99,)
                 ),
             )
-        if waiting == QUEEN_BOMBER:
+        if waiting == WaitingFor.QUEEN_BOMBER:
             return self._bomb(view, actions, reversed_order)
         plays = [a for a in actions if isinstance(a, Play)]
         if self.avoid_forbidden:
@@ -252,7 +256,7 @@ class Effects:
 
 
 def _is_emperor_shape(meld: Meld) -> bool:
-    """An emperor, or four of a rank in all four suits (RULES.md §3 #20)."""
+    """An emperor, or four of a rank in all four suits (docs/RULES.md §3 #20)."""
     return meld.kind == Kind.EMPEROR or (
         meld.kind == Kind.GROUP and meld.size == 4 and not meld.jokers
     )
@@ -262,10 +266,14 @@ def is_eight_cut(view: View, table: Table, meld: Meld) -> bool:
     return cuts_eight(table.rules, table.in_force(view), meld)
 
 
-def is_forbidden_finish(view: View, table: Table, meld: Meld, spade3_return: bool) -> bool:
-    """RULES.md §2 forbidden finish, judged before the play, in each reading."""
+def is_forbidden_finish(view: View, table: Table, meld: Meld, *, spade3_return: bool) -> bool:
+    """docs/RULES.md §2 forbidden finish, judged before the play, in each reading."""
     return finishes_forbidden(
-        table.rules, table.in_force(view), view.revolution, meld, spade3_return
+        table.rules,
+        table.in_force(view),
+        meld,
+        revolution=view.revolution,
+        spade3_return=spade3_return,
     )
 
 
@@ -332,10 +340,16 @@ def effects_of(view: View, table: Table, meld: Meld, hand: int, field_meld: Meld
     )
     # six-return ends a strength eleven-back; two-back reverses once more (§5 #42, #43)
     six_return = (
-        on(view, "six_return") and view.eleven_back == "strength" and meld.real_count(RANK_6) > 0
+        on(view, "six_return")
+        and view.eleven_back == ElevenBack.STRENGTH
+        and meld.real_count(RANK_6) > 0
     )
     two_back = on(view, "two_back") and not view.two_back and meld.real_count(RANK_2) > 0
-    forbidden = finishes and not great and is_forbidden_finish(view, table, meld, spade3_return)
+    forbidden = (
+        finishes
+        and not great
+        and is_forbidden_finish(view, table, meld, spade3_return=spade3_return)
+    )
     return Effects(
         finishes=finishes,
         forbidden=forbidden,
@@ -358,7 +372,7 @@ def _field_meld(view: View, reversed_order: bool) -> Meld | None:
 
 
 def _risky_cards(view: View, table: Table) -> int:
-    """Cards that may not be played alone as the last card (RULES.md §2)."""
+    """Cards that may not be played alone as the last card (docs/RULES.md §2)."""
     rules = table.rules
     if not rules.forbidden_finish:
         return 0
@@ -457,9 +471,9 @@ class StrongerBot(Bot):
         if waiting in PICKS:
             return choose_pick(view, actions, is_reversed(view))
         decision = _Decision(view, Table.for_view(view, self.rules), tracker, self.weights)
-        if waiting == QUEEN_BOMBER:
+        if waiting == WaitingFor.QUEEN_BOMBER:
             return decision.bomb(actions)
-        if waiting in (EXCHANGE, SEVEN_PASS, TEN_DISCARD, KING_PASTOR):
+        if waiting in STEPS_OF_CARDS:
             return decision.give(actions)
         return decision.play(actions)
 

@@ -24,7 +24,7 @@ async def service_target(grpc_target: str | None) -> AsyncIterator[str]:
         return
     import os
 
-    from service.app.runtime import running_service
+    from service.runtime import running_service
 
     async with running_service(os.environ.get("REDIS_URL"), grpc_port=0) as running:
         yield f"127.0.0.1:{running.grpc_port}"

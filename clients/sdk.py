@@ -45,10 +45,12 @@ from grpc_status import rpc_status
 from service.grpc.actions import action_to_message, command_from_message
 from service.grpc.gen.daifugo.v1 import match_service_pb2 as pb
 from service.grpc.gen.daifugo.v1 import match_service_pb2_grpc as pb_grpc
+from service.grpc.words import ELEVEN_BACKS, FIELD_KINDS, PHASES, WAITS
 from service.records import action_request, request_digest
 from service.rules.commands import SeatCommand
-from service.rules.notation import describe, seat_command
+from service.rules.notation import format_command, seat_command
 from service.rules.views import View
+from service.rules.vocabulary import ElevenBack, Phase, WaitingFor
 
 T = TypeVar("T")
 _PRESETS = {
@@ -289,7 +291,9 @@ class SeatSession:
     def request_digest(self, command: SeatCommand, request_id: str) -> str:
         """The digest a receipt for ``command`` sent with ``request_id`` must carry."""
         by = f"seat:{command.seat}"
-        return request_digest(action_request(self.match_id, by, describe(command), request_id))
+        return request_digest(
+            action_request(self.match_id, by, format_command(command), request_id)
+        )
 
     async def view(self) -> View:
         return (await self.turn()).view
@@ -378,7 +382,7 @@ class SeatSession:
         return await self._act("bomb", ranks=_codes(ranks))
 
     async def pick(self, cards: str | Sequence[str] = ()) -> ActResult:
-        """Take cards from the discard pile (RULES.md §5.4); none takes nothing."""
+        """Take cards from the discard pile (docs/RULES.md §5.4); none takes nothing."""
         return await self._act("pick", _codes(cards))
 
     async def _act(
@@ -463,16 +467,19 @@ def view_from_message(message: pb.View) -> View:
     def optional(name: str) -> int | None:
         return getattr(message, name) if message.HasField(name) else None
 
+    # the enums, or the deprecated strings from a service that sends only those
+    waiting = WAITS.word(message.waiting_for_value) or message.waiting_for
+
     return View(
         viewer=message.viewer,
         seat=optional("seat"),
         preset=message.preset,
         players=message.players,
-        phase=message.phase,
+        phase=Phase(PHASES.word(message.phase_value) or message.phase),
         game_number=message.game_number,
         games_per_set=message.games_per_set,
         turn=optional("turn"),
-        waiting_for=message.waiting_for or None,
+        waiting_for=WaitingFor(waiting) if waiting else None,
         step_count=optional("step_count"),
         four_stop_seats=tuple(message.four_stop_seats),
         hand=tuple(message.hand) if message.HasField("seat") else None,
@@ -480,10 +487,10 @@ def view_from_message(message: pb.View) -> View:
         hand_sizes=tuple(message.hand_sizes),
         field=tuple(message.field) if message.field else None,
         field_jokers_as=tuple(message.field_jokers_as),
-        field_kind=message.field_kind or None,
+        field_kind=FIELD_KINDS.word(message.field_kind_value) or message.field_kind or None,
         field_seat=optional("field_seat"),
         revolution=message.revolution,
-        eleven_back=message.eleven_back,
+        eleven_back=ElevenBack(ELEVEN_BACKS.word(message.eleven_back_value) or message.eleven_back),
         direction=message.direction,
         suit_lock=tuple(message.suit_lock),
         number_lock=message.number_lock,

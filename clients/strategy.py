@@ -78,7 +78,14 @@ def card_strength(card: int, reversed_order: bool) -> int:
 def meld_of(cards: int, jokers_as: tuple[int, ...], reversed_order: bool) -> Meld | None:
     """What a legal play is (its shape, ranks and joker readings, a stairs joker
     past the 3 or the 2 included: legal plays name their readings)."""
-    return classify(cards, jokers_as, reversed_order, True, True, True)
+    return classify(
+        cards,
+        jokers_as,
+        reversed_order=reversed_order,
+        stairs_allowed=True,
+        emperor_allowed=True,
+        past_ends=True,
+    )
 
 
 def real_count(mask: int, rank: int) -> int:
@@ -364,7 +371,7 @@ class Planner:
 
     def group_safe(self, rank: int, suits: int, reversed_order: bool) -> bool:
         """Whether a group of real cards (``suits`` of ``rank``) may be a
-        finishing play (RULES.md §2, forbidden finish, in each reading)."""
+        finishing play (docs/RULES.md §2, forbidden finish, in each reading)."""
         if not self.forbidden:
             return True
         top = RANK_3 if reversed_order else RANK_2

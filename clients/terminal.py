@@ -7,9 +7,9 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from service.grpc.actions import action_to_message
 from service.rules.commands import Pass, SeatCommand
 from service.rules.narration import GLYPHS, describe
+from service.rules.notation import written
 from service.rules.views import View
 
 from .demo import service_target, table_of_bots
@@ -18,16 +18,8 @@ from .sdk import DaifugoClient, Refused, SeatSession, Turn
 
 
 def describe_action(command: SeatCommand) -> str:
-    message = action_to_message(command)
-    kind = message.WhichOneof("kind")
-    if isinstance(command, Pass):
-        return "pass"
-    detail: Any = getattr(message, kind or "")
-    cards = list(getattr(detail, "cards", [])) or list(getattr(detail, "ranks", []))
-    text = f"{kind} {' '.join(cards)}"
-    if kind == "play" and detail.jokers_as:
-        text += f" (joker as {' '.join(detail.jokers_as)})"
-    return text
+    """A legal action in the rules' notation: ``play 4D 5D JK as 6D``."""
+    return str(written(command))
 
 
 def narrate(events: Sequence[dict[str, Any]], players: int) -> list[str]:

@@ -7,13 +7,13 @@ import logging
 import time
 import uuid
 import weakref
-from collections import OrderedDict
 from collections.abc import AsyncIterator, Sequence
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from redis.exceptions import ResponseError
 
+from .cache import BoundedCache
 from .chain import ChainCheck, check_append_args, encode_batch
 from .codec import Upcasters, decode_entries
 from .connection import (
@@ -63,10 +63,10 @@ class RedisEventStore:
         self.keys = Keys(prefix)
         self.upcasters = upcasters or Upcasters()
         self.feed_maxlen = feed_maxlen
-        self._heads: OrderedDict[str, tuple[int, str]] = OrderedDict()
-        self._head_cache_size = head_cache_size
-        self._indexed: set[str] = set()
-        self._valid_streams: set[str] = set()
+        self._heads = BoundedCache[str, tuple[int, str]](head_cache_size)
+        # streams known to be in the index, and ids known to be valid: a check saved
+        self._indexed = BoundedCache[str, None](100_000)
+        self._valid_streams = BoundedCache[str, None](100_000)
         self._subscriptions: weakref.WeakSet[StreamSubscription | GlobalSubscription] = (
             weakref.WeakSet()
         )
@@ -138,9 +138,7 @@ class RedisEventStore:
         """
         if stream not in self._valid_streams:
             check_stream_id(stream)
-            if len(self._valid_streams) > 100_000:
-                self._valid_streams.clear()
-            self._valid_streams.add(stream)
+            self._valid_streams.put(stream, None)
         check_append_args(events, expected_version, request_id, fingerprint)
         if request_id is None:
             request_id = f"{self._request_ids}{next(self._request_counter)}"
@@ -195,9 +193,7 @@ class RedisEventStore:
                 # events is always in the index (which lives in another slot on a
                 # cluster, so it cannot share the script).
                 await INDEX.run(client, [keys.index, keys.index_counter], [stream])
-                if len(self._indexed) > 100_000:
-                    self._indexed.clear()
-                self._indexed.add(stream)
+                self._indexed.put(stream, None)
                 unindexed = False
             try:
                 reply = await self._append_script.run(client, script_keys, args)
@@ -253,10 +249,7 @@ class RedisEventStore:
         known = heads.get(stream)
         if known is not None and known[0] > seq:
             return
-        heads[stream] = (seq, hash_)
-        heads.move_to_end(stream)
-        if len(heads) > self._head_cache_size:
-            heads.popitem(last=False)
+        heads.put(stream, (seq, hash_))
 
     # --- reading ---------------------------------------------------------------------
 

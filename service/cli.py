@@ -45,6 +45,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--uecda-max-clients", type=int, default=256, help="UECda connections open at once"
     )
     serve.add_argument(
+        "--loop",
+        choices=("asyncio", "uvloop"),
+        default="asyncio",
+        help="the event loop (uvloop: pip install uvloop)",
+    )
+    serve.add_argument(
         "--signing-key-file",
         default=os.environ.get(KEY_FILE_ENV),
         help=f"the signing keys (a Secret's file); default: {KEY_FILE_ENV}, "
@@ -124,7 +130,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return 0 if run_paths(args.paths) else 1
     if args.command == "audit":
-        from .audit.command import run_audit
+        from .audit_command import run_audit
 
         return run_audit(args.target, key=args.key, receipts=args.receipts)
     if args.command == "keys":
@@ -149,7 +155,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.audit_workers < 1 or args.audit_queue < 0 or not args.sse_keepalive > 0:
             parser.error("--audit-workers ≥ 1, --audit-queue ≥ 0, --sse-keepalive > 0")
         rest = RestSettings(args.audit_workers, args.audit_queue, args.sse_keepalive)
-        return asyncio.run(_serve(args, rest))
+        from .event_loop import loop_factory, run
+
+        try:
+            loop_factory(args.loop)
+        except ValueError as error:  # no uvloop installed
+            parser.error(str(error))
+        return run(_serve(args, rest), args.loop)
     if args.command == "demo":
         from clients.demo import demo_matches
 
@@ -165,8 +177,8 @@ async def _serve(args: argparse.Namespace, rest: RestSettings) -> int:
     from eventstore import redacted_url
     from eventstore.embedded import URL_FILE
 
-    from .app.runtime import running_service, tune_gc_for_serving
     from .app.signing import SigningKeyProblem, serving_signer
+    from .runtime import running_service, tune_gc_for_serving
     from .uecda.server import UecdaSettings
 
     redis_url, grpc_port, http_port, host = (

@@ -1,4 +1,4 @@
-"""The conformance scenario runner (``daifugo scenario``, shared FORMAT.md).
+"""The conformance scenario runner (``daifugo scenario``, docs/SCENARIOS.md).
 
 It drives the same decider and fold the service uses; it only translates the
 JSON into commands and compares what it reads back from the state.
@@ -18,7 +18,8 @@ from .rules.notation import parse_mask, seat_command
 from .rules.readings import COLORS
 from .rules.refusals import Refused
 from .rules.rulesets import RuleSetError
-from .rules.state import FALLEN, FORBIDDEN, MatchState
+from .rules.state import MatchState
+from .rules.vocabulary import Bottom, RefusalCode
 
 
 class ScenarioError(Exception):
@@ -149,13 +150,13 @@ def _decision(state: MatchState, step: dict[str, Any]) -> Any:
     actions = [name for name in _ACTIONS if name in step]
     seat = step.get("seat")
     if len(actions) != 1 or not isinstance(seat, int) or isinstance(seat, bool):
-        return Refusal("bad_request", "a step needs a seat and exactly one action")
+        return Refusal(RefusalCode.BAD_REQUEST, "a step needs a seat and exactly one action")
     action = actions[0]
     value = step[action]
     try:
         if action == "pass":
             if value is not True:
-                raise Refused("bad_request", "pass takes true")
+                raise Refused(RefusalCode.BAD_REQUEST, "pass takes true")
             command = seat_command(seat, "pass")
         elif action == "bomb":
             command = seat_command(seat, "bomb", ranks=value)
@@ -167,7 +168,7 @@ def _decision(state: MatchState, step: dict[str, Any]) -> Any:
 
 
 def observe(state: MatchState, key: str) -> Any:
-    """What the state says for one FORMAT.md ``expect`` key, in its JSON form."""
+    """What the state says for one docs/SCENARIOS.md ``expect`` key, in its JSON form."""
     readers: dict[str, Callable[[MatchState], Any]] = {
         "turn": lambda s: s.turn if not s.game_over else None,
         "waiting_for": lambda s: s.waiting_for,
@@ -180,8 +181,8 @@ def observe(state: MatchState, key: str) -> Any:
         "hands": lambda s: {str(seat): sorted(format_mask(h)) for seat, h in enumerate(s.hands)},
         "hand_sizes": lambda s: {str(seat): h.bit_count() for seat, h in enumerate(s.hands)},
         "places": lambda s: {str(seat): place for seat, place in s.places().items()},
-        "forbidden": lambda s: [seat for seat, how in s.bottom if how == FORBIDDEN],
-        "fallen": lambda s: [seat for seat, how in s.bottom if how == FALLEN],
+        "forbidden": lambda s: [seat for seat, how in s.bottom if how == Bottom.FORBIDDEN],
+        "fallen": lambda s: [seat for seat, how in s.bottom if how == Bottom.FALLEN],
         "game_over": lambda s: s.game_over,
         "discard_pile": lambda s: sorted(format_mask(s.pile)),
         "two_back": lambda s: s.two_back,

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 import pytest
 
 from eventstore import RedisServer
-from eventstore.localcluster import LocalCluster
+from tests.localcluster import LocalCluster
 
 from . import hypothesis_profiles  # noqa: F401  (registers and loads the profile)
 from .redis_support import answers

@@ -8,7 +8,7 @@ from typing import Any
 
 import redis
 
-from service.app.runtime import Running, running_service
+from service.runtime import Running, running_service
 
 from .redis_support import unique
 

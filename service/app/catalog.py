@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from eventstore import RedisEventStore, StoredEvent
+from eventstore.cache import BoundedCache
 from eventstore.connection import unavailable_as
 from eventstore.feed import Op
 
@@ -65,7 +66,7 @@ class CatalogProjection(FeedProjection):
     def __init__(self, store: RedisEventStore) -> None:
         super().__init__(store)
         # what a state change needs to move a match between indexes (else read back)
-        self._known: dict[str, _Known] = {}
+        self._known = BoundedCache[str, _Known](4096)
 
     def _indexes(self, state: str, preset: str) -> list[str]:
         return [
@@ -89,7 +90,7 @@ class CatalogProjection(FeedProjection):
         if event.type == "MatchCreated":
             preset = str(data["preset"])
             member = f"{event.at:013d}:{match_id}"
-            self._known[match_id] = _Known(member, preset)
+            self._known.put(match_id, _Known(member, preset))
             players = int(data["players"])
             games = int(data.get("options", {}).get("games_per_set", 1))
             free = "" if data.get("open_seats") else "host"
@@ -124,7 +125,7 @@ class CatalogProjection(FeedProjection):
             if member is None or preset is None:
                 return []  # created before the catalog existed and not rebuilt: nothing to move
             known = _Known(member.decode(), preset.decode())
-            self._known[match_id] = known
+            self._known.put(match_id, known)
         ops: list[Op] = [("HSET", key, "state", new)]
         ops += [("ZREM", index, known.member) for index in self._indexes(old, known.preset)]
         ops += [("ZADD", index, 0, known.member) for index in self._indexes(new, known.preset)]

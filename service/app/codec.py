@@ -3,10 +3,10 @@ each event with its schema, and with its blinding nonce when it holds a hidden f
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from typing import Any
 
 from eventstore import NewEvent, StoredEvent
+from eventstore.cache import BoundedCache
 
 from ..match import MatchEvent, from_record, to_record
 from ..records import BLINDING, blinding_nonce, is_blinded
@@ -46,7 +46,7 @@ class StoreEvents:
 
     def __init__(self, size: int = 16384) -> None:
         self.size = size
-        self._recent: OrderedDict[tuple[str, int], tuple[str, MatchEvent]] = OrderedDict()
+        self._recent = BoundedCache[tuple[str, int], tuple[str, MatchEvent]](size)
 
     def decode(self, stored: StoredEvent) -> MatchEvent:
         """``stored`` (read from the owner's store) decoded."""
@@ -59,9 +59,7 @@ class StoreEvents:
 
     def remember(self, stored: StoredEvent, event: MatchEvent) -> None:
         """Note what ``stored``, just appended by the owner, decodes to."""
-        self._recent[(stored.stream, stored.seq)] = (stored.hash, event)
-        if len(self._recent) > self.size:
-            self._recent.popitem(last=False)
+        self._recent.put((stored.stream, stored.seq), (stored.hash, event))
 
 
 def decode_record(

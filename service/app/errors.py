@@ -1,19 +1,55 @@
-"""The one error the service refuses a request with."""
+"""The one error the service refuses a request with, and its kinds: each adapter maps a
+kind to its own status (gRPC ``service/grpc/mapping.py``, HTTP ``service/rest/errors.py``)."""
 
 from __future__ import annotations
 
+import enum
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from ..records import SignedRecord
 
 
+class ErrorKind(enum.StrEnum):
+    """What sort of failure a request met, whatever its code."""
+
+    NOT_FOUND = "not_found"
+    UNAUTHENTICATED = "unauthenticated"
+    PERMISSION_DENIED = "permission_denied"
+    BAD_INPUT = "bad_input"  # malformed input (notation, an invalid meld, a limit): the caller's
+    REFUSED = "refused"  # well-formed, but the match's state forbids it: every other refusal
+    BUSY = "busy"  # lost a race: the same request may succeed at once
+    UNAVAILABLE = "unavailable"  # the event store cannot serve now
+
+
+_KIND_OF_CODE = {
+    "not_found": ErrorKind.NOT_FOUND,
+    "unauthenticated": ErrorKind.UNAUTHENTICATED,
+    "permission_denied": ErrorKind.PERMISSION_DENIED,
+    "busy": ErrorKind.BUSY,
+    "unavailable": ErrorKind.UNAVAILABLE,
+    # the input is wrong whatever the match's state
+    "bad_request": ErrorKind.BAD_INPUT,
+    "invalid_meld": ErrorKind.BAD_INPUT,
+    "too_long": ErrorKind.BAD_INPUT,
+    "too_many": ErrorKind.BAD_INPUT,
+    "invalid_name": ErrorKind.BAD_INPUT,
+    "request_id_too_short": ErrorKind.BAD_INPUT,
+    "turn_time_too_short": ErrorKind.BAD_INPUT,
+}
+
+
+def kind_of(code: str) -> ErrorKind:
+    """The kind of a refusal's code: a rules reason code not named above is REFUSED."""
+    return _KIND_OF_CODE.get(code, ErrorKind.REFUSED)
+
+
 class ServiceError(Exception):
     """A request the service will not carry out. ``code`` is a rules reason
-    code (FORMAT.md) or one of: not_found, unauthenticated, permission_denied,
+    code (docs/RULES.md §7) or one of: not_found, unauthenticated, permission_denied,
     already_started, not_started, seats_full, busy, request_id_reused, or an input
     limit's (``inputs``: too_long, too_many, invalid_name, request_id_too_short,
-    turn_time_too_short)."""
+    turn_time_too_short). ``kind`` says which status the adapters answer with."""
 
     def __init__(self, code: str, message: str) -> None:
         super().__init__(f"{code}: {message}")
@@ -21,3 +57,7 @@ class ServiceError(Exception):
         self.message = message
         # a refusal judged on the match: the signed refusal receipt its answer carries
         self.receipt: SignedRecord | None = None
+
+    @property
+    def kind(self) -> ErrorKind:
+        return kind_of(self.code)

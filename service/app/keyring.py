@@ -18,6 +18,8 @@ from typing import Literal
 from redis.asyncio import Redis
 from redis.asyncio.cluster import RedisCluster
 
+from eventstore.cache import BoundedCache
+
 SERVER_KEY = "daifugo:server-key"
 RECENT_MATCHES = 4096  # matches whose tokens are kept derived
 
@@ -36,7 +38,7 @@ class Keyring:
         if len(server_key) < 32:
             raise ValueError("the server key needs at least 32 bytes")
         self._key = server_key
-        self._recent: dict[tuple[str, int], tuple[tuple[Role, str], ...]] = {}
+        self._recent = BoundedCache[tuple[str, int], tuple[tuple[Role, str], ...]](RECENT_MATCHES)
 
     def _derive(self, *parts: str) -> bytes:
         return hmac.new(self._key, "\x1f".join(parts).encode(), hashlib.sha256).digest()
@@ -94,10 +96,9 @@ class Keyring:
         tokens = self._recent.get(key)
         if tokens is None:
             roles = (HOST, *(Role("seat", seat) for seat in range(players)))
-            tokens = tuple((role, self.token(match_id, role)) for role in roles)
-            if len(self._recent) >= RECENT_MATCHES:
-                del self._recent[next(iter(self._recent))]
-            self._recent[key] = tokens
+            tokens = self._recent.put(
+                key, tuple((role, self.token(match_id, role)) for role in roles)
+            )
         return tokens
 
 

@@ -18,12 +18,15 @@ import json
 from dataclasses import dataclass
 
 from eventstore import RedisEventStore, StoredEvent
+from eventstore.cache import BoundedCache
+from eventstore.connection import unavailable_as
 from eventstore.feed import Op
 
 from .following import FeedProjection, pairs
 
 NAME = "results"
 MAX_PLACES = 5
+MATCHES_REMEMBERED = 4096  # matches whose names and bonus are kept between events
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,9 +43,9 @@ class ResultsProjection(FeedProjection):
 
     def __init__(self, store: RedisEventStore) -> None:
         super().__init__(store)
-        self._names: dict[str, dict[int, str]] = {}
-        self._players: dict[str, int] = {}
-        self._bonus: dict[str, int] = {}  # points_for_last of each match
+        # what a game's end needs of its match (else read back: both are in Redis too)
+        self._names = BoundedCache[str, dict[int, str]](MATCHES_REMEMBERED)
+        self._bonus = BoundedCache[str, int](MATCHES_REMEMBERED)  # points_for_last
 
     @property
     def ranking_key(self) -> str:
@@ -55,15 +58,19 @@ class ResultsProjection(FeedProjection):
             return []
         match_id = event.stream.removeprefix("m:")
         if event.type == "MatchCreated":
-            self._players[match_id] = int(event.data["players"])
             options = event.data.get("options")
             bonus = options.get("points_for_last", 0) if isinstance(options, dict) else 0
-            self._bonus[match_id] = bonus if isinstance(bonus, int) and 0 < bonus <= 1 else 0
-            if self._bonus[match_id]:
-                return [("SET", self._key(f"bonus:{match_id}"), self._bonus[match_id])]
+            bonus = self._bonus.put(
+                match_id, bonus if isinstance(bonus, int) and 0 < bonus <= 1 else 0
+            )
+            self._names.put(match_id, {})
+            if bonus:
+                return [("SET", self._key(f"bonus:{match_id}"), bonus)]
         elif event.type == "SeatJoined":
             seat, name = int(event.data["seat"]), str(event.data["name"])
-            self._names.setdefault(match_id, {})[seat] = name
+            names = self._names.get(match_id)
+            if names is not None:  # else read back whole at the game's end
+                names[seat] = name
             return [("HSET", self._key(f"names:{match_id}"), seat, name)]
         elif event.type == "GameEnded":
             return await self._game_ops(match_id, [int(place) for place in event.data["places"]])
@@ -87,33 +94,45 @@ class ResultsProjection(FeedProjection):
         return ops
 
     async def _bonus_of(self, match_id: str) -> int:
-        if match_id not in self._bonus:
+        bonus = self._bonus.get(match_id)
+        if bonus is None:
             client = await self.store.raw_client()
-            self._bonus[match_id] = int(await client.get(self._key(f"bonus:{match_id}")) or 0)
-        return self._bonus[match_id]
+            raw = await client.get(self._key(f"bonus:{match_id}"))
+            bonus = self._bonus.put(match_id, int(raw or 0))
+        return bonus
 
     async def _names_of(self, match_id: str) -> dict[int, str]:
-        if match_id not in self._names:
+        names = self._names.get(match_id)
+        if names is None:
             client = await self.store.raw_client()
             stored = pairs(await client.hgetall(self._key(f"names:{match_id}")))  # type: ignore[misc]
-            self._names[match_id] = {int(seat): name.decode() for seat, name in stored}
-        return self._names[match_id]
+            names = self._names.put(match_id, {int(seat): name.decode() for seat, name in stored})
+        return names
 
     # -- reading -----------------------------------------------------------------
 
+    # Readers raise the store's errors (StoreUnavailable, EventStoreError), never Redis's:
+    # what reads them (REST) knows the store's port alone.
+
     async def games(self, match_id: str) -> list[list[int]]:
         """Each finished game's places, by seat."""
-        client = await self.store.raw_client()
-        raw = await client.lrange(self._key(f"games:{match_id}"), 0, -1)  # type: ignore[misc]
+        with unavailable_as("results", self.store.url):
+            client = await self.store.raw_client()
+            raw = await client.lrange(self._key(f"games:{match_id}"), 0, -1)  # type: ignore[misc]
         return [json.loads(item) for item in raw]
 
     async def points(self, match_id: str) -> dict[int, int]:
-        client = await self.store.raw_client()
-        raw = pairs(await client.hgetall(self._key(f"points:{match_id}")))  # type: ignore[misc]
+        with unavailable_as("results", self.store.url):
+            client = await self.store.raw_client()
+            raw = pairs(await client.hgetall(self._key(f"points:{match_id}")))  # type: ignore[misc]
         return {int(seat): int(points) for seat, points in raw}
 
     async def ranking(self, offset: int = 0, limit: int = 50) -> list[Standing]:
         """Players by points, best first."""
+        with unavailable_as("rankings", self.store.url):
+            return await self._ranking(offset, limit)
+
+    async def _ranking(self, offset: int, limit: int) -> list[Standing]:
         client = await self.store.raw_client()
         top = await client.zrevrange(self.ranking_key, offset, offset + limit - 1, withscores=True)
         standings = []
@@ -141,6 +160,5 @@ class ResultsProjection(FeedProjection):
             await client.delete(*keys)
         await self.checkpoints.reset()
         self._names.clear()
-        self._players.clear()
         self._bonus.clear()
         await self.catch_up()

@@ -18,6 +18,9 @@ from .service import GameService, ServiceError
 log = logging.getLogger("daifugo.sealer")
 UNSEALED_LAST = "SeedRevealed"  # the last event of an ended match that has no seal yet
 GRACE_MS = 1000
+# the feed is read at this pace: a seal is due a second after the end anyway, and a busy
+# match's appends then cost one read per pace, not two round trips per action
+FEED_PACE = 0.25
 
 
 class Sealer:
@@ -63,7 +66,7 @@ class Sealer:
     async def _watch(self, checkpoints: InMemoryCheckpoints) -> None:
         while True:
             try:
-                async for event in self.service.store.subscribe_all(checkpoints):
+                async for event in self.service.store.subscribe_all(checkpoints, pace=FEED_PACE):
                     checkpoints.commit(event.stream, event.seq)
                     if event.stream.startswith("m:") and event.type == UNSEALED_LAST:
                         self.due[event.stream.removeprefix("m:")] = event.at + self.grace_ms

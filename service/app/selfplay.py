@@ -12,8 +12,8 @@ from ..rules import Deal, MatchState, Refusal, RuleSet, decide, fold, initial_st
 from ..rules.commands import SeatCommand
 from ..rules.events import Event
 from ..rules.legal import legal_actions
-from ..rules.state import BEFORE_DEAL, GAME_OVER, MATCH_OVER
 from ..rules.views import View, Viewer, build_view
+from ..rules.vocabulary import Phase
 
 # A player sees what its seat may see, never the state: the same inputs a bot
 # gets over the API.
@@ -48,8 +48,8 @@ def play_match(
     state = initial_state(rules, players)
     events: list[Event] = []
     actions = 0
-    while state.phase != MATCH_OVER:
-        if state.phase in (BEFORE_DEAL, GAME_OVER):
+    while state.phase != Phase.MATCH_OVER:
+        if state.phase in (Phase.BEFORE_DEAL, Phase.GAME_OVER):
             command: Deal | SeatCommand = game_deal(rules, players, seed, state.game_number + 1)
         else:
             legal = legal_actions(state)

@@ -9,7 +9,6 @@ import functools
 import hashlib
 import json
 import sys
-from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
@@ -24,6 +23,7 @@ from eventstore import (
     RequestIdReused,
     StoredEvent,
 )
+from eventstore.cache import BoundedCache
 from eventstore.fanout import Fanout
 
 from ..match import (
@@ -46,7 +46,7 @@ from ..records import SignedRecord, action_request, request_digest
 from ..rules import Refusal
 from ..rules.commands import SeatCommand
 from ..rules.legal import legal_actions
-from ..rules.notation import describe
+from ..rules.notation import format_command
 from ..rules.views import SPECTATOR, View, Viewer, build_view, visible_record
 from .codec import StoreEvents, blinded, decode, encode
 from .errors import ServiceError as ServiceError  # re-exported: its home for adapters
@@ -162,9 +162,9 @@ class GameService:
         self.signer = signer or ephemeral_signer()  # None: a key for this process only
         self.fanout = Fanout(store)  # one subscription per match for all its listeners here
         self.waits = MatchWaits(self.fanout, self._match_after)
-        self._cache: OrderedDict[str, Match] = OrderedDict()
+        self._cache = BoundedCache[str, Match](CACHE_SIZE)
         self.decoded = StoreEvents()  # of this service's store only
-        self._shown: dict[tuple[str, int, str, Viewer, bool], dict[str, Any]] = {}
+        self._shown = BoundedCache[tuple[str, int, str, Viewer, bool], dict[str, Any]](SHOWN_LIMIT)
 
     # -- loading -------------------------------------------------------------
 
@@ -189,10 +189,11 @@ class GameService:
         return self._cache.get(match_id)
 
     def _remember(self, match: Match) -> None:
-        self._cache[match.match_id] = match
-        self._cache.move_to_end(match.match_id)
-        while len(self._cache) > CACHE_SIZE:
-            self._cache.popitem(last=False)
+        # never back: a read that finishes after a newer fold (an append's, or another
+        # read's) would hide the newer events from a waiter that looks at the cache
+        known = self._cache.get(match.match_id)
+        if known is None or known.version <= match.version:
+            self._cache.put(match.match_id, match)
 
     def authorize(self, match: Match, token: str | None) -> Role:
         if not token:
@@ -446,8 +447,13 @@ class GameService:
         token: str | None,
         make: Callable[[int], SeatCommand],
         request_id: str = "",
+        *,
+        answered: bool = True,
     ) -> Outcome:
-        """Carry out the command ``make(seat)`` for the token's seat."""
+        """Carry out the command ``make(seat)`` for the token's seat. ``answered=False``:
+        for an in-process adapter that tells its clients in its own terms (UECda), an
+        outcome of the match and its stored events only, with no events shown and no
+        receipt signed (both can be made again from the stored events)."""
 
         def acting(match: Match, role: Role) -> MatchCommand:
             if role.seat is None:
@@ -464,9 +470,11 @@ class GameService:
             return fingerprint_of("act", command_parts(command))
 
         def described(role: Role) -> str:
-            return describe(make(role.seat)) if role.seat is not None else ""
+            return format_command(make(role.seat)) if role.seat is not None else ""
 
-        return await self._command(match_id, token, acting, request_id, asked, described)
+        return await self._command(
+            match_id, token, acting, request_id, asked, described, answered=answered
+        )
 
     async def time_out(self, match_id: str, version: int) -> Outcome | None:
         """Act for the seat whose turn timed out, if the match is still at
@@ -505,6 +513,7 @@ class GameService:
         asked: Callable[[Role], str],
         described: Callable[[Role], str],
         host_only: bool = False,
+        answered: bool = True,
     ) -> Outcome:
         """A host's or seat's command through the loop. ``asked``: the fingerprint of
         what the caller asked (a request id used again for something else is refused);
@@ -541,8 +550,10 @@ class GameService:
                 match_id, result.first_seq, result.last_seq, viewer, digest(role)
             )
         assert ran.match is not None
-        outcome = self._appended(ran.match, result.events, viewer)
-        outcome = replace(outcome, receipt=self._receipt(match_id, result.events, digest(role)))
+        outcome = self._appended(ran.match, result.events, viewer, shown=answered)
+        if answered:
+            receipt = self._receipt(match_id, result.events, digest(role))
+            outcome = replace(outcome, receipt=receipt)
         await self._seal_if_over(outcome.match)
         return outcome
 
@@ -585,11 +596,14 @@ class GameService:
         self._remember(fold_match(ran.match, ran.result.events, self.decoded.decode))
         return True
 
-    def _appended(self, match: Match, stored: Sequence[StoredEvent], viewer: Viewer) -> Outcome:
-        """Fold what was just appended into the cache; the outcome as ``viewer`` sees it."""
+    def _appended(
+        self, match: Match, stored: Sequence[StoredEvent], viewer: Viewer, shown: bool = True
+    ) -> Outcome:
+        """Fold what was just appended into the cache; the outcome as ``viewer`` sees it
+        (``shown=False``: without the events as the viewer sees them)."""
         match = fold_match(match, stored, self.decoded.decode)
         self._remember(match)
-        events = tuple(self.visible(item, viewer, match.over) for item in stored)
+        events = tuple(self.visible(item, viewer, match.over) for item in stored) if shown else ()
         return Outcome(match.version, events, match, viewer, tuple(stored))
 
     async def _append(
@@ -635,10 +649,8 @@ class GameService:
         key = (stored.stream, stored.seq, stored.hash, viewer, revealed)
         shown = self._shown.get(key)
         if shown is None:
-            if len(self._shown) >= SHOWN_LIMIT:
-                self._shown.clear()
             event = self.decoded.decode(stored)
-            shown = self._shown[key] = _visible(stored, event, viewer, revealed)
+            shown = self._shown.put(key, _visible(stored, event, viewer, revealed))
         return shown
 
     # -- seeing ----------------------------------------------------------------
@@ -731,7 +743,7 @@ def viewer_of(role: Role) -> Viewer:
     return Viewer.of_seat(role.seat) if role.seat is not None else SPECTATOR
 
 
-SHOWN_LIMIT = 8192  # entries; cleared when full (a live match's recent events refill it)
+SHOWN_LIMIT = 8192  # entries; the oldest goes (a live match's recent events refill it)
 
 
 def visible(stored: StoredEvent, viewer: Viewer, revealed: bool) -> dict[str, Any]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from eventstore import StoredEvent
+from eventstore.model import StoredEvent
 
 from ..records import KeySet
 from . import blinding, chain, commitment, legality, receipts, seal

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from eventstore import GENESIS_HASH, StoredEvent, recompute_hash
+from eventstore.hashing import recompute_hash
+from eventstore.model import GENESIS_HASH, StoredEvent
 
 from .report import CheckResult, failed, passed
 

@@ -12,7 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from eventstore import StoredEvent, canonical_json
+from eventstore.hashing import canonical_json
+from eventstore.model import StoredEvent
 
 from ..match import MatchEvent, from_record, to_record
 from ..records import BLINDING

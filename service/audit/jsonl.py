@@ -9,7 +9,7 @@ import math
 from collections.abc import Iterable
 from typing import Any
 
-from eventstore import StoredEvent
+from eventstore.model import StoredEvent
 
 FIELDS = ("stream", "seq", "type", "schema", "at", "request_id", "data", "prev_hash", "hash")
 _KINDS: dict[str, tuple[type, str]] = {

@@ -47,7 +47,7 @@ from ..rules.events import (
     PilePicked,
     RanksBombed,
 )
-from ..rules.state import BEFORE_DEAL, GAME_OVER, MATCH_OVER
+from ..rules.vocabulary import Phase
 from .deals import deck_of_deal
 from .decoding import Decoded, describe, describe_event, matches
 from .report import CheckResult, failed, passed
@@ -273,15 +273,15 @@ class _Replay:
             return
         phase, number = match.game.phase, match.game.game_number
         end = self._end_seq()
-        if phase == BEFORE_DEAL:
+        if phase == Phase.BEFORE_DEAL:
             raise _Illegal(end, "the log ends before the first deal, written with MatchStarted")
-        if phase == GAME_OVER:
+        if phase == Phase.GAME_OVER:
             raise _Illegal(
                 end,
                 f"the log ends before the deal of game {number + 1}, "
                 f"written with the end of game {number}",
             )
-        if phase == MATCH_OVER and not match.seed:
+        if phase == Phase.MATCH_OVER and not match.seed:
             raise _Illegal(end, "the log ends before SeedRevealed, written with MatchEnded")
 
 

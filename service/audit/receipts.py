@@ -10,7 +10,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from eventstore import StoredEvent
+from eventstore.model import StoredEvent
 
 from ..records import ActionReceipt, KeySet, RefusalReceipt, Seal, verify
 from .report import CheckResult, failed, not_run, passed

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from eventstore import StoredEvent
+from eventstore.model import StoredEvent
 
 from ..records import KeySet, RecordFormatError, Seal, SignedRecord, verify
 from .report import CheckResult, failed, not_run, passed

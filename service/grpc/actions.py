@@ -4,10 +4,11 @@ server and for the client SDK."""
 from __future__ import annotations
 
 import functools
+from typing import assert_never
 
-from ..rules.cards import format_cards, format_mask, format_rank
-from ..rules.commands import Bomb, Discard, Give, Pass, Pick, Play, SeatCommand
-from ..rules.notation import seat_command
+from ..rules.commands import SeatCommand
+from ..rules.notation import seat_command, written
+from ..rules.vocabulary import Action
 from .gen.daifugo.v1 import match_service_pb2 as pb
 
 
@@ -19,24 +20,24 @@ def action_to_message(command: SeatCommand) -> pb.Action:
 @functools.lru_cache(maxsize=8192)
 def _action_message(command: SeatCommand) -> pb.Action:
     # a legal-action list repeats the same commands all match long
-    if isinstance(command, Play):
-        return pb.Action(
-            play=pb.Play(
-                cards=format_mask(command.cards), jokers_as=format_cards(command.jokers_as)
-            )
-        )
-    if isinstance(command, Pass):
-        action = pb.Action()
-        getattr(action, "pass").SetInParent()  # `pass` is a Python keyword
-        return action
-    if isinstance(command, Give):
-        return pb.Action(give=pb.Give(cards=format_mask(command.cards)))
-    if isinstance(command, Discard):
-        return pb.Action(discard=pb.Discard(cards=format_mask(command.cards)))
-    if isinstance(command, Pick):
-        return pb.Action(pick=pb.Pick(cards=format_mask(command.cards)))
-    assert isinstance(command, Bomb)
-    return pb.Action(bomb=pb.Bomb(ranks=[format_rank(rank) for rank in command.ranks]))
+    notation = written(command)
+    match notation.action:
+        case Action.PLAY:
+            return pb.Action(play=pb.Play(cards=notation.cards, jokers_as=notation.jokers_as))
+        case Action.PASS:
+            action = pb.Action()
+            getattr(action, "pass").SetInParent()  # `pass` is a Python keyword
+            return action
+        case Action.GIVE:
+            return pb.Action(give=pb.Give(cards=notation.cards))
+        case Action.DISCARD:
+            return pb.Action(discard=pb.Discard(cards=notation.cards))
+        case Action.BOMB:
+            return pb.Action(bomb=pb.Bomb(ranks=notation.ranks))
+        case Action.PICK:
+            return pb.Action(pick=pb.Pick(cards=notation.cards))
+        case _:
+            assert_never(notation.action)
 
 
 def command_from_message(seat: int, action: pb.Action) -> SeatCommand:
@@ -44,15 +45,11 @@ def command_from_message(seat: int, action: pb.Action) -> SeatCommand:
     bad notation or an empty action."""
     kind = action.WhichOneof("kind")
     if kind == "play":
-        return seat_command(seat, "play", list(action.play.cards), list(action.play.jokers_as))
-    if kind == "pass":
-        return seat_command(seat, "pass")
-    if kind == "give":
-        return seat_command(seat, "give", list(action.give.cards))
-    if kind == "discard":
-        return seat_command(seat, "discard", list(action.discard.cards))
+        return seat_command(seat, kind, action.play.cards, action.play.jokers_as)
+    if kind in ("give", "discard"):
+        return seat_command(seat, kind, getattr(action, kind).cards)
     if kind == "bomb":
-        return seat_command(seat, "bomb", ranks=list(action.bomb.ranks))
+        return seat_command(seat, kind, ranks=action.bomb.ranks)
     if kind == "pick":
-        return seat_command(seat, "pick", list(action.pick.cards))
-    return seat_command(seat, "nothing")
+        return seat_command(seat, kind, action.pick.cards)
+    return seat_command(seat, kind or "nothing")

@@ -6,39 +6,23 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Callable
-from typing import Any
+from typing import Any, assert_never
 
 import grpc
 from google.protobuf import struct_pb2
 from google.rpc import error_details_pb2, status_pb2
 
-from ..app.service import ServiceError
+from ..app.errors import ErrorKind, ServiceError
 from ..records import SignedRecord
 from ..rules.commands import SeatCommand
 from ..rules.refusals import Refused
 from ..rules.views import View
 from .actions import command_from_message
 from .gen.daifugo.v1 import match_service_pb2 as pb
+from .words import ELEVEN_BACKS, FIELD_KINDS, PHASES, WAITS
 
 DOMAIN = "daifugo.v1"
 MESSAGE_LIMIT = 300  # characters; each may take 12 bytes of trailer (UTF-8, %-encoded)
-_ARGUMENT_CODES = {
-    "bad_request",
-    "invalid_meld",
-    "too_long",
-    "too_many",
-    "invalid_name",
-    "request_id_too_short",
-    "turn_time_too_short",
-}
-_STATUS = {
-    "not_found": grpc.StatusCode.NOT_FOUND,
-    "unauthenticated": grpc.StatusCode.UNAUTHENTICATED,
-    "permission_denied": grpc.StatusCode.PERMISSION_DENIED,
-    "busy": grpc.StatusCode.ABORTED,
-    "unavailable": grpc.StatusCode.UNAVAILABLE,
-}
-
 PRESETS = {
     pb.PRESET_FEDERATION: "federation",
     pb.PRESET_TORASOBI: "torasobi",
@@ -47,12 +31,25 @@ PRESETS = {
 }
 
 
-def status_code(code: str) -> grpc.StatusCode:
-    if code in _STATUS:
-        return _STATUS[code]
-    if code in _ARGUMENT_CODES:
-        return grpc.StatusCode.INVALID_ARGUMENT
-    return grpc.StatusCode.FAILED_PRECONDITION
+def status_code(kind: ErrorKind) -> grpc.StatusCode:
+    """The gRPC status of a kind of failure."""
+    match kind:
+        case ErrorKind.NOT_FOUND:
+            return grpc.StatusCode.NOT_FOUND
+        case ErrorKind.UNAUTHENTICATED:
+            return grpc.StatusCode.UNAUTHENTICATED
+        case ErrorKind.PERMISSION_DENIED:
+            return grpc.StatusCode.PERMISSION_DENIED
+        case ErrorKind.BAD_INPUT:
+            return grpc.StatusCode.INVALID_ARGUMENT
+        case ErrorKind.REFUSED:
+            return grpc.StatusCode.FAILED_PRECONDITION
+        case ErrorKind.BUSY:
+            return grpc.StatusCode.ABORTED
+        case ErrorKind.UNAVAILABLE:
+            return grpc.StatusCode.UNAVAILABLE
+        case _:
+            assert_never(kind)
 
 
 def shortened(message: str) -> str:
@@ -72,7 +69,7 @@ def receipt_json(receipt: SignedRecord | None) -> str:
 
 def rich_status(error: ServiceError) -> tuple[grpc.StatusCode, status_pb2.Status]:
     """The gRPC status of a refusal, with an ErrorInfo whose reason is the code."""
-    code = status_code(error.code)
+    code = status_code(error.kind)
     metadata = {"code": error.code}
     if error.receipt is not None:
         metadata["receipt"] = receipt_json(error.receipt)
@@ -139,6 +136,10 @@ def view_message(view: View, turn_deadline_ms: int | None = None) -> pb.View:
         results=[pb.GameResult(places=places) for places in view.results],
         blind=view.blind or (),
         unused=view.unused or (),
+        phase_value=PHASES.name(view.phase),
+        waiting_for_value=WAITS.name(view.waiting_for),
+        field_kind_value=FIELD_KINDS.name(view.field_kind),
+        eleven_back_value=ELEVEN_BACKS.name(view.eleven_back),
         two_back=view.two_back,
         discard_pile=view.discard_pile,
         color_lock=view.color_lock or "",

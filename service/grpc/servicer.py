@@ -12,6 +12,7 @@ from grpc_status import rpc_status
 
 from eventstore import EventStoreError, StoreUnavailable
 
+from ..app.errors import ErrorKind
 from ..app.service import GameService, MatchOptions, Seen, ServiceError, seen_by
 from ..rules.views import SPECTATOR, Viewer
 from .actions import action_to_message
@@ -23,6 +24,7 @@ from .mapping import (
     event_message,
     receipt_json,
     rich_status,
+    status_code,
     view_message,
 )
 
@@ -45,7 +47,8 @@ async def _answer(context: grpc.aio.ServicerContext[Any, Any], work: Awaitable[T
         _, status = rich_status(error)
         await context.abort_with_status(rpc_status.to_status(status))
     except StoreUnavailable as error:
-        await context.abort(grpc.StatusCode.UNAVAILABLE, f"the event store is unavailable: {error}")
+        unavailable = status_code(ErrorKind.UNAVAILABLE)
+        await context.abort(unavailable, f"the event store is unavailable: {error}")
     raise AssertionError("abort returns by raising")
 
 

@@ -17,7 +17,7 @@ from ..rules.commands import SeatCommand
 from ..rules.events import Event as GameEvent
 from ..rules.legal import timeout_action
 from ..rules.refusals import Refused
-from ..rules.state import GAME_OVER, IN_GAME, MATCH_OVER
+from ..rules.vocabulary import Phase
 from .commands import Act, Create, DealGame, Join, MatchCommand, Reveal, Seal, Start, TimeOut
 from .events import (
     BotKind,
@@ -195,7 +195,7 @@ def _play(match: Match, command: Act | TimeOut | DealGame | Reveal) -> list[Matc
         case TimeOut(seed):
             if not match.turn_ms:
                 raise Refused("wrong_action", "the match has no turn timer")
-            if game.phase != IN_GAME:
+            if game.phase != Phase.IN_GAME:
                 raise Refused("wrong_action", "no game is in play")
             action = timeout_action(game)
             if action is None:
@@ -205,7 +205,7 @@ def _play(match: Match, command: Act | TimeOut | DealGame | Reveal) -> list[Matc
         case DealGame(deal):
             return [*_rules(game, deal)]
         case Reveal(seed):
-            if game.phase != MATCH_OVER:
+            if game.phase != Phase.MATCH_OVER:
                 raise Refused("wrong_action", "the match is not over")
             if not seed:
                 raise Refused("bad_request", "no seed to reveal")
@@ -220,9 +220,9 @@ def _then_chance(match: Match, events: list[GameEvent], seed: bytes) -> list[Mat
     if not seed:
         return [*events]
     after = fold_game(match.game, events)
-    if after.phase == GAME_OVER:
+    if after.phase == Phase.GAME_OVER:
         return [*events, *_rules(after, _deal(match, seed, after.game_number + 1))]
-    if after.phase == MATCH_OVER:
+    if after.phase == Phase.MATCH_OVER:
         return [*events, SeedRevealed(seed.hex())]
     return [*events]
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import Any, get_args
 
 from ..rules import events as rules_events
 
@@ -84,9 +84,7 @@ LifecycleEvent = (
     MatchCreated | SeatJoined | MatchStarted | TurnTimedOut | SeedRevealed | MatchSealed
 )
 
-LIFECYCLE_EVENT_TYPES: dict[str, type] = {
-    cls.__name__: cls
-    for cls in (MatchCreated, SeatJoined, MatchStarted, TurnTimedOut, SeedRevealed, MatchSealed)
-}
+# what each record's "type" names, derived from the union as the rules' EVENT_TYPES
+LIFECYCLE_EVENT_TYPES: dict[str, type] = {cls.__name__: cls for cls in get_args(LifecycleEvent)}
 
 MatchEvent = rules_events.Event | LifecycleEvent

@@ -66,7 +66,7 @@ def game_deal(
     rules: RuleSet, players: int, seed: bytes, game_number: int, client_seeds: Sequence[str] = ()
 ) -> Deal:
     """The Deal of game ``game_number`` (``client_seeds`` in hex): its deck, and
-    the other draws the rules use (RULES.md §6), each from a key of its own so
+    the other draws the rules use (docs/RULES.md §6), each from a key of its own so
     that none changes a deck. The service deals it; the auditor recomputes it."""
     contributions = [bytes.fromhex(seed_hex) for seed_hex in client_seeds]
     seats = range(players)

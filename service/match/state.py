@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..rules import MatchState, RuleSet
-from ..rules.state import MATCH_OVER
+from ..rules.vocabulary import Phase
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,7 +37,7 @@ class Match:
 
     @property
     def over(self) -> bool:
-        return self.game.phase == MATCH_OVER
+        return self.game.phase == Phase.MATCH_OVER
 
     @property
     def seats_free(self) -> tuple[int, ...]:

@@ -56,7 +56,7 @@ def request_digest(request: Mapping[str, Any]) -> str:
 def action_request(match_id: str, by: str, command: str, request_id: str) -> dict[str, str]:
     """What a receipt's ``request_digest`` is the digest of: the match, who asked
     (``seat:<n>``, ``host``, ``create`` or ``join``), the command in its canonical
-    notation (``rules.notation.describe``, or ``start``, ``create``, ``join``) and
+    notation (``rules.notation.format_command``, or ``start``, ``create``, ``join``) and
     the request id exactly as the caller sent it."""
     return {"match_id": match_id, "by": by, "command": command, "request_id": request_id}
 

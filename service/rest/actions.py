@@ -4,35 +4,27 @@ with the rules' notation), so a refusal carries the same reason code."""
 
 from __future__ import annotations
 
+from typing import cast
+
 from litestar import get, post
 from litestar.di import NamedDependency
 from litestar.params import FromPath, JSONBody
 
+from ..app.queries import checked_id
 from ..app.service import ServiceError
-from ..rules.cards import format_cards, format_mask, format_rank
-from ..rules.commands import Bomb, Discard, Give, Pass, Pick, Play, SeatCommand
-from ..rules.notation import seat_command
+from ..rules.commands import SeatCommand
+from ..rules.notation import seat_command, written
 from ..rules.refusals import Refused
 from .context import Authorization, Context, bearer
 from .errors import responses
-from .models import Action, ActionRequest, ActionResult, SeatState
-from .spectating import checked_id
+from .models import Action, ActionName, ActionRequest, ActionResult, SeatState
 
 
 def action_of(command: SeatCommand) -> Action:
     """A command in the API's notation (what POST .../actions takes back)."""
-    if isinstance(command, Play):
-        return Action("play", format_mask(command.cards), format_cards(command.jokers_as))
-    if isinstance(command, Pass):
-        return Action("pass")
-    if isinstance(command, Give):
-        return Action("give", format_mask(command.cards))
-    if isinstance(command, Discard):
-        return Action("discard", format_mask(command.cards))
-    if isinstance(command, Pick):
-        return Action("pick", format_mask(command.cards))
-    assert isinstance(command, Bomb)
-    return Action("bomb", ranks=[format_rank(rank) for rank in command.ranks])
+    notation = written(command)
+    verb = cast(ActionName, str(notation.action))  # the model's Literal spells the same words
+    return Action(verb, list(notation.cards), list(notation.jokers_as), list(notation.ranks))
 
 
 @get(

@@ -20,6 +20,7 @@ from eventstore import StoreUnavailable
 
 from ..app.catalog import CatalogProjection
 from ..app.projections import ResultsProjection
+from ..app.queries import MatchQueries
 from ..app.service import GameService, ServiceError
 from ..records import KeySet
 from . import actions, keys, live, matches, rankings, record, tables
@@ -61,7 +62,15 @@ def create_app(
     if settings.keepalive_seconds is not None and not settings.keepalive_seconds > 0:
         raise ValueError("the keep-alive period must be positive")
     audits = AuditPool(settings.audit_workers, settings.audit_queue)
-    context = Context(service, catalog, results, signing_keys, audits, settings.keepalive_seconds)
+    context = Context(
+        service,
+        catalog,
+        results,
+        signing_keys,
+        MatchQueries(service),
+        audits,
+        settings.keepalive_seconds,
+    )
 
     def provide() -> Context:
         return context

@@ -11,6 +11,7 @@ from litestar.params import HeaderParameter
 
 from ..app.catalog import CatalogProjection
 from ..app.projections import ResultsProjection
+from ..app.queries import MatchQueries
 from ..app.service import GameService, ServiceError
 from ..records import KeySet
 from .auditing import AuditPool
@@ -27,6 +28,7 @@ class Context:
     catalog: CatalogProjection
     results: ResultsProjection
     signing_keys: KeySet  # the public keys, retired ones too
+    queries: MatchQueries  # spectators' and replayers' reads
     audits: AuditPool = field(default_factory=AuditPool)
     keepalive_seconds: float | None = None  # the SSE keep-alive period (None: live's)
     # set when the server stops: open event streams end (the page resumes them)

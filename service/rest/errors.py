@@ -1,44 +1,31 @@
 """Errors as JSON ``{"code", "message"}`` with the HTTP status of their code.
 
-The split between 400 and 409 is the gRPC mapping's (``status_code``): bad
-notation and invalid melds are the caller's mistake (400), every other rules
-refusal is about the match's state (409). Bad input never becomes a 5xx.
+The status of a refusal is its kind's (``service.app.errors.ErrorKind``, which the gRPC
+mapping maps too): bad notation and invalid melds are the caller's mistake (400), every
+other rules refusal is about the match's state (409). Bad input never becomes a 5xx.
 """
 
 from __future__ import annotations
 
 import logging
 import sys
-from typing import Any
+from typing import Any, assert_never
 
-import grpc
 from litestar import MediaType, Request, Response
 from litestar.exceptions import HTTPException, ValidationException
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.status_codes import HTTP_500_INTERNAL_SERVER_ERROR
 from litestar.types import ExceptionHandlersMap, Scope
 from litestar.types.protocols import Logger
-from redis.exceptions import RedisError
 
 from eventstore import EventStoreError, StoreUnavailable
-from eventstore.connection import store_error
 
-from ..app.service import ServiceError
-from ..grpc.mapping import status_code
+from ..app.errors import ErrorKind, ServiceError
 from .auditing import AuditsBusy
 from .models import Error
 
 log = logging.getLogger("daifugo.rest")
 
-_HTTP_OF_GRPC = {
-    grpc.StatusCode.NOT_FOUND: 404,
-    grpc.StatusCode.UNAUTHENTICATED: 401,
-    grpc.StatusCode.PERMISSION_DENIED: 403,
-    grpc.StatusCode.INVALID_ARGUMENT: 400,
-    grpc.StatusCode.FAILED_PRECONDITION: 409,
-    grpc.StatusCode.ABORTED: 409,
-    grpc.StatusCode.UNAVAILABLE: 503,
-}
 # codes of Litestar's own refusals (routing, validation), by status
 _CODE_OF_STATUS = {
     400: "bad_request",
@@ -82,9 +69,23 @@ def responses(*statuses: int) -> dict[int, ResponseSpec]:
     }
 
 
-def http_status(code: str) -> int:
-    """The HTTP status of a ServiceError code."""
-    return _HTTP_OF_GRPC.get(status_code(code), 409)
+def http_status(kind: ErrorKind) -> int:
+    """The HTTP status of a kind of failure."""
+    match kind:
+        case ErrorKind.NOT_FOUND:
+            return 404
+        case ErrorKind.UNAUTHENTICATED:
+            return 401
+        case ErrorKind.PERMISSION_DENIED:
+            return 403
+        case ErrorKind.BAD_INPUT:
+            return 400
+        case ErrorKind.REFUSED | ErrorKind.BUSY:
+            return 409
+        case ErrorKind.UNAVAILABLE:
+            return 503
+        case _:
+            assert_never(kind)
 
 
 def error_response(
@@ -95,7 +96,7 @@ def error_response(
 
 def _service_error(_: Request[Any, Any, Any], error: ServiceError) -> Response[Error]:
     receipt = error.receipt.to_dict() if error.receipt is not None else None
-    return error_response(http_status(error.code), error.code, error.message, receipt)
+    return error_response(http_status(error.kind), error.code, error.message, receipt)
 
 
 def _bad_input(_: Request[Any, Any, Any], error: BadInput) -> Response[Error]:
@@ -103,7 +104,8 @@ def _bad_input(_: Request[Any, Any, Any], error: BadInput) -> Response[Error]:
 
 
 def _unavailable(_: Request[Any, Any, Any], error: StoreUnavailable) -> Response[Error]:
-    return error_response(503, "unavailable", f"the event store is unavailable: {error}")
+    kind = ErrorKind.UNAVAILABLE
+    return error_response(http_status(kind), kind.value, f"the event store is unavailable: {error}")
 
 
 def _audits_busy(_: Request[Any, Any, Any], error: AuditsBusy) -> Response[Error]:
@@ -118,12 +120,9 @@ def _store_error(request: Request[Any, Any, Any], error: EventStoreError) -> Res
     return error_response(HTTP_500_INTERNAL_SERVER_ERROR, "store_error", str(error))
 
 
-def _redis_error(request: Request[Any, Any, Any], error: Exception) -> Response[Error]:
-    # the projections read Redis with its own client: its failures as the store's
-    failure = store_error(error, "read", "redis")
-    if isinstance(failure, StoreUnavailable):
-        return _unavailable(request, failure)
-    return _store_error(request, failure)
+def _network_error(request: Request[Any, Any, Any], error: Exception) -> Response[Error]:
+    # the network failing under a read (the store translates its own: this is the rest)
+    return _unavailable(request, StoreUnavailable(str(error) or type(error).__name__))
 
 
 def _too_deep(error: BaseException | None) -> bool:
@@ -178,9 +177,8 @@ EXCEPTION_HANDLERS: ExceptionHandlersMap = {
     StoreUnavailable: _unavailable,
     AuditsBusy: _audits_busy,
     EventStoreError: _store_error,
-    RedisError: _redis_error,
-    ConnectionError: _redis_error,
-    TimeoutError: _redis_error,
+    ConnectionError: _network_error,
+    TimeoutError: _network_error,
     HTTPException: _http_error,
     RecursionError: _recursion,
 }

@@ -33,13 +33,14 @@ from litestar.params import FromPath, HeaderParameter, QueryParameter
 from litestar.response import Stream
 
 from eventstore import EventStoreError
+from eventstore.cache import BoundedCache
 
+from ..app import queries
+from ..app.queries import NEVER_DELAYED, checked_id
 from ..app.service import GameService, viewer_of
 from ..rules.views import SPECTATOR, Viewer
-from . import spectating
 from .context import Authorization, Context, bearer
 from .errors import responses
-from .spectating import NEVER_DELAYED, checked_id
 
 log = logging.getLogger("daifugo.rest")
 KEEPALIVE = 15.0  # seconds between keep-alive comments (the default period)
@@ -141,7 +142,7 @@ async def _messages(
                         due_now.append(_KEEPALIVE)
                     continue
                 due = 0 if item["type"] in NEVER_DELAYED else item["at"] + delay_ms
-                if delay_ms and due > spectating.now_ms() and not ended.done():
+                if delay_ms and due > queries.now_ms() and not ended.done():
                     if due_now:
                         yield b"".join(due_now)
                         due_now = []
@@ -175,7 +176,7 @@ async def _held_until(
     """Wait until ``due`` (ms), the match's end or the server's; meanwhile the keep-alives
     of the slots that fall due, exactly as if nothing were held."""
     while not ended.done() and not closed.done():
-        wait = (due - spectating.now_ms()) / 1000
+        wait = (due - queries.now_ms()) / 1000
         if wait <= 0:
             return
         slot = schedule.last + 1
@@ -191,8 +192,7 @@ async def _held_until(
 # Encoded messages by record: records are shared between the viewers who see an event
 # alike (GameService.visible), so each is encoded once, not once per spectator. The
 # entry keeps its record alive, so the id cannot be reused while the entry exists.
-_ENCODED: dict[int, tuple[dict[str, Any], bytes]] = {}
-_ENCODED_LIMIT = 8192
+_ENCODED = BoundedCache[int, tuple[dict[str, Any], bytes]](8192)
 
 
 def _encoded(record: dict[str, Any]) -> bytes:
@@ -202,9 +202,7 @@ def _encoded(record: dict[str, Any]) -> bytes:
     # compact JSON has no line breaks, so the data is one line
     data = json.dumps(record, ensure_ascii=False, separators=(",", ":"))
     message = f"id: {record['seq']}\nevent: {record['type']}\ndata: {data}\n\n".encode()
-    if len(_ENCODED) >= _ENCODED_LIMIT:
-        _ENCODED.clear()
-    _ENCODED[id(record)] = (record, message)
+    _ENCODED.put(id(record), (record, message))
     return message
 
 

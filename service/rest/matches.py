@@ -11,20 +11,12 @@ from litestar.di import NamedDependency
 from litestar.params import FromPath, QueryParameter
 
 from ..app.catalog import MatchState
-from ..app.service import ServiceError
+from ..app.errors import ServiceError
+from ..app.queries import spectator_view
 from ..rules import PRESETS
-from ..rules.views import SPECTATOR
 from .context import Context
 from .errors import ERROR_RESPONSES, responses
 from .models import EventPage, MatchPage, MatchSummary, MatchView, MatchViewAt
-from .spectating import (
-    match_at,
-    open_view,
-    read,
-    spectate,
-    spectator_match,
-    spectator_view,
-)
 
 MAX_PAGE = 500
 
@@ -62,8 +54,7 @@ async def list_matches(
     responses=responses(*ERROR_RESPONSES),
 )
 async def get_match(ctx: NamedDependency[Context], match_id: FromPath[str]) -> MatchView:
-    seen = await spectate(ctx.service, match_id)
-    match = await spectator_match(ctx.service, seen)
+    seen, match = await ctx.queries.now(match_id)
     return MatchView(
         match_id=match.match_id,
         state=seen.state,
@@ -87,13 +78,8 @@ async def list_events(
     from_seq: Annotated[int, QueryParameter(name="from", ge=0, le=2**62)] = 0,
     limit: Annotated[int, QueryParameter(ge=1, le=MAX_PAGE)] = 100,
 ) -> EventPage:
-    seen = await spectate(ctx.service, match_id)
-    last = min(seen.visible, from_seq + limit - 1)
-    stored = await read(ctx.service, match_id, from_seq, last)
-    revealed = seen.match.over
-    events = [ctx.service.visible(item, SPECTATOR, revealed) for item in stored]
-    more = bool(stored) and stored[-1].seq < seen.visible
-    return EventPage(events, stored[-1].seq + 1 if more else None)
+    page = await ctx.queries.events(match_id, from_seq, limit)
+    return EventPage(page.events, page.next_seq)
 
 
 @get(
@@ -109,18 +95,15 @@ async def get_state(
     match_id: FromPath[str],
     seq: Annotated[int, QueryParameter(ge=0, le=2**62)],
 ) -> MatchViewAt:
-    seen = await spectate(ctx.service, match_id)
-    if seq > seen.visible:
-        raise ServiceError("not_found", f"no event {seq} to see yet (the last is {seen.visible})")
-    match = await match_at(ctx.service, match_id, seq)
-    view = open_view(match.game) if seen.match.over else spectator_view(match.game)
+    at = await ctx.queries.state_at(match_id, seq)
+    seen, match = at.seen, at.match
     return MatchViewAt(
         match_id=match.match_id,
         state=seen.state,
         version=seen.visible,
         names=list(seen.match.names),
         spectator_delay_ms=match.spectator_delay_ms,
-        view=view,
+        view=at.view,
         seq=seq,
     )
 

@@ -29,7 +29,7 @@ RankCode = Annotated[str, Meta(min_length=1, max_length=2, description='a rank: 
 
 
 class Error(Struct, omit_defaults=True):
-    """Every refusal: a reason code (the rules' FORMAT.md codes, or not_found,
+    """Every refusal: a reason code (the rules' codes, docs/RULES.md §7, or not_found,
     unauthenticated, permission_denied, bad_request, match_not_over, busy,
     request_id_reused, too_long, too_many, invalid_name,
     unavailable…) and what was wrong."""
@@ -75,10 +75,13 @@ class EventPage(Struct):
     next: int | None  # the ``from`` of the next page; None: nothing more to see now
 
 
+ActionName = Literal["play", "pass", "give", "discard", "bomb", "pick"]  # rules.vocabulary.Action
+
+
 class Action(Struct):
     """A seat's action in card notation, as POST /matches/{id}/actions takes it."""
 
-    action: Literal["play", "pass", "give", "discard", "bomb", "pick"]
+    action: ActionName
     cards: Annotated[list[Code], Meta(max_length=54)] = msgspec.field(default_factory=list)
     jokers_as: Annotated[list[Code], Meta(max_length=2)] = msgspec.field(default_factory=list)
     ranks: Annotated[list[RankCode], Meta(max_length=13)] = msgspec.field(default_factory=list)

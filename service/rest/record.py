@@ -21,16 +21,14 @@ from litestar.openapi.spec import (
 )
 from litestar.params import FromPath, FromQuery, RawBody
 
-from ..app.service import ServiceError
+from ..app.errors import ServiceError
 from ..audit import INPUT_ERROR, export_jsonl, report_of_events, report_of_log
 from ..audit.receipts import MAX_RECEIPTS
 from ..records import KeyFormatError, KeySet
-from ..rules.views import SPECTATOR
 from .context import Context
 from .errors import ERROR_RESPONSES, responses
 from .kifu import record_text
 from .models import AuditResult
-from .spectating import read, spectate, spectator_match
 
 JSONL = "application/x-ndjson"
 
@@ -60,21 +58,18 @@ async def get_record(
     match_id: FromPath[str],
     format: FromQuery[Literal["text", "jsonl"]] = "text",
 ) -> Response[str]:
-    seen = await spectate(ctx.service, match_id)
-    stored = await read(ctx.service, match_id, 0, seen.visible)
-    over = seen.match.over
+    record = await ctx.queries.record(match_id)
+    seen, stored = record.seen, record.stored
     if format == "jsonl":
-        if over:
+        if seen.match.over:
             body = export_jsonl(stored)
         else:
-            records = [ctx.service.visible(item, SPECTATOR, False) for item in stored]
-            body = "".join(json.dumps(item, ensure_ascii=False) + "\n" for item in records)
+            lines = (json.dumps(item, ensure_ascii=False) + "\n" for item in record.events)
+            body = "".join(lines)
         disposition = f'attachment; filename="match-{seen.match.match_id}.jsonl"'
         return Response(body, media_type=JSONL, headers={"Content-Disposition": disposition})
-    match = await spectator_match(ctx.service, seen)
-    records = [ctx.service.visible(item, SPECTATOR, over) for item in stored]
     created = stored[0].at if stored else 0
-    text = record_text(match, seen.state, created, records)
+    text = record_text(record.match, seen.state, created, record.events)
     return Response(text, media_type="text/plain; charset=utf-8")
 
 
@@ -87,10 +82,7 @@ async def get_record(
     responses=responses(404, 409, 503),
 )
 async def audit_match(ctx: NamedDependency[Context], match_id: FromPath[str]) -> AuditResult:
-    seen = await spectate(ctx.service, match_id)
-    if not seen.match.over:
-        raise ServiceError("match_not_over", "a match is audited once it is over")
-    stored = await read(ctx.service, match_id, 0, seen.match.version)
+    stored = await ctx.queries.finished_log(match_id)
     report = await ctx.audits.run(report_of_events, (stored, ctx.signing_keys))
     return msgspec.convert(report, AuditResult)
 

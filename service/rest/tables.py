@@ -19,13 +19,13 @@ from litestar.params import FromPath, JSONBody
 from msgspec import Meta, Struct
 
 from ..app.inputs import check_request_id
+from ..app.queries import checked_id
 from ..app.service import MAX_BOT_PAUSE, MAX_SECONDS, MatchOptions, ServiceError
 from ..match.events import BotKind
 from ..rules import PRESETS
 from ..rules.rulesets import LOCAL_RULES
 from .context import Authorization, Context, bearer
 from .errors import BadInput, responses
-from .spectating import checked_id
 
 MAX_NAME = 40
 MAX_OPTIONS = 64
@@ -125,7 +125,7 @@ class PresetInfo(Struct):
 
 class Presets(Struct):
     presets: list[PresetInfo]
-    local_rules: list[str]  # the option names that are local rules, in RULES.md order
+    local_rules: list[str]  # the option names that are local rules, in docs/RULES.md order
 
 
 def refuse(code: str, message: str) -> BadInput:

@@ -1,4 +1,4 @@
-"""Cards as small integers, hands as bitmasks, and the card notation of RULES.md §1.
+"""Cards as small integers, hands as bitmasks, and the card notation of docs/RULES.md §1.
 
 A card is ``rank * 4 + suit``: rank 0..12 is 3 4 5 6 7 8 9 T J Q K A 2 (normal
 strength), suit 0..3 is D C H S, so the smallest integer is also the weakest card
@@ -13,13 +13,11 @@ from collections.abc import Iterable
 
 RANKS = "3456789TJQKA2"
 SUITS = "DCHS"
-RANK_COUNT = 13
 JOKER = 52
 JOKER_CODE = "JK"
 JOKER_BIT = 1 << 52
 JOKER_BITS = 3 << 52
 REAL_CARDS = (1 << 52) - 1
-FULL_DECK = REAL_CARDS | JOKER_BITS
 DECK: tuple[int, ...] = (*range(52), JOKER, JOKER)
 
 # What a joker in stairs may stand for past the ends (the ``uecda`` preset):
@@ -30,7 +28,7 @@ LOW_READING = 56
 HIGH_READING = 60
 LOW_RANK, HIGH_RANK = -1, 13
 
-SUIT_D, SUIT_C, SUIT_H, SUIT_S = range(4)
+SUIT_S = 3
 RANK_3, RANK_8, RANK_J, RANK_2 = 0, 5, 8, 12
 
 

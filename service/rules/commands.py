@@ -1,7 +1,8 @@
 """Commands: what a seat (or the dealer) asks the decider to do.
 
 Cards travel as masks (see ``cards``); parsing notation into masks, and refusing
-bad notation with ``bad_request``, is the caller's job (``notation``).
+bad notation with ``bad_request``, is the caller's job (``notation``). A seat
+command's repr is its notation, to paste back: ``parse_command('seat 2 pass')``.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from dataclasses import dataclass
 class Deal:
     """Deal the next game from ``deck`` (an order of the whole deck).
 
-    The other draws are the dealer's too, for the rules that use them (RULES.md
+    The other draws are the dealer's too, for the rules that use them (docs/RULES.md
     §6); the rules take each only where they need it: ``seating``, the turn
     order when seats are drawn again; ``deal_start``, the seat dealt first when
     there is no 大富豪 to start at; ``stalemate``, the order in which a
@@ -38,52 +39,76 @@ class SetUp:
     skip_exchange: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class Play:
     seat: int
     cards: int
     jokers_as: tuple[int, ...] = ()
     reason: str = ""
 
+    def __repr__(self) -> str:
+        return _pasteable(self)
 
-@dataclass(frozen=True, slots=True)
+
+@dataclass(frozen=True, slots=True, repr=False)
 class Pass:
     seat: int
     reason: str = ""
 
+    def __repr__(self) -> str:
+        return _pasteable(self)
 
-@dataclass(frozen=True, slots=True)
+
+@dataclass(frozen=True, slots=True, repr=False)
 class Give:
     """Card exchange or seven-pass cards."""
 
     seat: int
     cards: int
 
+    def __repr__(self) -> str:
+        return _pasteable(self)
 
-@dataclass(frozen=True, slots=True)
+
+@dataclass(frozen=True, slots=True, repr=False)
 class Discard:
     """Ten-discard cards."""
 
     seat: int
     cards: int
 
+    def __repr__(self) -> str:
+        return _pasteable(self)
 
-@dataclass(frozen=True, slots=True)
+
+@dataclass(frozen=True, slots=True, repr=False)
 class Bomb:
     """Queen bomber: the ranks named."""
 
     seat: int
     ranks: tuple[int, ...]
 
+    def __repr__(self) -> str:
+        return _pasteable(self)
 
-@dataclass(frozen=True, slots=True)
+
+@dataclass(frozen=True, slots=True, repr=False)
 class Pick:
     """Take cards from the discard pile (salvage, king's march, zombie;
-    RULES.md §5.4); no card (0) takes none."""
+    docs/RULES.md §5.4); no card (0) takes none."""
 
     seat: int
     cards: int
 
+    def __repr__(self) -> str:
+        return _pasteable(self)
+
 
 SeatCommand = Play | Pass | Give | Discard | Bomb | Pick
 Command = Deal | SetUp | SeatCommand
+
+
+def _pasteable(command: SeatCommand) -> str:
+    from .notation import format_command  # notation reads commands: import when asked
+
+    return f"parse_command({format_command(command)!r})"

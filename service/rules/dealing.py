@@ -1,5 +1,5 @@
 """Dealing a game from a deck order, who leads, and the card exchange plan
-(RULES.md §1 Players and deal, Who leads, Card exchange; §3 tenpenchi)."""
+(docs/RULES.md §1 Seats and dealing, Who leads, Card exchange; §3 tenpenchi)."""
 
 from __future__ import annotations
 
@@ -122,7 +122,7 @@ def exchange_steps(
     """The gives in order: 大貧民, 大富豪, 貧民, 富豪; True = must be strongest.
 
     A lower player short of the count gives all they hold, and the upper one
-    gives back as many as they received, so no hand empties (RULES.md §1). The
+    gives back as many as they received, so no hand empties (docs/RULES.md §1). The
     pairs share no seat, so each lower hand is still as dealt when it gives."""
     steps: list[tuple[int, int, int, bool]] = []
     for lower, upper, count in exchange_pairs(places):
@@ -145,7 +145,7 @@ def tenpenchi_swaps(hands: tuple[int, ...], places: tuple[int, ...]) -> list[tup
     ]
 
 
-# the automatic exchange's ties (RULES.md §6): ♠ > ♡ > ♢ > ♣, by suit index D C H S
+# the automatic exchange's ties (docs/RULES.md §6): ♠ > ♡ > ♢ > ♣, by suit index D C H S
 _TAKE_SUIT_ORDER = (1, 0, 2, 3)
 
 
@@ -168,7 +168,7 @@ def strongest_cards(hand: int, count: int, reversed_order: bool) -> int:
 
 def are_strongest(hand: int, given: int, reversed_order: bool) -> bool:
     """Whether ``given`` are the strongest cards of ``hand``; a joker is the
-    strongest, and which of equally strong cards is free (RULES.md §1)."""
+    strongest, and which of equally strong cards is free (docs/RULES.md §1)."""
 
     def strengths(mask: int) -> list[int]:
         return sorted(

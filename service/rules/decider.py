@@ -9,6 +9,7 @@ rebuild it.
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Never, NoReturn
 
 from . import events as ev
 from .cards import (
@@ -26,7 +27,7 @@ from .cards import (
     rank_mask,
     remove_cards,
 )
-from .commands import Bomb, Command, Deal, Discard, Give, Pass, Pick, Play, SetUp
+from .commands import Bomb, Command, Deal, Discard, Give, Pass, Pick, Play, SeatCommand, SetUp
 from .dealing import (
     are_strongest,
     deal,
@@ -41,7 +42,7 @@ from .dealing import (
     strongest_cards,
     tenpenchi_swaps,
 )
-from .evolve import APPLIERS
+from .evolve import apply
 from .judging import (
     RANK_6,
     RANK_7,
@@ -71,17 +72,14 @@ from .melds import Kind, Meld, classify
 from .readings import COLORS, group_of, lock_starting
 from .refusals import Refusal, Refused
 from .rulesets import CANCELLED_BY_OMEN
-from .state import (
-    BEFORE_DEAL,
+from .state import MatchState, bottom_block
+from .vocabulary import (
     EIGHT_CUT_RETURN,
     EXCHANGE,
-    FALLEN,
-    FORBIDDEN,
     FOUR_STOP,
     IN_GAME,
     KING_PASTOR,
     KINGS_MARCH,
-    MATCH_OVER,
     PICKS,
     PLAY,
     QUEEN_BOMBER,
@@ -89,8 +87,18 @@ from .state import (
     SEVEN_PASS,
     TEN_DISCARD,
     ZOMBIE,
-    MatchState,
-    bottom_block,
+    Bottom,
+    DiscardReason,
+    EndCause,
+    FallCause,
+    FinishCause,
+    FlushReason,
+    GiveReason,
+    Phase,
+    RefusalCode,
+    RevolutionCause,
+    SkipCause,
+    WaitingFor,
 )
 
 Decision = list[ev.Event] | Refusal
@@ -110,7 +118,7 @@ class _Work:
 
     def emit(self, event: ev.Event) -> None:
         self.events.append(event)
-        APPLIERS[type(event)](self.state, event)
+        apply(self.state, event)
 
 
 def decide(state: MatchState, command: Command) -> Decision:
@@ -122,35 +130,58 @@ def decide(state: MatchState, command: Command) -> Decision:
 
 
 def _decide(state: MatchState, command: Command) -> list[ev.Event]:
-    if isinstance(command, Deal):
-        return _deal(state, command)
-    if isinstance(command, SetUp):
-        return _set_up(state, command)
-    _check_seat_command(state, command)
+    match command:
+        case Deal():
+            return _deal(state, command)
+        case SetUp():
+            return _set_up(state, command)
+        case Play() | Pass() | Give() | Discard() | Bomb() | Pick():
+            _check_seat_command(state, command)
+            return _seat_command(state, command)
+        case _:
+            _no_command(command)
+
+
+def _seat_command(state: MatchState, command: SeatCommand) -> list[ev.Event]:
     waiting = state.waiting_for
-    if waiting == PLAY:
-        if isinstance(command, Play):
-            if must_pass_at_leisure(state):
-                raise Refused("wrong_action", "the previous 大富豪 passes on their first turn")
-            return _play(state, command)
-        if isinstance(command, Pass):
-            return _pass(state, command)
-    elif waiting in (FOUR_STOP, EIGHT_CUT_RETURN):
-        if isinstance(command, Pass):
-            return _decline_four_stop(state, command)
-        if isinstance(command, Play):
-            return _answer_four_stop(state, command)
-    elif waiting in PICKS and isinstance(command, Pick):
-        return _pick(state, command)
-    elif waiting == KING_PASTOR and isinstance(command, Give):
-        return _choose_for_pastor(state, command)
-    elif waiting in (EXCHANGE, SEVEN_PASS) and isinstance(command, Give):
-        return _give(state, command)
-    elif waiting == TEN_DISCARD and isinstance(command, Discard):
-        return _ten_discard(state, command)
-    elif waiting == QUEEN_BOMBER and isinstance(command, Bomb):
-        return _bomb(state, command)
-    raise Refused("wrong_action", f"the game waits for {waiting}")
+    match command:
+        case Play():
+            if waiting == PLAY:
+                if must_pass_at_leisure(state):
+                    raise Refused(
+                        RefusalCode.WRONG_ACTION, "the previous 大富豪 passes on their first turn"
+                    )
+                return _play(state, command)
+            if waiting in (FOUR_STOP, EIGHT_CUT_RETURN):
+                return _answer_four_stop(state, command)
+        case Pass():
+            if waiting == PLAY:
+                return _pass(state, command)
+            if waiting in (FOUR_STOP, EIGHT_CUT_RETURN):
+                return _decline_four_stop(state, command)
+        case Give():
+            if waiting in (EXCHANGE, SEVEN_PASS):
+                return _give(state, command)
+            if waiting == KING_PASTOR:
+                return _choose_for_pastor(state, command)
+        case Discard():
+            if waiting == TEN_DISCARD:
+                return _ten_discard(state, command)
+        case Bomb():
+            if waiting == QUEEN_BOMBER:
+                return _bomb(state, command)
+        case Pick():
+            if waiting in PICKS:
+                return _pick(state, command)
+        case _:
+            _no_command(command)
+    raise Refused(RefusalCode.WRONG_ACTION, f"the game waits for {waiting}")
+
+
+def _no_command(command: Never) -> NoReturn:
+    """Where a match on commands ends: mypy rejects a command left without a case
+    (as ``assert_never``), and anything else that reaches it is refused."""
+    raise Refused(RefusalCode.BAD_REQUEST, f"{type(command).__name__} is not a command")
 
 
 # -- passing -------------------------------------------------------------------
@@ -160,7 +191,7 @@ def _pass(state: MatchState, command: Pass) -> list[ev.Event]:
     seat, rules = command.seat, state.rules
     leading = state.field is None
     if leading and not rules.leader_may_pass:
-        raise Refused("cannot_pass", "the leader must play")
+        raise Refused(RefusalCode.CANNOT_PASS, "the leader must play")
     work = _Work(state)
     work.emit(ev.Passed(seat, command.reason))
     if rules.stalemate_passes and work.state.pass_run >= rules.stalemate_passes:
@@ -173,7 +204,7 @@ def _pass(state: MatchState, command: Pass) -> list[ev.Event]:
 
 
 def _pass_lead(work: _Work, seat: int) -> None:
-    """The leader passed (RULES.md §6): the next seat that has not passed leads;
+    """The leader passed (docs/RULES.md §6): the next seat that has not passed leads;
     once every one has passed, the passes clear and the first to pass leads again.
     Passes on an empty field came round in turn order, so the first is the
     next seat after the last."""
@@ -184,7 +215,7 @@ def _pass_lead(work: _Work, seat: int) -> None:
         return
     first = state.next_active(seat)
     leader = seat if first is None else first
-    work.emit(ev.FieldFlushed("all_passed", leader))
+    work.emit(ev.FieldFlushed(FlushReason.ALL_PASSED, leader))
     _give_lead(work, leader)
 
 
@@ -200,12 +231,16 @@ def _next_unpassed(state: MatchState, seat: int) -> int | None:
 
 def _stalemate(work: _Work) -> None:
     """After so many passes in a row the players still in are ranked in the
-    order the dealer drew (RULES.md §6), and the game ends."""
+    order the dealer drew (docs/RULES.md §6), and the game ends."""
     state = work.state
     for seat in state.stalemate or range(state.players):
         if work.state.is_active(seat):
             place = len(work.state.finished) + 1
-            work.emit(ev.PlayerFinished(seat, place, False, "stalemate", work.state.hands[seat]))
+            work.emit(
+                ev.PlayerFinished(
+                    seat, place, cause=FinishCause.STALEMATE, leftover=work.state.hands[seat]
+                )
+            )
     _end_game(work)
 
 
@@ -215,20 +250,22 @@ def _stalemate(work: _Work) -> None:
 def _check_seat_command(state: MatchState, command: Command) -> None:
     seat = getattr(command, "seat", None)
     if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < state.players:
-        raise Refused("bad_request", f"no seat {seat!r} in a {state.players}-player match")
+        raise Refused(
+            RefusalCode.BAD_REQUEST, f"no seat {seat!r} in a {state.players}-player match"
+        )
     if isinstance(command, (Play, Give, Discard)):
         cards = command.cards
         if not isinstance(cards, int) or cards <= 0 or not is_canonical(cards):
-            raise Refused("bad_request", "the cards are missing or not cards")
+            raise Refused(RefusalCode.BAD_REQUEST, "the cards are missing or not cards")
     if isinstance(command, Pick):
         cards = command.cards
         if not _is_int(cards) or cards < 0 or not is_canonical(cards):
-            raise Refused("bad_request", "the cards are not cards")
+            raise Refused(RefusalCode.BAD_REQUEST, "the cards are not cards")
     if isinstance(command, Play) and any(
         not isinstance(card, int) or not (0 <= card <= JOKER or is_past_ends(card))
         for card in command.jokers_as
     ):
-        raise Refused("bad_request", "a joker reading is not a card")
+        raise Refused(RefusalCode.BAD_REQUEST, "a joker reading is not a card")
     if isinstance(command, Bomb):
         ranks = command.ranks
         if (
@@ -236,19 +273,19 @@ def _check_seat_command(state: MatchState, command: Command) -> None:
             or len(set(ranks)) != len(ranks)
             or any(not isinstance(rank, int) or not 0 <= rank < 13 for rank in ranks)
         ):
-            raise Refused("bad_request", "name each rank once")
+            raise Refused(RefusalCode.BAD_REQUEST, "name each rank once")
     if state.phase != IN_GAME:
-        raise Refused("game_over", "no game is in progress")
+        raise Refused(RefusalCode.GAME_OVER, "no game is in progress")
     if seat != state.turn:
-        raise Refused("not_your_turn", f"it is seat {state.turn}'s turn")
+        raise Refused(RefusalCode.NOT_YOUR_TURN, f"it is seat {state.turn}'s turn")
 
 
 def _check_count(state: MatchState, seat: int, cards: int, count: int) -> None:
     wanted = min(count, _size(state.hands[seat]))
     if _size(cards) != wanted:
-        raise Refused("wrong_action", f"give or discard exactly {wanted} cards")
+        raise Refused(RefusalCode.WRONG_ACTION, f"give or discard exactly {wanted} cards")
     if not contains(state.hands[seat], cards):
-        raise Refused("card_not_in_hand", "those cards are not in your hand")
+        raise Refused(RefusalCode.CARD_NOT_IN_HAND, "those cards are not in your hand")
 
 
 def _size(mask: int) -> int:
@@ -263,12 +300,12 @@ def _is_int(value: object) -> bool:
 
 
 def _deal(state: MatchState, command: Deal) -> list[ev.Event]:
-    if state.phase == MATCH_OVER:
-        raise Refused("game_over", "the match is over")
-    if state.phase == IN_GAME:
-        raise Refused("wrong_action", "a game is in progress")
+    if state.phase == Phase.MATCH_OVER:
+        raise Refused(RefusalCode.GAME_OVER, "the match is over")
+    if state.phase == Phase.IN_GAME:
+        raise Refused(RefusalCode.WRONG_ACTION, "a game is in progress")
     if not is_deck_order(state.rules, tuple(command.deck)):
-        raise Refused("bad_request", "the deck is not an order of the whole deck")
+        raise Refused(RefusalCode.BAD_REQUEST, "the deck is not an order of the whole deck")
     rules, players = state.rules, state.players
     number = state.game_number + 1
     previous = state.results[-1] if state.results else None
@@ -276,16 +313,16 @@ def _deal(state: MatchState, command: Deal) -> list[ev.Event]:
         previous = None  # ranks reset: the game starts like game 1
     seating = state.seating
     if rules.seat_change_every and (number - 1) % rules.seat_change_every == 0:
-        seating = _drawn_order(command.seating, players, "seating")
+        seating = _drawn_order(command.seating, players, what="seating")
     stalemate: tuple[int, ...] = ()
     if rules.stalemate_passes:
-        stalemate = _drawn_order(command.stalemate, players, "stalemate")
+        stalemate = _drawn_order(command.stalemate, players, what="stalemate")
     start = 0
     if rules.deal_from_daifugo:
         first = seat_at(previous, 1) if previous is not None else None
         start = command.deal_start if first is None else first
         if not isinstance(start, int) or not 0 <= start < players:
-            raise Refused("bad_request", "the deal starts at no seat of the match")
+            raise Refused(RefusalCode.BAD_REQUEST, "the deal starts at no seat of the match")
     round_order = round_from(seating, players, start) if seating or start else ()
     hands, blind, unused = deal(rules, players, tuple(command.deck), state.blind, round_order)
     if previous is None or rules.d3_leads_every_game:
@@ -299,55 +336,57 @@ def _deal(state: MatchState, command: Deal) -> list[ev.Event]:
     return work.events
 
 
-def _drawn_order(order: tuple[int, ...], players: int, what: str) -> tuple[int, ...]:
+def _drawn_order(order: tuple[int, ...], players: int, *, what: str) -> tuple[int, ...]:
     """A seat order the dealer drew (seat order when it drew none)."""
     if not order:
         return tuple(range(players))
     order = tuple(order)
     if not is_seat_order(order, players):
-        raise Refused("bad_request", f"the {what} is not an order of the seats")
+        raise Refused(RefusalCode.BAD_REQUEST, f"the {what} is not an order of the seats")
     return order
 
 
 def _set_up(state: MatchState, command: SetUp) -> list[ev.Event]:
-    if state.phase != BEFORE_DEAL:
-        raise Refused("wrong_action", "a position can only be set up before the first deal")
+    if state.phase != Phase.BEFORE_DEAL:
+        raise Refused(
+            RefusalCode.WRONG_ACTION, "a position can only be set up before the first deal"
+        )
     players = state.players
     hands = tuple(command.hands)
     everything = 0
     for hand in hands:
         if not isinstance(hand, int) or not is_canonical(hand) or hand & everything & REAL_CARDS:
-            raise Refused("bad_request", "the hands overlap or hold unknown cards")
+            raise Refused(RefusalCode.BAD_REQUEST, "the hands overlap or hold unknown cards")
         if joker_count(everything) + joker_count(hand) > 2:
-            raise Refused("bad_request", "the hands hold more than two jokers")
+            raise Refused(RefusalCode.BAD_REQUEST, "the hands hold more than two jokers")
         if not hand:
-            raise Refused("bad_request", "every seat must hold a card at the start")
+            raise Refused(RefusalCode.BAD_REQUEST, "every seat must hold a card at the start")
         everything = add_cards(everything, hand)
     previous = command.previous_places
     if len(hands) != players:
-        raise Refused("bad_request", f"a {players}-player position needs {players} hands")
+        raise Refused(RefusalCode.BAD_REQUEST, f"a {players}-player position needs {players} hands")
     if not _is_int(command.game_number) or command.game_number < 1:
-        raise Refused("bad_request", "the game number is a whole number from 1")
+        raise Refused(RefusalCode.BAD_REQUEST, "the game number is a whole number from 1")
     if previous is not None and (
         not all(_is_int(place) for place in previous)
         or sorted(previous) != list(range(1, players + 1))
     ):
-        raise Refused("bad_request", "previous places must be 1..n, one per seat")
+        raise Refused(RefusalCode.BAD_REQUEST, "previous places must be 1..n, one per seat")
     if command.game_number > 1 and previous is None:
-        raise Refused("bad_request", "a later game needs the previous places")
+        raise Refused(RefusalCode.BAD_REQUEST, "a later game needs the previous places")
     leader = command.leader
     if leader is not None and not _is_int(leader):
-        raise Refused("bad_request", "no such leader")
+        raise Refused(RefusalCode.BAD_REQUEST, "no such leader")
     if leader is None:
         if previous is None or state.rules.d3_leads_every_game:
             leader = first_leader(hands)
         else:
             leader = seat_at(previous, players)
     if leader is None or not 0 <= leader < players:
-        raise Refused("bad_request", "no such leader")
+        raise Refused(RefusalCode.BAD_REQUEST, "no such leader")
     whole_deck = mask_of(deck_for(state.rules))
     if not contains(whole_deck, everything):
-        raise Refused("bad_request", "the hands hold more jokers than the deck")
+        raise Refused(RefusalCode.BAD_REQUEST, "the hands hold more jokers than the deck")
     unused = remove_cards(whole_deck, everything)
     work = _Work(state)
     work.emit(
@@ -355,18 +394,17 @@ def _set_up(state: MatchState, command: SetUp) -> list[ev.Event]:
             command.game_number,
             hands,
             leader,
-            0,
-            unused,
-            command.revolution,
-            previous,
+            unused=unused,
+            revolution=command.revolution,
+            previous_places=previous,
             arranged=True,
         )
     )
-    _start_game(work, command.skip_exchange)
+    _start_game(work, skip_exchange=command.skip_exchange)
     return work.events
 
 
-def _start_game(work: _Work, skip_exchange: bool) -> None:
+def _start_game(work: _Work, *, skip_exchange: bool) -> None:
     state = work.state
     previous = state.previous_places
     if previous is not None and not skip_exchange:
@@ -389,14 +427,14 @@ def _start_game(work: _Work, skip_exchange: bool) -> None:
 def _take_strongest(
     work: _Work, previous: tuple[int, ...]
 ) -> tuple[tuple[int, int, int, bool], ...]:
-    """The automatic exchange (RULES.md §6): each lower player's strongest cards
+    """The automatic exchange (docs/RULES.md §6): each lower player's strongest cards
     are taken to the upper player at once; the upper players' gives remain."""
     gives = []
     for lower, upper, count in exchange_pairs(previous):
         state = work.state
         taken = strongest_cards(state.hands[lower], count, state.reversed_order)
         if taken:
-            work.emit(ev.CardsGiven(lower, upper, taken, "taken"))
+            work.emit(ev.CardsGiven(lower, upper, taken, GiveReason.TAKEN))
             gives.append((upper, lower, taken.bit_count(), False))
     return tuple(gives)
 
@@ -418,9 +456,9 @@ def _give(state: MatchState, command: Give) -> list[ev.Event]:
         _, receiver, count, strongest = state.exchange_steps[0]
         _check_count(state, seat, cards, count)
         if strongest and not are_strongest(state.hands[seat], cards, state.reversed_order):
-            raise Refused("wrong_action", "give your strongest cards")
+            raise Refused(RefusalCode.WRONG_ACTION, "give your strongest cards")
         work = _Work(state)
-        work.emit(ev.CardsGiven(seat, receiver, cards, "exchange"))
+        work.emit(ev.CardsGiven(seat, receiver, cards, GiveReason.EXCHANGE))
         if work.state.exchange_steps:
             work.emit(ev.TurnMoved(work.state.exchange_steps[0][0]))
         else:
@@ -429,7 +467,9 @@ def _give(state: MatchState, command: Give) -> list[ev.Event]:
     _check_count(state, seat, cards, state.pending[0][1])
     next_seat = state.next_active(seat)
     work = _Work(state)
-    work.emit(ev.CardsGiven(seat, seat if next_seat is None else next_seat, cards, "seven_pass"))
+    work.emit(
+        ev.CardsGiven(seat, seat if next_seat is None else next_seat, cards, GiveReason.SEVEN_PASS)
+    )
     _after_step(work, seat)
     return work.events
 
@@ -437,7 +477,7 @@ def _give(state: MatchState, command: Give) -> list[ev.Event]:
 def _ten_discard(state: MatchState, command: Discard) -> list[ev.Event]:
     _check_count(state, command.seat, command.cards, state.pending[0][1])
     work = _Work(state)
-    work.emit(ev.CardsDiscarded(command.seat, command.cards, "ten_discard"))
+    work.emit(ev.CardsDiscarded(command.seat, command.cards, DiscardReason.TEN_DISCARD))
     _after_step(work, command.seat)
     return work.events
 
@@ -446,7 +486,7 @@ def _bomb(state: MatchState, command: Bomb) -> list[ev.Event]:
     seat, ranks = command.seat, tuple(command.ranks)
     count = state.pending[0][1]
     if len(ranks) != count:
-        raise Refused("wrong_action", f"name exactly {count} ranks")
+        raise Refused(RefusalCode.WRONG_ACTION, f"name exactly {count} ranks")
     bombed = 0
     for rank in ranks:
         bombed |= rank_mask(rank)
@@ -456,10 +496,10 @@ def _bomb(state: MatchState, command: Bomb) -> list[ev.Event]:
     for target in order:
         hit = work.state.hands[target] & bombed
         if hit and work.state.is_active(target):
-            work.emit(ev.CardsDiscarded(target, hit, "queen_bomber"))
+            work.emit(ev.CardsDiscarded(target, hit, DiscardReason.QUEEN_BOMBER))
     for target in order:
         if work.state.is_active(target) and not work.state.hands[target]:
-            if _finish(work, target, False, "emptied"):
+            if _finish(work, target, cause=FinishCause.EMPTIED):
                 return work.events
     _after_step(work, seat, emptied=False)
     return work.events
@@ -470,11 +510,11 @@ def _seats_from(state: MatchState, seat: int) -> list[int]:
     return [state.seat_after(seat, step * offset) for offset in range(state.players)]
 
 
-def _after_step(work: _Work, seat: int, emptied: bool = True) -> None:
+def _after_step(work: _Work, seat: int, *, emptied: bool = True) -> None:
     """After a give, discard or bomb: finish an emptied hand, then go on."""
     state = work.state
     if emptied and state.is_active(seat) and not state.hands[seat]:
-        if _finish(work, seat, False, "emptied"):
+        if _finish(work, seat, cause=FinishCause.EMPTIED):
             return
     if work.state.pending:
         return
@@ -490,14 +530,14 @@ def _decline_four_stop(state: MatchState, command: Pass) -> list[ev.Event]:
     if work.state.four_stop:
         work.emit(ev.TurnMoved(work.state.four_stop[0]))
     else:
-        _flush(work, "eight_cut")
+        _flush(work, FlushReason.EIGHT_CUT)
     return work.events
 
 
 def _answer_four_stop(state: MatchState, command: Play) -> list[ev.Event]:
-    """An answer in a four-stop or eight-cut-return window (RULES.md §3 #15, §5 #34)."""
+    """An answer in a four-stop or eight-cut-return window (docs/RULES.md §3 #15, §5 #34)."""
     seat = command.seat
-    meld = classify(command.cards, command.jokers_as, state.reversed_order, False, False)
+    meld = classify(command.cards, command.jokers_as, reversed_order=state.reversed_order)
     four_stop = state.waiting_for == FOUR_STOP and meld is not None and is_four_stop_answer(meld)
     eights = (
         meld is not None
@@ -505,18 +545,20 @@ def _answer_four_stop(state: MatchState, command: Play) -> list[ev.Event]:
         and is_eight_cut_answer(meld, state.field)
     )
     if meld is None or not (four_stop or eights):
-        raise Refused("wrong_action", "answer the eight-cut as the window allows, or pass")
+        raise Refused(
+            RefusalCode.WRONG_ACTION, "answer the eight-cut as the window allows, or pass"
+        )
     if not contains(state.hands[seat], command.cards):
-        raise Refused("card_not_in_hand", "those cards are not in your hand")
+        raise Refused(RefusalCode.CARD_NOT_IN_HAND, "those cards are not in your hand")
     work = _Work(state)
     if four_stop:
-        if _put_on_field(work, seat, meld, command.reason):
+        if _put_on_field(work, seat, meld, reason=command.reason):
             return work.events
-        _flush(work, "four_stop")
+        _flush(work, FlushReason.FOUR_STOP)
         return work.events
     # the answer is the pending eight-cut now; the window opens again
     cause = revolution_cause(state, meld)
-    if _put_on_field(work, seat, meld, command.reason):
+    if _put_on_field(work, seat, meld, reason=command.reason):
         return work.events
     if cause is not None:
         work.emit(ev.RevolutionChanged(not work.state.revolution, cause))
@@ -531,23 +573,25 @@ def _open_answer_window(work: _Work, seat: int, meld: Meld) -> None:
     seats = tuple(s for s in _seats_from(state, seat)[1:] if state.is_active(s))
     four_stop = four_stop_applies(state, meld)
     if not seats:
-        _flush(work, "eight_cut")
+        _flush(work, FlushReason.EIGHT_CUT)
     elif rule_on(state, "eight_cut_return") and meld.kind in (Kind.SINGLE, Kind.GROUP):
         work.emit(ev.EightCutReturnOffered(seats, four_stop))
     else:
         work.emit(ev.FourStopOffered(seats))
 
 
-# -- picks and king pastor (RULES.md §5 #49 to #52) ----------------------------
+# -- picks and king pastor (docs/RULES.md §5 #49 to #52) ----------------------------
 
 
 def _pick(state: MatchState, command: Pick) -> list[ev.Event]:
     seat, cards = command.seat, command.cards
     step, count, _ = state.pending[0]
     if cards.bit_count() > count:
-        raise Refused("wrong_action", f"take at most {count} cards")
+        raise Refused(RefusalCode.WRONG_ACTION, f"take at most {count} cards")
     if not contains(pickable(state), cards):
-        raise Refused("card_not_in_hand", "take cards of the discard pile, not of this play")
+        raise Refused(
+            RefusalCode.CARD_NOT_IN_HAND, "take cards of the discard pile, not of this play"
+        )
     receiver = seat
     if step == ZOMBIE:
         following = state.next_active(seat)
@@ -561,16 +605,18 @@ def _pick(state: MatchState, command: Pick) -> list[ev.Event]:
 def _choose_for_pastor(state: MatchState, command: Give) -> list[ev.Event]:
     seat, cards = command.seat, command.cards
     if cards.bit_count() != 1:
-        raise Refused("wrong_action", "choose exactly 1 card to pass on")
+        raise Refused(RefusalCode.WRONG_ACTION, "choose exactly 1 card to pass on")
     if not contains(state.hands[seat], cards):
-        raise Refused("card_not_in_hand", "that card is not in your hand")
+        raise Refused(RefusalCode.CARD_NOT_IN_HAND, "that card is not in your hand")
     work = _Work(state)
     work.emit(ev.CardChosen(seat, cards))
     if not work.state.pending or work.state.pending[0][0] != KING_PASTOR:
         # every card moves at once, so none received is passed on (§5.3 #52)
         for giver, card in work.state.chosen:
             to = work.state.next_active(giver)
-            work.emit(ev.CardsGiven(giver, giver if to is None else to, card, KING_PASTOR))
+            work.emit(
+                ev.CardsGiven(giver, giver if to is None else to, card, GiveReason.KING_PASTOR)
+            )
     # the turn goes on from the K player, as after any play
     player = state.last_seat
     _after_step(work, seat if player is None else player, emptied=False)
@@ -578,7 +624,7 @@ def _choose_for_pastor(state: MatchState, command: Give) -> list[ev.Event]:
 
 
 def _pick_steps(work: _Work, seat: int, meld: Meld, applying: frozenset[str]) -> None:
-    """King's march, zombie and king pastor after a play (RULES.md §5.5 step 4)."""
+    """King's march, zombie and king pastor after a play (docs/RULES.md §5.5 step 4)."""
     state = work.state
     # a ten-discard to come puts a card in the pile before the pick
     discarding = any(step == TEN_DISCARD for step, _, _ in state.pending)
@@ -602,7 +648,7 @@ def _pick_steps(work: _Work, seat: int, meld: Meld, applying: frozenset[str]) ->
 
 
 def _queue_salvage(work: _Work) -> bool:
-    """After a flush, the last play's player may salvage a card (RULES.md §5
+    """After a flush, the last play's player may salvage a card (docs/RULES.md §5
     #49) before anyone leads; True if they may."""
     state = work.state
     last = state.last_play
@@ -622,28 +668,28 @@ def _play(state: MatchState, command: Play) -> list[ev.Event]:
     seat, cards = command.seat, command.cards
     hand = state.hands[seat]
     if not contains(hand, cards):
-        raise Refused("card_not_in_hand", "those cards are not in your hand")
+        raise Refused(RefusalCode.CARD_NOT_IN_HAND, "those cards are not in your hand")
     if state.first_play_d3 and hand & 1 and not cards & 1:
-        raise Refused("must_include_d3", "the first play must hold the ♢3")
+        raise Refused(RefusalCode.MUST_INCLUDE_D3, "the first play must hold the ♢3")
     rules = state.rules
     meld = classify(
         cards,
         tuple(command.jokers_as),
-        state.reversed_order,
-        rules.stairs,
-        rule_on(state, "emperor"),
-        rules.stairs_past_ends,
-        rules.joker_suits,
+        reversed_order=state.reversed_order,
+        stairs_allowed=rules.stairs,
+        emperor_allowed=rule_on(state, "emperor"),
+        past_ends=rules.stairs_past_ends,
+        joker_suits=rules.joker_suits,
     )
     if meld is None:
-        raise Refused("invalid_meld", "those cards are not a meld under these rules")
+        raise Refused(RefusalCode.INVALID_MELD, "those cards are not a meld under these rules")
     check_beats_field(state, meld)
     work = _Work(state)
-    _apply_play(work, seat, meld, command.reason)
+    _apply_play(work, seat, meld, reason=command.reason)
     return work.events
 
 
-def _put_on_field(work: _Work, seat: int, meld: Meld, reason: str) -> bool:
+def _put_on_field(work: _Work, seat: int, meld: Meld, *, reason: str) -> bool:
     """Play ``meld`` and finish the seat if its hand empties; True if the game ended."""
     before = work.state
     finishing = before.hands[seat] == meld.mask
@@ -651,25 +697,25 @@ def _put_on_field(work: _Work, seat: int, meld: Meld, reason: str) -> bool:
     work.emit(
         ev.CardsPlayed(seat, meld.mask, int(meld.kind), meld.low, meld.high, meld.jokers_as, reason)
     )
-    return finishing and _finish(work, seat, forbidden, "play")
+    return finishing and _finish(work, seat, forbidden=forbidden, cause=FinishCause.PLAY)
 
 
-def _apply_play(work: _Work, seat: int, meld: Meld, reason: str) -> None:
-    """A play and its effects, in RULES.md §3's order: revolution, flush, turn."""
+def _apply_play(work: _Work, seat: int, meld: Meld, *, reason: str) -> None:
+    """A play and its effects, in docs/RULES.md §3's order: revolution, flush, turn."""
     before = work.state
     rules = before.rules
     in_force = before.in_force
     cause = revolution_cause(before, meld)
-    # §5's effects do not apply to an omen play itself (RULES.md §5.1)
-    applying = in_force - CANCELLED_BY_OMEN if cause == "omen" else in_force
+    # §5's effects do not apply to an omen play itself (docs/RULES.md §5.1)
+    applying = in_force - CANCELLED_BY_OMEN if cause == RevolutionCause.OMEN else in_force
     flush = flush_reason(before, meld, applying)
-    four_stop = flush == "eight_cut" and four_stop_applies(before, meld)
+    four_stop = flush == FlushReason.EIGHT_CUT and four_stop_applies(before, meld)
     answered = (
-        flush == "eight_cut"
+        flush == FlushReason.EIGHT_CUT
         and "eight_cut_return" in applying
         and meld.kind in (Kind.SINGLE, Kind.GROUP)
     )
-    great_revolution = cause == "great_revolution"
+    great_revolution = cause == RevolutionCause.GREAT_REVOLUTION
     finishing = before.hands[seat] == meld.mask
     forbidden = finishing and not great_revolution and is_forbidden_finish(before, meld)
 
@@ -682,8 +728,8 @@ def _apply_play(work: _Work, seat: int, meld: Meld, reason: str) -> None:
     )
     state = work.state
     if "queen_release" in applying and meld.real_count(RANK_Q) and any_lock(before):
-        # it ends every lock, those it would start too (RULES.md §5.6 #2)
-        work.emit(ev.LocksReleased("queen_release"))
+        # it ends every lock, those it would start too (docs/RULES.md §5.6 #2)
+        work.emit(ev.LocksReleased(EndCause.QUEEN_RELEASE))
     else:
         if rules.suit_lock and not state.suit_lock and state.suit_run >= rules.suit_lock_after:
             work.emit(ev.SuitLocked(state.suit_run_suits))
@@ -699,16 +745,17 @@ def _apply_play(work: _Work, seat: int, meld: Meld, reason: str) -> None:
             _further_locks(work, applying)
     if cause is not None:
         work.emit(ev.RevolutionChanged(not state.revolution, cause))
-        if cause == "omen":
+        if cause == RevolutionCause.OMEN:
             work.emit(ev.OmenInvoked(seat))
     if not work.state.in_force.isdisjoint(_STRENGTH_RULES):
         _strength_effects(work, before, meld)
 
     if finishing:
-        if _finish(work, seat, forbidden, "play"):
+        if _finish(work, seat, forbidden=forbidden, cause=FinishCause.PLAY):
             return
     elif great_revolution:
-        if _finish(work, seat, False, "great_revolution", work.state.hands[seat]):
+        leftover = work.state.hands[seat]
+        if _finish(work, seat, cause=FinishCause.GREAT_REVOLUTION, leftover=leftover):
             return
 
     if four_stop or answered:
@@ -719,7 +766,7 @@ def _apply_play(work: _Work, seat: int, meld: Meld, reason: str) -> None:
         return
 
     state = work.state
-    # §5's effects do not apply from an omen play itself on (RULES.md §5.1)
+    # §5's effects do not apply from an omen play itself on (docs/RULES.md §5.1)
     in_force = state.in_force
     # a finish flush to come cancels the play's reverses, as any flush does
     finish_flush = (finishing or great_revolution) and "finish_flush" in in_force
@@ -729,15 +776,16 @@ def _apply_play(work: _Work, seat: int, meld: Meld, reason: str) -> None:
     if state.is_active(seat):
         sevens = count_if_on("seven_pass", RANK_7)
         if sevens and state.next_active(seat) is not None:
-            work.emit(ev.StepRequired(seat, SEVEN_PASS, sevens))
+            work.emit(ev.StepRequired(seat, WaitingFor.SEVEN_PASS, sevens))
         tens = count_if_on("ten_discard", RANK_T)
         if tens:
-            work.emit(ev.StepRequired(seat, TEN_DISCARD, tens))
+            work.emit(ev.StepRequired(seat, WaitingFor.TEN_DISCARD, tens))
     queens = count_if_on("queen_bomber", RANK_Q)
-    # a player who has left takes no further step, but a bomber whose play emptied
-    # their hand still names the ranks (§5.6 #8): not one a flush's lead sent away
+    # a player who has left takes no further step, but a bomber whose play emptied their
+    # hand still names the ranks (docs/RULES.md §3 Clarifications 1): not one a flush's
+    # lead sent away
     if queens and (work.state.is_active(seat) or not work.state.hands[seat]):
-        work.emit(ev.StepRequired(seat, QUEEN_BOMBER, queens))
+        work.emit(ev.StepRequired(seat, WaitingFor.QUEEN_BOMBER, queens))
     if not applying.isdisjoint(_PICK_STEP_RULES):
         _pick_steps(work, seat, meld, applying)
     if flush is not None and "salvage" in applying:
@@ -747,7 +795,7 @@ def _apply_play(work: _Work, seat: int, meld: Meld, reason: str) -> None:
 
 
 def _further_locks(work: _Work, applying: frozenset[str]) -> None:
-    """The colour and partial locks starting (RULES.md §5 #38, #39), after as
+    """The colour and partial locks starting (docs/RULES.md §5 #38, #39), after as
     many plays as the preset's suit lock; a partial lock only where no suit
     lock is in force."""
     state = work.state
@@ -759,13 +807,13 @@ def _further_locks(work: _Work, applying: frozenset[str]) -> None:
 
 
 def _strength_effects(work: _Work, before: MatchState, meld: Meld) -> None:
-    """Eleven-back, strong eleven-back, six-return and two-back, in RULES.md
+    """Eleven-back, strong eleven-back, six-return and two-back, in docs/RULES.md
     §5.5's order; they change the order for the plays that follow only."""
     in_force = work.state.in_force
     reading = before.rules.eleven_back
     js = meld.real_count(RANK_J) if "eleven_back" in in_force else 0
     if before.eleven_back and "six_return" in in_force and meld.real_count(RANK_6):
-        work.emit(ev.ElevenBackEnded("six_return"))  # a J beside the 6 starts none (§5.6 #4)
+        work.emit(ev.ElevenBackEnded(EndCause.SIX_RETURN))  # a J beside the 6 starts none (§5.6 #4)
     elif js:
         if not work.state.eleven_back:
             work.emit(ev.ElevenBackStarted(reading))
@@ -777,23 +825,23 @@ def _strength_effects(work: _Work, before: MatchState, meld: Meld) -> None:
 
 def _end_turn(work: _Work, seat: int) -> None:
     """The seat's action is complete: the trick goes on, or its leader leads.
-    The last play's skips count now, after its steps (RULES.md §5.5)."""
+    The last play's skips count now, after its steps (docs/RULES.md §5.5)."""
     state = work.state
     if state.field is None:
         _give_lead(work, state.trick_leader)
         return
     if state.finished_in_trick and rule_on(state, "finish_flush"):
-        _flush(work, "finish_flush")  # once nothing of the action is pending (§5 #35)
+        _flush(work, FlushReason.FINISH_FLUSH)  # once nothing of the action is pending (§5 #35)
         return
     last = state.last_play
     skips = 0
-    causes: tuple[str, ...] = ()
+    causes: tuple[SkipCause, ...] = ()
     if last is not None and not state.in_force.isdisjoint(SKIP_RULES):
         skips, causes = skips_of(state.in_force, last)
     _advance(work, seat, skips, causes)
 
 
-def _advance(work: _Work, origin: int, skips: int, causes: tuple[str, ...] = ()) -> None:
+def _advance(work: _Work, origin: int, skips: int, causes: tuple[SkipCause, ...] = ()) -> None:
     """Move the turn on from ``origin``: past seats that left, passed (where a
     pass holds until the flush) or are skipped; back at the last player, flush."""
     state = work.state
@@ -813,7 +861,7 @@ def _advance(work: _Work, origin: int, skips: int, causes: tuple[str, ...] = ())
         if seat == state.field_seat:
             if skipped:
                 work.emit(ev.PlayersSkipped(tuple(skipped), causes))
-            _flush(work, "all_passed")
+            _flush(work, FlushReason.ALL_PASSED)
             return
         if not state.active >> seat & 1 or (hold_passes and state.passed >> seat & 1):
             continue
@@ -828,10 +876,10 @@ def _advance(work: _Work, origin: int, skips: int, causes: tuple[str, ...] = ())
 
 
 def _advance_until_all_passed(
-    work: _Work, origin: int, skips: int, causes: tuple[str, ...]
+    work: _Work, origin: int, skips: int, causes: tuple[SkipCause, ...]
 ) -> None:
     """Where the trick ends only when every player still in has passed, the
-    last player included (RULES.md §6): the next such seat, the last player
+    last player included (docs/RULES.md §6): the next such seat, the last player
     itself after everyone else; when none is left, flush. Skips pass over
     seats that would get the turn, never round to the same seat again."""
     state = work.state
@@ -842,7 +890,7 @@ def _advance_until_all_passed(
         if state.active >> seat & 1 and not state.passed >> seat & 1:
             waiting.append(seat)
     if not waiting:
-        _flush(work, "all_passed")
+        _flush(work, FlushReason.ALL_PASSED)
         return
     skipped = waiting[: min(skips, len(waiting) - 1)]
     if skipped:
@@ -850,7 +898,7 @@ def _advance_until_all_passed(
     work.emit(ev.TurnMoved(waiting[len(skipped)]))
 
 
-def _flush(work: _Work, reason: str, salvage: bool = True) -> bool:
+def _flush(work: _Work, reason: FlushReason, salvage: bool = True) -> bool:
     """Flush the field; its last player (or the next one still in) leads, after
     a salvage (``salvage``: asked for here, not by the caller). True if the
     game ended on the way (lucky seven, forced forbidden finish)."""
@@ -859,7 +907,8 @@ def _flush(work: _Work, reason: str, salvage: bool = True) -> bool:
     field = state.field
     if owner is not None and field is not None and state.is_active(owner):
         if is_lucky_seven(state, field):
-            if _finish(work, owner, False, "lucky_seven", state.hands[owner]):
+            leftover = state.hands[owner]
+            if _finish(work, owner, cause=FinishCause.LUCKY_SEVEN, leftover=leftover):
                 return True
     state = work.state
     last = owner if owner is not None else state.trick_leader
@@ -889,23 +938,26 @@ def _give_lead(work: _Work, seat: int) -> bool:
             return False
         if not holds_only_forbidden(state, state.hands[seat]):
             return False
-        if _finish(work, seat, True, "forced", state.hands[seat]):
+        leftover = state.hands[seat]
+        if _finish(work, seat, forbidden=True, cause=FinishCause.FORCED, leftover=leftover):
             return True
 
 
 # -- finishing -----------------------------------------------------------------
 
 
-def _finish(work: _Work, seat: int, forbidden: bool, cause: str, leftover: int = 0) -> bool:
+def _finish(
+    work: _Work, seat: int, *, forbidden: bool = False, cause: FinishCause, leftover: int = 0
+) -> bool:
     """The seat leaves with a place. True if that ended the game."""
     state = work.state
-    place = _bottom_place(state, seat, FORBIDDEN) if forbidden else len(state.finished) + 1
+    place = _bottom_place(state, seat, Bottom.FORBIDDEN) if forbidden else len(state.finished) + 1
     work.emit(ev.PlayerFinished(seat, place, forbidden, cause, leftover))
     state = work.state
     if not forbidden and len(state.finished) == 1 and state.previous_places is not None:
         previous = state.previous_places
         if rule_on(state, "gekokujo") and seat == seat_at(previous, state.players):
-            _end_game(work, tuple(state.players + 1 - place for place in previous), True)
+            _end_game(work, tuple(state.players + 1 - place for place in previous), gekokujo=True)
             return True
         fallen = seat_at(previous, 1)
         if (
@@ -914,33 +966,33 @@ def _finish(work: _Work, seat: int, forbidden: bool, cause: str, leftover: int =
             and fallen != seat
             and state.is_active(fallen)
         ):
-            place = _bottom_place(state, fallen, FALLEN)
+            place = _bottom_place(state, fallen, Bottom.FALLEN)
             work.emit(ev.PlayerFell(fallen, place, state.hands[fallen]))
         fugo = kyo_ochi_falls(work.state, seat)
         if fugo is not None:
-            place = _bottom_place(work.state, fugo, FALLEN)
-            work.emit(ev.PlayerFell(fugo, place, work.state.hands[fugo], "kyo_ochi"))
+            place = _bottom_place(work.state, fugo, Bottom.FALLEN)
+            work.emit(ev.PlayerFell(fugo, place, work.state.hands[fugo], FallCause.KYO_OCHI))
     if work.state.active_count() <= 1:
         _end_game(work)
         return True
     return False
 
 
-def _bottom_place(state: MatchState, seat: int, how: str) -> int:
+def _bottom_place(state: MatchState, seat: int, how: Bottom) -> int:
     block = bottom_block(state.rules.bottom_order, (*state.bottom, (seat, how)))
     return state.players - len(block) + 1 + block.index(seat)
 
 
-def _end_game(work: _Work, places: tuple[int, ...] | None = None, gekokujo: bool = False) -> None:
+def _end_game(
+    work: _Work, places: tuple[int, ...] | None = None, *, gekokujo: bool = False
+) -> None:
     state = work.state
     if places is None:
         for seat in range(state.players):
             if state.is_active(seat):
-                work.emit(
-                    ev.PlayerFinished(
-                        seat, len(state.finished) + 1, False, "last", work.state.hands[seat]
-                    )
-                )
+                place = len(state.finished) + 1
+                leftover = work.state.hands[seat]
+                work.emit(ev.PlayerFinished(seat, place, cause=FinishCause.LAST, leftover=leftover))
         ranked = work.state.places()
         places = tuple(ranked[seat] for seat in range(state.players))
     work.emit(ev.GameEnded(places, gekokujo))

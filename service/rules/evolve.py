@@ -3,23 +3,26 @@ rule; every fact it needs is in the event."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from typing import Any
+from collections.abc import Iterable
+from typing import assert_never
 
 from . import events as ev
 from .cards import JOKER_BITS, REAL_CARDS, add_cards, remove_cards
 from .melds import Kind, Meld
+from .memo import MELDS_PLAYED, remember
 from .readings import BLACK, RED, leisure_seat, lock_suits
 from .rulesets import CANCELLED_BY_OMEN
-from .state import (
+from .state import MatchState
+from .vocabulary import (
     EIGHT_CUT_RETURN,
-    FALLEN,
-    FORBIDDEN,
     FOUR_STOP,
-    GAME_OVER,
-    IN_GAME,
-    MATCH_OVER,
-    MatchState,
+    Bottom,
+    Color,
+    DiscardReason,
+    ElevenBack,
+    GiveReason,
+    Phase,
+    WaitingFor,
 )
 
 
@@ -39,8 +42,84 @@ def fold(state: MatchState, events: Iterable[ev.Event]) -> MatchState:
 
 
 def apply(state: MatchState, event: ev.Event) -> None:
-    """Apply ``event`` to ``state`` in place (only on a state you own)."""
-    APPLIERS[type(event)](state, event)
+    """Apply ``event`` to ``state`` in place (only on a state you own). The most
+    frequent events come first; mypy rejects an event left without a case."""
+    match event:
+        case ev.CardsPlayed():
+            _cards_played(state, event)
+        case ev.TurnMoved():
+            state.turn = event.seat
+        case ev.Passed():
+            _passed(state, event)
+        case ev.FieldFlushed():
+            _field_flushed(state, event)
+        case ev.PlayerFinished():
+            _player_finished(state, event)
+        case ev.GameDealt():
+            _game_dealt(state, event)
+        case ev.GameEnded():
+            _game_ended(state, event)
+        case ev.SuitLocked():
+            state.suit_lock = event.suits
+            state.partial_lock = event.partial
+        case ev.ColorLocked():
+            state.color_lock = RED if event.color == Color.RED else BLACK
+        case ev.LocksReleased():
+            _clear_locks(state)
+        case ev.RevolutionChanged():
+            state.revolution = event.revolution
+        case ev.CardsGiven():
+            _cards_given(state, event)
+        case ev.ExchangeStarted():
+            state.exchange_steps = event.steps
+            state.turn = event.steps[0][0]
+        case ev.StepRequired():
+            _step_required(state, event)
+        case ev.CardsDiscarded():
+            _cards_discarded(state, event)
+        case ev.NumberLocked():
+            state.number_lock = True
+        case ev.DirectionReversed():
+            state.direction = event.direction
+        case ev.ElevenBackStarted():
+            state.eleven_back = event.reading
+        case ev.ElevenBackStrengthened():
+            state.eleven_back_lasts = 1
+        case ev.ElevenBackEnded():
+            state.eleven_back = ElevenBack.NONE
+            state.eleven_back_lasts = 0
+        case ev.TwoBackStarted():
+            state.two_back = True
+        case ev.PlayersSkipped():
+            pass  # it only informs: the turn moves with the next event
+        case ev.FourStopOffered():
+            state.four_stop = event.seats
+            state.window = FOUR_STOP
+            state.turn = event.seats[0]
+        case ev.EightCutReturnOffered():
+            state.four_stop = event.seats
+            state.window = FOUR_STOP if event.four_stop else EIGHT_CUT_RETURN
+            state.turn = event.seats[0]
+        case ev.PilePicked():
+            _pile_picked(state, event)
+        case ev.CardChosen():
+            state.chosen = (*state.chosen, (event.seat, event.cards))
+            _step_done(state)
+        case ev.RanksBombed():
+            _step_done(state)
+        case ev.PlayerFell():
+            _leave(state, event.seat)
+            state.bottom = (*state.bottom, (event.seat, Bottom.FALLEN))
+        case ev.OmenInvoked():
+            state.omen = True
+            state.in_force -= CANCELLED_BY_OMEN
+        case ev.HandsSwapped():
+            _set_hand(state, event.seats[0], event.hands[0])
+            _set_hand(state, event.seats[1], event.hands[1])
+        case ev.MatchEnded():
+            state.phase = Phase.MATCH_OVER
+        case _:
+            assert_never(event)
 
 
 def _set_hand(s: MatchState, seat: int, hand: int) -> None:
@@ -50,7 +129,7 @@ def _set_hand(s: MatchState, seat: int, hand: int) -> None:
 
 
 def _game_dealt(s: MatchState, e: ev.GameDealt) -> None:
-    s.phase = IN_GAME
+    s.phase = Phase.IN_GAME
     s.game_number = e.game_number
     s.hands = e.hands
     s.blind = e.blind or s.blind
@@ -69,7 +148,7 @@ def _game_dealt(s: MatchState, e: ev.GameDealt) -> None:
     s.seating = e.seating
     s.stalemate = e.stalemate
     s.revolution = e.revolution
-    s.eleven_back = ""
+    s.eleven_back = ElevenBack.NONE
     s.direction = 1
     s.omen = False
     _clear_locks(s)
@@ -82,45 +161,30 @@ def _game_dealt(s: MatchState, e: ev.GameDealt) -> None:
     s.in_force = s.rules.switched_on()
 
 
-def _hands_swapped(s: MatchState, e: ev.HandsSwapped) -> None:
-    _set_hand(s, e.seats[0], e.hands[0])
-    _set_hand(s, e.seats[1], e.hands[1])
-
-
-def _exchange_started(s: MatchState, e: ev.ExchangeStarted) -> None:
-    s.exchange_steps = e.steps
-    s.turn = e.steps[0][0]
-
-
 def _cards_given(s: MatchState, e: ev.CardsGiven) -> None:
     hands = list(s.hands)
     hands[e.seat] = remove_cards(hands[e.seat], e.cards)
     hands[e.to] = add_cards(hands[e.to], e.cards)
     s.hands = tuple(hands)
-    if e.reason == "exchange":
+    if e.reason == GiveReason.EXCHANGE:
         s.exchange_steps = s.exchange_steps[1:]
-    elif e.reason == "seven_pass":
+    elif e.reason == GiveReason.SEVEN_PASS:
         _step_done(s)
-    elif e.reason == "king_pastor":
+    elif e.reason == GiveReason.KING_PASTOR:
         s.chosen = s.chosen[1:]
-    # "taken": the automatic exchange moved them before any give
-
-
-_MELDS: dict[tuple[int, int, int, int, tuple[int, ...]], Meld] = {}
+    # TAKEN: the automatic exchange moved them before any give
 
 
 def _meld_of(e: ev.CardsPlayed) -> Meld:
     """The meld a play event describes (memoised: a fold meets the same plays often)."""
     key = (e.cards, e.kind, e.low, e.high, e.jokers_as)
-    meld = _MELDS.get(key)
+    meld = MELDS_PLAYED.get(key)
     if meld is None:
-        if len(_MELDS) > 200_000:
-            _MELDS.clear()
         jokers = (e.cards & JOKER_BITS).bit_count()
         size = (e.cards & REAL_CARDS).bit_count() + jokers
         meld = Meld(Kind(e.kind), e.cards, size, e.low, e.high, _suits_of(e.cards), jokers,
                     e.jokers_as)  # fmt: skip
-        _MELDS[key] = meld
+        remember(MELDS_PLAYED, key, meld)
     return meld
 
 
@@ -193,58 +257,7 @@ def _passed(s: MatchState, e: ev.Passed) -> None:
         s.pass_run += 1
 
 
-def _revolution_changed(s: MatchState, e: ev.RevolutionChanged) -> None:
-    s.revolution = e.revolution
-
-
-def _omen_invoked(s: MatchState, e: ev.OmenInvoked) -> None:
-    s.omen = True
-    s.in_force -= CANCELLED_BY_OMEN
-
-
-def _eleven_back_started(s: MatchState, e: ev.ElevenBackStarted) -> None:
-    s.eleven_back = e.reading
-
-
-def _eleven_back_strengthened(s: MatchState, e: ev.ElevenBackStrengthened) -> None:
-    s.eleven_back_lasts = 1
-
-
-def _eleven_back_ended(s: MatchState, e: ev.ElevenBackEnded) -> None:
-    s.eleven_back = ""
-    s.eleven_back_lasts = 0
-
-
-def _two_back_started(s: MatchState, e: ev.TwoBackStarted) -> None:
-    s.two_back = True
-
-
-def _suit_locked(s: MatchState, e: ev.SuitLocked) -> None:
-    s.suit_lock = e.suits
-    s.partial_lock = e.partial
-
-
-def _color_locked(s: MatchState, e: ev.ColorLocked) -> None:
-    s.color_lock = RED if e.color == "red" else BLACK
-
-
-def _locks_released(s: MatchState, e: ev.LocksReleased) -> None:
-    _clear_locks(s)
-
-
-def _number_locked(s: MatchState, e: ev.NumberLocked) -> None:
-    s.number_lock = True
-
-
-def _direction_reversed(s: MatchState, e: ev.DirectionReversed) -> None:
-    s.direction = e.direction
-
-
-def _nothing(s: MatchState, e: Any) -> None:
-    """Events that only inform (the turn moves with a later event)."""
-
-
-def _steps_required(s: MatchState, e: ev.StepRequired) -> None:
+def _step_required(s: MatchState, e: ev.StepRequired) -> None:
     if not s.pending:
         s.turn = e.seat  # a step waits its turn behind those already required
     s.pending = (*s.pending, (e.step, e.count, e.seat))
@@ -256,30 +269,9 @@ def _step_done(s: MatchState) -> None:
         s.turn = s.pending[0][2]
 
 
-def _four_stop_offered(s: MatchState, e: ev.FourStopOffered) -> None:
-    s.four_stop = e.seats
-    s.window = FOUR_STOP
-    s.turn = e.seats[0]
-
-
-def _eight_cut_return_offered(s: MatchState, e: ev.EightCutReturnOffered) -> None:
-    s.four_stop = e.seats
-    s.window = FOUR_STOP if e.four_stop else EIGHT_CUT_RETURN
-    s.turn = e.seats[0]
-
-
 def _pile_picked(s: MatchState, e: ev.PilePicked) -> None:
     s.pile = remove_cards(s.pile, e.cards)
     _set_hand(s, e.to, add_cards(s.hands[e.to], e.cards))
-    _step_done(s)
-
-
-def _card_chosen(s: MatchState, e: ev.CardChosen) -> None:
-    s.chosen = (*s.chosen, (e.seat, e.cards))
-    _step_done(s)
-
-
-def _ranks_bombed(s: MatchState, e: ev.RanksBombed) -> None:
     _step_done(s)
 
 
@@ -287,7 +279,7 @@ def _cards_discarded(s: MatchState, e: ev.CardsDiscarded) -> None:
     _set_hand(s, e.seat, remove_cards(s.hands[e.seat], e.cards))
     s.out = add_cards(s.out, e.cards)
     s.pile = add_cards(s.pile, e.cards)
-    if e.reason == "ten_discard":
+    if e.reason == DiscardReason.TEN_DISCARD:
         _step_done(s)
 
 
@@ -297,9 +289,11 @@ def _leave(s: MatchState, seat: int) -> None:
     s.active &= ~(1 << seat)
     if s.pending:
         # a seat that has left takes no further step: a bomber and a zombie
-        # whose play emptied their hand still name and pick (RULES.md §5.6 #8)
+        # whose play emptied their hand still name and pick (docs/RULES.md §5.6 #8)
         s.pending = tuple(
-            p for p in s.pending if p[2] != seat or p[0] in ("queen_bomber", "zombie")
+            p
+            for p in s.pending
+            if p[2] != seat or p[0] in (WaitingFor.QUEEN_BOMBER, WaitingFor.ZOMBIE)
         )
         if s.pending:
             s.turn = s.pending[0][2]
@@ -310,14 +304,9 @@ def _player_finished(s: MatchState, e: ev.PlayerFinished) -> None:
     if s.field is not None:
         s.finished_in_trick = True
     if e.forbidden:
-        s.bottom = (*s.bottom, (e.seat, FORBIDDEN))
+        s.bottom = (*s.bottom, (e.seat, Bottom.FORBIDDEN))
     else:
         s.finished = (*s.finished, e.seat)
-
-
-def _player_fell(s: MatchState, e: ev.PlayerFell) -> None:
-    _leave(s, e.seat)
-    s.bottom = (*s.bottom, (e.seat, FALLEN))
 
 
 def _field_flushed(s: MatchState, e: ev.FieldFlushed) -> None:
@@ -327,7 +316,7 @@ def _field_flushed(s: MatchState, e: ev.FieldFlushed) -> None:
     if s.eleven_back_lasts:
         s.eleven_back_lasts -= 1  # a strong eleven-back outlives this flush
     else:
-        s.eleven_back = ""
+        s.eleven_back = ElevenBack.NONE
     s.two_back = False
     s.finished_in_trick = False
     s.pile = add_cards(s.pile, s.trick)
@@ -343,52 +332,9 @@ def _clear_locks(s: MatchState) -> None:
     s.recent_suits = ()
 
 
-def _turn_moved(s: MatchState, e: ev.TurnMoved) -> None:
-    s.turn = e.seat
-
-
 def _game_ended(s: MatchState, e: ev.GameEnded) -> None:
-    s.phase = GAME_OVER
+    s.phase = Phase.GAME_OVER
     s.turn = None
     s.final_places = e.places
     s.results = (*s.results, e.places)
     s.pending = s.exchange_steps = s.four_stop = s.chosen = ()
-
-
-def _match_ended(s: MatchState, e: ev.MatchEnded) -> None:
-    s.phase = MATCH_OVER
-
-
-APPLIERS: dict[type, Callable[[MatchState, Any], None]] = {
-    ev.GameDealt: _game_dealt,
-    ev.HandsSwapped: _hands_swapped,
-    ev.ExchangeStarted: _exchange_started,
-    ev.CardsGiven: _cards_given,
-    ev.CardsPlayed: _cards_played,
-    ev.Passed: _passed,
-    ev.RevolutionChanged: _revolution_changed,
-    ev.OmenInvoked: _omen_invoked,
-    ev.ElevenBackStarted: _eleven_back_started,
-    ev.ElevenBackStrengthened: _eleven_back_strengthened,
-    ev.ElevenBackEnded: _eleven_back_ended,
-    ev.TwoBackStarted: _two_back_started,
-    ev.SuitLocked: _suit_locked,
-    ev.ColorLocked: _color_locked,
-    ev.LocksReleased: _locks_released,
-    ev.NumberLocked: _number_locked,
-    ev.DirectionReversed: _direction_reversed,
-    ev.PlayersSkipped: _nothing,
-    ev.StepRequired: _steps_required,
-    ev.FourStopOffered: _four_stop_offered,
-    ev.EightCutReturnOffered: _eight_cut_return_offered,
-    ev.PilePicked: _pile_picked,
-    ev.CardChosen: _card_chosen,
-    ev.RanksBombed: _ranks_bombed,
-    ev.CardsDiscarded: _cards_discarded,
-    ev.PlayerFinished: _player_finished,
-    ev.PlayerFell: _player_fell,
-    ev.FieldFlushed: _field_flushed,
-    ev.TurnMoved: _turn_moved,
-    ev.GameEnded: _game_ended,
-    ev.MatchEnded: _match_ended,
-}

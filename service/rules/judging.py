@@ -1,9 +1,9 @@
 """What a play is and may do under the rules in force: whether it beats the
-field, cuts, revolts, flushes, or finishes forbidden (RULES.md §1–§3)."""
+field, cuts, revolts, flushes, or finishes forbidden (docs/RULES.md §1–§3)."""
 
 from __future__ import annotations
 
-from .cards import JOKER_BITS, RANK_2, RANK_3, RANK_8, RANK_J, rank_mask, remove_cards
+from .cards import JOKER_BITS, RANK_2, RANK_3, RANK_8, rank_mask, remove_cards
 from .melds import TOP_RANK, Kind, Meld
 from .readings import (
     SPADE_3,
@@ -17,15 +17,17 @@ from .readings import (
 )
 from .refusals import Refused
 from .state import MatchState
+from .vocabulary import FlushReason, RefusalCode, ReverseCause, RevolutionCause, SkipCause
 
 RANK_4, RANK_5, RANK_6, RANK_7, RANK_9, RANK_T, RANK_Q, RANK_K = 1, 2, 3, 4, 6, 7, 9, 10
 
 # rules that reverse turn order once per play holding a real card of the rank,
-# in RULES.md §5.5's order (two of them in one play flip twice and cancel)
-REVERSES = (("nine_reverse", RANK_9), ("six_reverse", RANK_6), ("queen_reverse", RANK_Q),
-            ("king_reverse", RANK_K))  # fmt: skip
+# in docs/RULES.md §5.5's order (two of them in one play flip twice and cancel)
+REVERSES = ((ReverseCause.NINE_REVERSE, RANK_9), (ReverseCause.SIX_REVERSE, RANK_6),
+            (ReverseCause.QUEEN_REVERSE, RANK_Q), (ReverseCause.KING_REVERSE, RANK_K))  # fmt: skip
 # rules that skip one player per real card of the rank; one play's skips add up
-SKIPS = (("five_skip", RANK_5), ("king_skip", RANK_K), ("ten_skip", RANK_T))
+SKIPS = ((SkipCause.FIVE_SKIP, RANK_5), (SkipCause.KING_SKIP, RANK_K),
+         (SkipCause.TEN_SKIP, RANK_T))  # fmt: skip
 REVERSE_RULES = frozenset(rule for rule, _ in REVERSES)
 SKIP_RULES = frozenset(rule for rule, _ in SKIPS)
 
@@ -35,9 +37,9 @@ def rule_on(state: MatchState, name: str) -> bool:
     return name in state.in_force
 
 
-def skips_of(in_force: frozenset[str], meld: Meld) -> tuple[int, tuple[str, ...]]:
+def skips_of(in_force: frozenset[str], meld: Meld) -> tuple[int, tuple[SkipCause, ...]]:
     """How many players ``meld`` skips, and the rules that skip them."""
-    count, causes = 0, []
+    count, causes = 0, list[SkipCause]()
     for rule, rank in SKIPS:
         if rule in in_force:
             real = meld.real_count(rank)
@@ -47,7 +49,7 @@ def skips_of(in_force: frozenset[str], meld: Meld) -> tuple[int, tuple[str, ...]
     return count, tuple(causes)
 
 
-def reverses_of(in_force: frozenset[str], meld: Meld) -> list[str]:
+def reverses_of(in_force: frozenset[str], meld: Meld) -> list[ReverseCause]:
     """The reverse rules ``meld`` triggers, each flipping turn order once."""
     return [rule for rule, rank in REVERSES if rule in in_force and meld.real_count(rank)]
 
@@ -58,7 +60,7 @@ def any_lock(state: MatchState) -> bool:
 
 
 def must_pass_at_leisure(state: MatchState) -> bool:
-    """The previous 大富豪's first turn, which they must pass (RULES.md §5 #54);
+    """The previous 大富豪's first turn, which they must pass (docs/RULES.md §5 #54);
     where a lead may not be passed, a first turn that is a lead lapses the rule."""
     return (
         state.leisure_seat is not None
@@ -69,7 +71,7 @@ def must_pass_at_leisure(state: MatchState) -> bool:
 
 def kyo_ochi_falls(state: MatchState, first: int) -> int | None:
     """The previous 富豪 who falls when ``first``, the previous 大富豪, has just
-    finished 1st (RULES.md §5 #53), or None."""
+    finished 1st (docs/RULES.md §5 #53), or None."""
     previous = state.previous_places
     if not state.rules.kyo_ochi or previous is None or state.players < 4:
         return None
@@ -117,42 +119,42 @@ def is_lucky_seven(state: MatchState, meld: Meld) -> bool:
     return rule_on(state, "lucky_seven") and group_of(meld, 3, RANK_7)
 
 
-def revolution_cause(state: MatchState, meld: Meld) -> str | None:
+def revolution_cause(state: MatchState, meld: Meld) -> RevolutionCause | None:
     """Why this play revolts, or None. One play revolts at most once."""
     if state.omen:
         return None
     if meld.size < 3:
-        # both jokers together, whatever they stand for (RULES.md §5 #37)
+        # both jokers together, whatever they stand for (docs/RULES.md §5 #37)
         if meld.jokers == 2 == meld.size and rule_on(state, "joker_revolution"):
-            return "joker_revolution"
+            return RevolutionCause.JOKER_REVOLUTION
         return None
     rules = state.rules
     if is_omen(state, meld):
-        return "omen"
+        return RevolutionCause.OMEN
     if is_great_revolution(state, meld):
-        return "great_revolution"
+        return RevolutionCause.GREAT_REVOLUTION
     if is_emperor(state, meld):
-        return "emperor"
+        return RevolutionCause.EMPEROR
     if rule_on(state, "coup") and group_of(meld, 3, RANK_9):
-        return "coup"
+        return RevolutionCause.COUP
     if rules.revolution:
         if meld.kind == Kind.GROUP and meld.size >= 4:
-            return "revolution"
+            return RevolutionCause.REVOLUTION
         revolts = rules.stairs_revolt and meld.size >= rules.stairs_revolt_from
         if meld.kind == Kind.STAIRS and revolts:
-            return "stairs_revolution"
+            return RevolutionCause.STAIRS_REVOLUTION
     if rule_on(state, "nanasan_revolution") and group_of(meld, 3, RANK_7):
-        return "nanasan_revolution"  # exactly three real 7s (RULES.md §5 #36)
+        return RevolutionCause.NANASAN_REVOLUTION  # exactly three real 7s (§5 #36)
     return None
 
 
 def flush_reason(
     state: MatchState, meld: Meld, in_force: frozenset[str] | None = None
-) -> str | None:
-    """Which flush effect this play has, in RULES.md §5.5's order, or None;
+) -> FlushReason | None:
+    """Which flush effect this play has, in docs/RULES.md §5.5's order, or None;
     ``in_force``: the rules that apply to it (less an omen play's own)."""
     if is_eight_cut(state, meld):
-        return "eight_cut"
+        return FlushReason.EIGHT_CUT
     further = further_flush(
         state.rules,
         state.in_force if in_force is None else in_force,
@@ -165,16 +167,16 @@ def flush_reason(
         return further
     size = meld.size
     if size == 1:
-        return "spade3_return" if is_spade3_return(state, meld) else None
+        return FlushReason.SPADE3_RETURN if is_spade3_return(state, meld) else None
     if size == 2:
         if group_of(meld, 2, RANK_9) and rule_on(state, "ambulance"):
-            return "ambulance"
+            return FlushReason.AMBULANCE
         if group_of(meld, 2, RANK_6) and rule_on(state, "rokurokubi"):
-            return "rokurokubi"
+            return FlushReason.ROKUROKUBI
     if size == 3 and is_sandstorm(state, meld):
-        return "sandstorm"
+        return FlushReason.SANDSTORM
     if size == 4 and is_emperor(state, meld):
-        return "emperor"
+        return FlushReason.EMPEROR
     return None
 
 
@@ -203,7 +205,7 @@ def is_eight_cut_answer(meld: Meld, field: Meld | None) -> bool:
 
 def pickable(state: MatchState) -> int:
     """The cards a pick may take: the discard pile, less the cards of the play
-    that triggered it once they are in it (RULES.md §5.1 Pick)."""
+    that triggered it once they are in it (docs/RULES.md §5.1 Pick)."""
     last = state.last_play
     if state.field is None and last is not None:
         return remove_cards(state.pile, last.mask)
@@ -212,9 +214,13 @@ def pickable(state: MatchState) -> int:
 
 def is_forbidden_finish(state: MatchState, meld: Meld) -> bool:
     """Whether ``meld``, as a player's last cards, is a forbidden finish; judged
-    under the state before the play (RULES.md §2)."""
+    under the state before the play (docs/RULES.md §2)."""
     return finishes_forbidden(
-        state.rules, state.in_force, state.revolution, meld, is_spade3_return(state, meld)
+        state.rules,
+        state.in_force,
+        meld,
+        revolution=state.revolution,
+        spade3_return=is_spade3_return(state, meld),
     )
 
 
@@ -234,7 +240,7 @@ def check_beats_field(state: MatchState, meld: Meld) -> None:
         raise Refused(*refusal)
 
 
-def field_refusal(state: MatchState, meld: Meld) -> tuple[str, str] | None:
+def field_refusal(state: MatchState, meld: Meld) -> tuple[RefusalCode, str] | None:
     """Why ``meld`` may not be played on the field now, or None if it may."""
     field = state.field
     if field is None or is_sandstorm(state, meld) or is_emperor(state, meld):
@@ -244,35 +250,38 @@ def field_refusal(state: MatchState, meld: Meld) -> tuple[str, str] | None:
             return None
         if joker_return(state.in_force, state.reversed_order, meld, field) is not None:
             return None
-        return ("not_stronger", "only the spade-3 return may be played on a single joker")
+        return (RefusalCode.NOT_STRONGER, "only the spade-3 return may be played on a single joker")
     if meld.kind != field.kind or meld.size != field.size:
-        return ("shape_mismatch", f"the field needs {_shape(field)}")
+        return (RefusalCode.SHAPE_MISMATCH, f"the field needs {_shape(field)}")
     if is_assassination(state.in_force, state.reversed_order, meld, field):
-        return None  # under any lock (RULES.md §5 #33)
+        return None  # under any lock (docs/RULES.md §5 #33)
     if state.suit_lock:
         if state.partial_lock:
-            # each joker may stand for one missing locked suit (RULES.md §5.6 #18)
+            # each joker may stand for one missing locked suit (docs/RULES.md §5.6 #18)
             if (state.suit_lock & ~meld.suits).bit_count() > meld.jokers:
-                return ("suit_locked", "each play must hold every suit of the partial lock")
+                return (
+                    RefusalCode.SUIT_LOCKED,
+                    "each play must hold every suit of the partial lock",
+                )
         else:
             suits = lock_suits(meld) if state.rules.joker_suits else meld.suits
             if suits & ~state.suit_lock:
-                return ("suit_locked", "the field is locked to other suits")
+                return (RefusalCode.SUIT_LOCKED, "the field is locked to other suits")
     if state.color_lock and meld.suits & ~state.color_lock:
-        return ("suit_locked", "the field is locked to the other colour")
+        return (RefusalCode.SUIT_LOCKED, "the field is locked to the other colour")
     reversed_order = state.reversed_order
     if meld.kind == Kind.STAIRS and not state.rules.stairs_overlap:
         # above the field's whole span (below it in reversed order)
         if meld.high < field.low if reversed_order else meld.low > field.high:
             return None
-        return ("not_stronger", "stairs must lie wholly above the field's")
+        return (RefusalCode.NOT_STRONGER, "stairs must lie wholly above the field's")
     strength, to_beat = meld.strength(reversed_order), field.strength(reversed_order)
     if state.number_lock and meld.kind != Kind.STAIRS and not meld.is_single_joker:
         if strength != to_beat + 1:
-            return ("number_locked", "the field is locked to the next rank")
+            return (RefusalCode.NUMBER_LOCKED, "the field is locked to the next rank")
     if strength > to_beat or _is_down_number(state, meld, field):
         return None
-    return ("not_stronger", "the play does not beat the field")
+    return (RefusalCode.NOT_STRONGER, "the play does not beat the field")
 
 
 def _is_down_number(state: MatchState, meld: Meld, field: Meld) -> bool:
@@ -292,7 +301,3 @@ def _shape(field: Meld) -> str:
     names = {Kind.SINGLE: "a single", Kind.GROUP: f"a group of {field.size}",
              Kind.STAIRS: f"stairs of {field.size}", Kind.EMPEROR: "an emperor"}  # fmt: skip
     return names[field.kind]
-
-
-RANK_EFFECTS = {"five_skip": RANK_5, "nine_reverse": RANK_9, "seven_pass": RANK_7,
-                "ten_discard": RANK_T, "queen_bomber": RANK_Q, "eleven_back": RANK_J}  # fmt: skip

@@ -31,7 +31,9 @@ from .judging import (
     rule_on,
 )
 from .melds import TOP_RANK, Kind, Meld
-from .state import (
+from .memo import PLAYS_BY_MASK, PLAYS_WITH_READING, RANK_GROUPS, SUIT_STAIRS, remember
+from .state import MatchState
+from .vocabulary import (
     EIGHT_CUT_RETURN,
     EXCHANGE,
     FOUR_STOP,
@@ -42,11 +44,11 @@ from .state import (
     QUEEN_BOMBER,
     SEVEN_PASS,
     TEN_DISCARD,
-    MatchState,
 )
 
-# every non-empty subset of a 4-bit suit set, and those subsets by their size
+# every non-empty subset of a 4-bit suit set
 _SUBSETS = [[sub for sub in range(1, 16) if sub & suits == sub] for suits in range(16)]
+# and those of each size: the answer windows ask for a pair of 4s or the cut's 8s
 _SUBSETS_BY_SIZE = [
     [[sub for sub in _SUBSETS[suits] if sub.bit_count() == size] for size in range(5)]
     for suits in range(16)
@@ -76,7 +78,7 @@ def legal_actions(state: MatchState) -> list[SeatCommand]:
         if waiting == FOUR_STOP:
             answers += [Play(seat, p << RANK_4 * 4) for p in _SUBSETS_BY_SIZE[fours][2]]
         if rule_on(state, "eight_cut_return") and size <= 4:
-            # real 8s of the pending cut's size (RULES.md §5 #34)
+            # real 8s of the pending cut's size (docs/RULES.md §5 #34)
             answers += [Play(seat, e << RANK_8 * 4) for e in _SUBSETS_BY_SIZE[eights][size]]
         return answers
     if waiting in PICKS:
@@ -99,25 +101,20 @@ def legal_actions(state: MatchState) -> list[SeatCommand]:
 
 
 _PASSES = tuple(Pass(seat) for seat in range(5))
-# Play commands are values: build each once. Keyed by mask alone where no joker
-# reading is named (most plays), which is the cheapest key to hash.
-_PLAYS_BY_MASK: tuple[dict[int, Play], ...] = tuple({} for _ in range(5))
-_PLAYS_WITH_READING: dict[tuple[int, int, tuple[int, ...]], Play] = {}
+# Play commands are values: each is built once (memo.PLAYS_BY_MASK, PLAYS_WITH_READING).
 
 
 def _play(seat: int, meld: Meld) -> Play:
     if not meld.jokers_as:
-        plays = _PLAYS_BY_MASK[seat]
+        plays = PLAYS_BY_MASK[seat]
         play = plays.get(meld.mask)
         if play is None:
-            play = plays[meld.mask] = Play(seat, meld.mask)
+            play = remember(plays, meld.mask, Play(seat, meld.mask))
         return play
     key = (seat, meld.mask, meld.jokers_as)
-    play = _PLAYS_WITH_READING.get(key)
+    play = PLAYS_WITH_READING.get(key)
     if play is None:
-        if len(_PLAYS_WITH_READING) > 200_000:
-            _PLAYS_WITH_READING.clear()
-        play = _PLAYS_WITH_READING[key] = Play(seat, meld.mask, meld.jokers_as)
+        play = remember(PLAYS_WITH_READING, key, Play(seat, meld.mask, meld.jokers_as))
     return play
 
 
@@ -232,7 +229,7 @@ def _groups(
     hand: int, jokers: int, size: int | None, ranks: range = range(13), suited: bool = False
 ) -> list[Meld]:
     """Singles and groups of ``size`` cards (any size when None) of ``ranks``;
-    ``suited``: also each suit a group's jokers may stand for (RULES.md §6)."""
+    ``suited``: also each suit a group's jokers may stand for (docs/RULES.md §6)."""
     melds: list[Meld] = []
     wanted = size or 0
     for rank in ranks:
@@ -245,19 +242,14 @@ def _groups(
     return melds
 
 
-_Memo = dict[tuple[int, ...], list[Meld]]
-_RANK_GROUPS: _Memo = {}
-_SUIT_STAIRS: _Memo = {}
-
-
-def _memoised(memo: _Memo, key: tuple[int, ...], make: Callable[[], list[Meld]]) -> list[Meld]:
+def _memoised(
+    memo: dict[tuple[int, ...], list[Meld]], key: tuple[int, ...], make: Callable[[], list[Meld]]
+) -> list[Meld]:
     """Melds depend on a rank's (or a suit's) cards alone, and those patterns
     repeat across hands: compute each once. Bounded, as keys may grow."""
     melds = memo.get(key)
     if melds is None:
-        if len(memo) > 200_000:
-            memo.clear()
-        melds = memo[key] = make()
+        melds = remember(memo, key, make())
     return melds
 
 
@@ -285,7 +277,7 @@ def _rank_groups(rank: int, suits: int, jokers: int, size: int, suited: bool) ->
                             )
         return melds
 
-    return _memoised(_RANK_GROUPS, (rank, suits, jokers, size, suited), make)
+    return _memoised(RANK_GROUPS, (rank, suits, jokers, size, suited), make)
 
 
 _JOKER_MELDS = {
@@ -336,7 +328,7 @@ def _suit_stairs(suit: int, ranks: int, jokers: int, size: int, past_ends: bool)
                     melds += _stairs_in_span(held, low, length, suit, jokers - missing)
         return melds
 
-    return _memoised(_SUIT_STAIRS, (suit, ranks, jokers, size, past_ends), make)
+    return _memoised(SUIT_STAIRS, (suit, ranks, jokers, size, past_ends), make)
 
 
 def _stairs_in_span(held: int, low: int, length: int, suit: int, spare: int) -> list[Meld]:

@@ -1,5 +1,5 @@
 """Melds: what a set of played cards is (single, group, stairs, emperor) and how
-melds compare (RULES.md §1 Melds, Beating the field; §3 emperor).
+melds compare (docs/RULES.md §1 Melds, Beating the field; §3 #20).
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from .cards import (
     reading_rank,
     suit_of,
 )
+from .memo import CLASSIFIED, remember
 
 TOP_RANK = 13  # what an all-joker meld counts as: stronger than any rank
 MAX_STAIRS = 13
@@ -75,15 +76,13 @@ def ranks_in(mask: int) -> list[tuple[int, int]]:
     return found
 
 
-_CLASSIFIED: dict[tuple[int, tuple[int, ...], bool, bool, bool, bool, bool], Meld | None] = {}
-
-
 def classify(
     mask: int,
     jokers_as: tuple[int, ...],
+    *,
     reversed_order: bool,
-    stairs_allowed: bool,
-    emperor_allowed: bool,
+    stairs_allowed: bool = False,
+    emperor_allowed: bool = False,
     past_ends: bool = False,
     joker_suits: bool = False,
 ) -> Meld | None:
@@ -93,17 +92,14 @@ def classify(
     default reading. ``reversed_order`` is the order in force, which picks the
     default end a stairs joker extends. With ``past_ends`` a stairs joker may
     stand below the 3 or above the 2; with ``joker_suits`` a group joker's
-    reading is a suit the group lacks (RULES.md §6). Memoised: the answer
+    reading is a suit the group lacks (docs/RULES.md §6). Memoised: the answer
     depends on the arguments alone, and games meet the same plays again and again.
     """
     key = (mask, jokers_as, reversed_order, stairs_allowed, emperor_allowed, past_ends, joker_suits)
     try:
-        return _CLASSIFIED[key]
+        return CLASSIFIED[key]
     except KeyError:
-        if len(_CLASSIFIED) > 200_000:
-            _CLASSIFIED.clear()
-        meld = _CLASSIFIED[key] = _classify(*key)
-        return meld
+        return remember(CLASSIFIED, key, _classify(*key))
 
 
 def _classify(
@@ -197,7 +193,7 @@ def default_stairs_low(
     low: int, high: int, size: int, reversed_order: bool, past_ends: bool = False
 ) -> int:
     """Where default stairs start: gaps first, then the end that is strongest
-    under the order in force (RULES.md §1 Melds), past the 3 or the 2 where
+    under the order in force (docs/RULES.md §1 Melds), past the 3 or the 2 where
     ``past_ends`` allows."""
     extra = size - (high - low + 1)
     bottom, top = (LOW_RANK, HIGH_RANK) if past_ends else (0, 12)

@@ -1,9 +1,20 @@
-"""Commands from notation (card codes, rank codes) and back, for every outward
-surface: scenarios, the API, the CLI. Bad notation is ``bad_request``."""
+"""Commands in notation and back, for every outward surface (scenarios, the
+APIs, receipts, the CLI), as python-chess writes moves: one pair.
+
+- ``written(command)`` is a command's ``Written`` form (its verb and card or rank
+  codes); ``seat_command(seat, action, ...)`` reads one back. gRPC messages and
+  REST bodies carry exactly these parts.
+- ``format_command(command)`` is its text, ``seat 2 play 4D 5D JK as 6D`` (the
+  canonical notation receipts sign), and ``parse_command(text)`` reads it back;
+  a command's ``repr`` is that call, to paste back.
+
+Bad notation is ``bad_request``; masks always print as card codes."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import assert_never
 
 from .cards import (
     CardCodeError,
@@ -17,16 +28,17 @@ from .cards import (
 )
 from .commands import Bomb, Discard, Give, Pass, Pick, Play, SeatCommand
 from .refusals import Refused
+from .vocabulary import Action, RefusalCode
 
 
 def parse_mask(codes: Iterable[str]) -> int:
     """The mask of ``codes``; Refused(bad_request) on unknown codes or repeats."""
     if isinstance(codes, str) or not isinstance(codes, Iterable):
-        raise Refused("bad_request", "cards must be a list of card codes")
+        raise Refused(RefusalCode.BAD_REQUEST, "cards must be a list of card codes")
     try:
         return mask_of(parse_card(_code(code)) for code in codes)
     except (CardCodeError, ValueError) as error:
-        raise Refused("bad_request", str(error)) from None
+        raise Refused(RefusalCode.BAD_REQUEST, str(error)) from None
 
 
 def _code(value: object) -> str:
@@ -38,23 +50,61 @@ def _code(value: object) -> str:
 def parse_cards_list(codes: Sequence[str]) -> tuple[int, ...]:
     """Joker readings in order (card codes, or ``L``/``H`` and a suit), no mask."""
     if isinstance(codes, str):
-        raise Refused("bad_request", "cards must be a list of card codes")
+        raise Refused(RefusalCode.BAD_REQUEST, "cards must be a list of card codes")
     try:
         return tuple(parse_reading(_code(code)) for code in codes)
     except CardCodeError as error:
-        raise Refused("bad_request", str(error)) from None
+        raise Refused(RefusalCode.BAD_REQUEST, str(error)) from None
 
 
 def parse_ranks(codes: Sequence[str]) -> tuple[int, ...]:
     if isinstance(codes, str):
-        raise Refused("bad_request", "ranks must be a list of rank codes")
+        raise Refused(RefusalCode.BAD_REQUEST, "ranks must be a list of rank codes")
     try:
         ranks = tuple(parse_rank(_code(code)) for code in codes)
     except CardCodeError as error:
-        raise Refused("bad_request", str(error)) from None
+        raise Refused(RefusalCode.BAD_REQUEST, str(error)) from None
     if len(set(ranks)) != len(ranks):
-        raise Refused("bad_request", "a rank is named twice")
+        raise Refused(RefusalCode.BAD_REQUEST, "a rank is named twice")
     return ranks
+
+
+@dataclass(frozen=True, slots=True)
+class Written:
+    """A seat's command in notation, without its seat: what the APIs carry."""
+
+    action: Action
+    cards: tuple[str, ...] = ()
+    jokers_as: tuple[str, ...] = ()
+    ranks: tuple[str, ...] = ()
+    reason: str = ""  # the service's own note (a UECda refusal), never a caller's
+
+    def __str__(self) -> str:
+        """``play 4D 5D JK as 6D``, ``pass``, ``bomb 5 T``."""
+        text = " ".join((self.action, *self.cards, *self.ranks))
+        if self.jokers_as:
+            text += " as " + " ".join(self.jokers_as)
+        return f"{text} ({self.reason})" if self.reason else text
+
+
+def written(command: SeatCommand) -> Written:
+    """The notation of a command."""
+    match command:
+        case Play():
+            cards, jokers_as = tuple(format_mask(command.cards)), format_cards(command.jokers_as)
+            return Written(Action.PLAY, cards, tuple(jokers_as), reason=command.reason)
+        case Pass():
+            return Written(Action.PASS, reason=command.reason)
+        case Give():
+            return Written(Action.GIVE, tuple(format_mask(command.cards)))
+        case Discard():
+            return Written(Action.DISCARD, tuple(format_mask(command.cards)))
+        case Bomb():
+            return Written(Action.BOMB, ranks=tuple(format_rank(r) for r in command.ranks))
+        case Pick():
+            return Written(Action.PICK, tuple(format_mask(command.cards)))
+        case _:
+            assert_never(command)
 
 
 def seat_command(
@@ -63,35 +113,43 @@ def seat_command(
     cards: Sequence[str] = (),
     jokers_as: Sequence[str] = (),
     ranks: Sequence[str] = (),
+    reason: str = "",
 ) -> SeatCommand:
-    """A seat's command from notation; raises Refused(bad_request)."""
-    if action == "play":
-        return Play(seat, parse_mask(cards), parse_cards_list(jokers_as))
-    if action == "pass":
-        return Pass(seat)
-    if action == "give":
-        return Give(seat, parse_mask(cards))
-    if action == "discard":
-        return Discard(seat, parse_mask(cards))
-    if action == "bomb":
-        return Bomb(seat, parse_ranks(ranks))
-    if action == "pick":
-        return Pick(seat, parse_mask(cards))
-    raise Refused("bad_request", f"unknown action {action!r}")
+    """A seat's command from its notation; raises Refused(bad_request)."""
+    match action:
+        case Action.PLAY:
+            return Play(seat, parse_mask(cards), parse_cards_list(jokers_as), reason)
+        case Action.PASS:
+            return Pass(seat, reason)
+        case Action.GIVE:
+            return Give(seat, parse_mask(cards))
+        case Action.DISCARD:
+            return Discard(seat, parse_mask(cards))
+        case Action.BOMB:
+            return Bomb(seat, parse_ranks(ranks))
+        case Action.PICK:
+            return Pick(seat, parse_mask(cards))
+    raise Refused(RefusalCode.BAD_REQUEST, f"unknown action {action!r}")
 
 
-def describe(command: SeatCommand) -> str:
+def format_command(command: SeatCommand) -> str:
     """A command in notation, e.g. ``seat 2 play 4D 5D JK as 6D``."""
-    if isinstance(command, Play):
-        text = f"seat {command.seat} play {' '.join(format_mask(command.cards))}"
-        if command.jokers_as:
-            text += " as " + " ".join(format_cards(command.jokers_as))
-        return text
-    if isinstance(command, Pass):
-        return f"seat {command.seat} pass"
-    if isinstance(command, Bomb):
-        return f"seat {command.seat} bomb {' '.join(format_rank(r) for r in command.ranks)}"
-    if isinstance(command, Pick):
-        return f"seat {command.seat} pick {' '.join(format_mask(command.cards))}".rstrip()
-    verb = "give" if isinstance(command, Give) else "discard"
-    return f"seat {command.seat} {verb} {' '.join(format_mask(command.cards))}"
+    return f"seat {command.seat} {written(command)}"
+
+
+def parse_command(text: str) -> SeatCommand:
+    """The command ``format_command`` wrote; raises Refused(bad_request)."""
+    words = text.split()
+    if len(words) < 3 or words[0] != "seat" or not words[1].isdigit():
+        raise Refused(RefusalCode.BAD_REQUEST, f"not a command: {text!r}")
+    reason = ""
+    if words[-1].startswith("(") and words[-1].endswith(")"):
+        reason = words.pop()[1:-1]
+    seat, action, codes = int(words[1]), words[2], words[3:]
+    jokers_as: list[str] = []
+    if "as" in codes:
+        at = codes.index("as")
+        codes, jokers_as = codes[:at], codes[at + 1 :]
+    if action == Action.BOMB:
+        return seat_command(seat, action, ranks=codes, reason=reason)
+    return seat_command(seat, action, codes, jokers_as, reason=reason)

@@ -1,17 +1,18 @@
 """How each preset reads the rules it shares, judged from the rules and the
 meld alone (no match state): the engine's judging and the bots, which see only
-a view, use the same readings (RULES.md §2)."""
+a view, use the same readings (docs/RULES.md §2)."""
 
 from __future__ import annotations
 
 from .cards import RANK_2, RANK_3, RANK_8, RANK_J, SUIT_S, make_card
 from .melds import Kind, Meld
 from .rulesets import RuleSet
+from .vocabulary import Color, FlushReason
 
 SPADE_3 = make_card(RANK_3, SUIT_S)
 SPADE_2 = make_card(RANK_2, SUIT_S)
 RANK_5, RANK_6, RANK_7 = 2, 3, 4
-# the cuts in revolution (RULES.md §5 #27 to #29): the eight-cut's reading, another rank
+# the cuts in revolution (docs/RULES.md §5 #27 to #29): the eight-cut's reading, another rank
 X_CUTS = (("five_cut", RANK_5), ("six_cut", RANK_6), ("seven_cut", RANK_7))
 FURTHER_FLUSHES = frozenset(
     ("five_cut", "six_cut", "seven_cut", "spade2_return", "triple_three_return", "assassination")
@@ -24,14 +25,14 @@ def group_of(meld: Meld, size: int, rank: int) -> bool:
 
 
 def leisure_seat(rules: RuleSet, previous_places: tuple[int, ...] | None) -> int | None:
-    """The previous 大富豪, who must pass on their first turn (RULES.md §5 #54)."""
+    """The previous 大富豪, who must pass on their first turn (docs/RULES.md §5 #54)."""
     if not rules.daifugo_leisure or previous_places is None:
         return None
     return previous_places.index(1) if 1 in previous_places else None
 
 
 RED, BLACK = 0b0101, 0b1010  # ♢♡ and ♣♠ as suit bits (D C H S)
-COLORS = {RED: "red", BLACK: "black"}
+COLORS = {RED: Color.RED, BLACK: Color.BLACK}
 
 
 def color_of(suits: int) -> int:
@@ -45,7 +46,7 @@ def color_of(suits: int) -> int:
 
 def lock_starting(recent: tuple[int, ...], count: int) -> tuple[int, int]:
     """The colour lock and partial lock the last ``count`` plays of the trick
-    start (RULES.md §5 #38, #39): (colour suits or 0, shared suits or 0). A
+    start (docs/RULES.md §5 #38, #39): (colour suits or 0, shared suits or 0). A
     play holding a joker (-1) starts neither; sets all alike start the suit
     lock, not a partial one."""
     if len(recent) < count:
@@ -64,7 +65,7 @@ def lock_starting(recent: tuple[int, ...], count: int) -> tuple[int, int]:
 
 def lock_suits(meld: Meld) -> int:
     """The suits a play shows to a lock where a joker counts as the suit it
-    stands for (RULES.md §6): its real cards' and its joker readings'."""
+    stands for (docs/RULES.md §6): its real cards' and its joker readings'."""
     suits = meld.suits
     for card in meld.jokers_as:
         suits |= 1 << (card & 3)
@@ -72,7 +73,7 @@ def lock_suits(meld: Meld) -> int:
 
 
 def cuts_eight(rules: RuleSet, in_force: frozenset[str], meld: Meld) -> bool:
-    """The eight-cut in each preset's reading (RULES.md §2), from the rules
+    """The eight-cut in each preset's reading (docs/RULES.md §2), from the rules
     alone: bots, which see a view and not the state, judge with it too."""
     if "eight_cut" not in in_force:
         return False
@@ -81,7 +82,7 @@ def cuts_eight(rules: RuleSet, in_force: frozenset[str], meld: Meld) -> bool:
 
 def cuts_as(rules: RuleSet, meld: Meld, rank: int) -> bool:
     """Whether ``meld`` cuts by the preset's eight-cut reading with ``rank`` in
-    place of 8 (RULES.md §2; §5 #27 to #29 read the other ranks the same way)."""
+    place of 8 (docs/RULES.md §2; §5 #27 to #29 read the other ranks the same way)."""
     real = meld.real_count(rank)
     reading = rules.eight_cut_reading
     if reading == "uecda":
@@ -115,7 +116,7 @@ def is_assassination(
     in_force: frozenset[str], reversed_order: bool, meld: Meld, field: Meld | None
 ) -> bool:
     """A real single of the weakest rank on a real single of the strongest, in
-    the order in force (RULES.md §5 #33)."""
+    the order in force (docs/RULES.md §5 #33)."""
     if "assassination" not in in_force or field is None:
         return False
     if meld.kind != Kind.SINGLE or field.kind != Kind.SINGLE or meld.jokers or field.jokers:
@@ -131,7 +132,7 @@ def further_flush(
     reversed_order: bool,
     meld: Meld,
     field: Meld | None,
-) -> str | None:
+) -> FlushReason | None:
     """The flush effect of §5 a play has (#27 to #31, #33), in §5.5's order,
     judged under the state before it, or None."""
     if in_force.isdisjoint(FURTHER_FLUSHES):
@@ -139,17 +140,22 @@ def further_flush(
     if revolution:
         for rule, rank in X_CUTS:
             if rule in in_force and cuts_as(rules, meld, rank):
-                return rule
+                return FlushReason(rule)
     returned = joker_return(in_force, reversed_order, meld, field)
     if returned is not None and returned != "joker_return":
-        return returned
+        return FlushReason(returned)
     if is_assassination(in_force, reversed_order, meld, field):
-        return "assassination"
+        return FlushReason.ASSASSINATION
     return None
 
 
 def finishes_forbidden(
-    rules: RuleSet, in_force: frozenset[str], revolution: bool, meld: Meld, spade3_return: bool
+    rules: RuleSet,
+    in_force: frozenset[str],
+    meld: Meld,
+    *,
+    revolution: bool,
+    spade3_return: bool,
 ) -> bool:
     """The forbidden finish in each preset's reading, from the facts it needs."""
     if not rules.forbidden_finish:

@@ -7,9 +7,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import fields
+from enum import StrEnum
 from typing import Any
 
 from . import events as ev
+from . import vocabulary
 from .cards import (
     LOW_RANK,
     CardCodeError,
@@ -92,6 +94,20 @@ for _name in ("seats", "places", "previous_places", "seating", "stalemate", "cau
     _CONVERTERS[_name] = (_tuple_or_none, _tuple_or_none)
 
 
+def _enum_fields(cls: type) -> dict[str, type[StrEnum]]:
+    """The fields of ``cls`` that hold a word of the vocabulary, by their type."""
+    found: dict[str, type[StrEnum]] = {}
+    for f in fields(cls):
+        # a name here (annotations are strings), the class itself when compiled
+        kind = getattr(vocabulary, f.type, None) if isinstance(f.type, str) else f.type
+        if isinstance(kind, type) and issubclass(kind, StrEnum):
+            found[f.name] = kind
+    return found
+
+
+_ENUM_FIELDS = {name: _enum_fields(cls) for name, cls in ev.EVENT_TYPES.items()}
+
+
 def to_record(event: ev.Event) -> dict[str, Any]:
     """The event's fields in notation (without its type name)."""
     record: dict[str, Any] = {}
@@ -119,6 +135,9 @@ def from_record(type_name: str, record: dict[str, Any]) -> ev.Event:
             value = record[f.name]
             converter = _CONVERTERS.get(f.name)
             values[f.name] = converter[1](value) if converter is not None else value
+        for name, kind in _ENUM_FIELDS[type_name].items():
+            if name in values:
+                values[name] = kind(values[name])
         event: ev.Event = cls(**values)
     except (CardCodeError, KeyError, TypeError, ValueError) as error:
         raise RecordError(f"{type_name}: {error}") from None

@@ -1,28 +1,19 @@
-"""Refusals: why the decider will not take a command (FORMAT.md reject codes)."""
+"""Refusals: why the decider will not take a command (docs/RULES.md §7 refusal codes)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .vocabulary import RefusalCode
+
 # In order of precedence: when several apply, the first wins.
-REASON_CODES = (
-    "bad_request",
-    "game_over",
-    "not_your_turn",
-    "wrong_action",
-    "card_not_in_hand",
-    "cannot_pass",
-    "must_include_d3",
-    "invalid_meld",
-    "shape_mismatch",
-    "suit_locked",
-    "number_locked",
-    "not_stronger",
-)
+REASON_CODES: tuple[RefusalCode, ...] = tuple(RefusalCode)
 
 
 @dataclass(frozen=True, slots=True)
 class Refusal:
+    # a RefusalCode from the rules; the match lifecycle (service/match) refuses
+    # with its own kinds too (not_found, seat_taken...)
     code: str
     message: str
 

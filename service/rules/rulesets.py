@@ -1,6 +1,6 @@
-"""Rule sets: the four presets and the options a host may change (RULES.md §1–§3, §5, §6).
+"""Rule sets: the four presets and the options a host may change (docs/RULES.md §1–§3, §5, §6).
 
-A rule set is one frozen value. The presets differ only where RULES.md §2 says
+A rule set is one frozen value. The presets differ only where docs/RULES.md §2 says
 they read a rule differently; those readings are fields too (``*_reading``,
 ``*_after``…), so a preset is nothing but a set of field values.
 """
@@ -12,12 +12,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, Literal
 
+from .vocabulary import ElevenBack
+
 EightCutReading = Literal["federation", "torasobi", "classic", "uecda"]
 ForbiddenReading = Literal["federation", "torasobi", "classic"]
 BottomOrder = Literal["federation", "newest_last"]
-ElevenBack = Literal["", "strength", "order"]
 
-# Seed 001's 26 local rules, in the seed's order (RULES.md §3).
+# Seed 001's 26 local rules, in the seed's order (docs/RULES.md §3).
 SEED_RULES = (
     "revolution", "stairs", "eight_cut", "spade3_return", "forbidden_finish",
     "suit_lock", "number_lock", "miyako_ochi", "gekokujo", "eleven_back",
@@ -25,7 +26,7 @@ SEED_RULES = (
     "five_skip", "seven_pass", "ten_discard", "nine_reverse", "emperor", "coup",
     "great_revolution", "omen", "down_number", "lucky_seven", "tenpenchi",
 )  # fmt: skip
-# The further local rules of RULES.md §5, in its order (#27 on).
+# The further local rules of docs/RULES.md §5, in its order (#27 on).
 FURTHER_RULES = (
     "five_cut", "six_cut", "seven_cut", "spade2_return", "triple_three_return", "joker_return",
     "assassination", "eight_cut_return", "finish_flush", "nanasan_revolution",
@@ -36,7 +37,7 @@ FURTHER_RULES = (
 )  # fmt: skip
 LOCAL_RULES = SEED_RULES + FURTHER_RULES
 
-# what an omen switches off for the rest of the game (RULES.md §3 #23, §5.1 Omen):
+# what an omen switches off for the rest of the game (docs/RULES.md §3 #23, §5.1 Omen):
 # §3's effects and §5's, but not the locks, the places and the first lead
 CANCELLED_BY_OMEN = (
     frozenset(SEED_RULES[8:]) | {"revolution", "eight_cut", "spade3_return"}
@@ -68,7 +69,7 @@ class RuleSet:
     miyako_ochi: bool = True
     # §3 the other eighteen
     gekokujo: bool = False
-    eleven_back: ElevenBack = ""
+    eleven_back: ElevenBack = ElevenBack.NONE
     queen_bomber: bool = False
     sandstorm: bool = False
     ambulance: bool = False
@@ -115,7 +116,7 @@ class RuleSet:
     kyo_ochi: bool = False
     daifugo_leisure: bool = False
     d3_start: bool = False
-    # how each preset reads the rules it shares (RULES.md §1, §2)
+    # how each preset reads the rules it shares (docs/RULES.md §1, §2)
     stairs_revolt: bool = True
     eight_cut_reading: EightCutReading = "torasobi"
     suit_lock_after: int = 2
@@ -126,7 +127,7 @@ class RuleSet:
     bottom_order: BottomOrder = "newest_last"
     blind_cards_with_four: int = 0
     unused_with_two: int = field(default=14)
-    # the readings of the UECda contest's rules (RULES.md §6); off elsewhere
+    # the readings of the UECda contest's rules (docs/RULES.md §6); off elsewhere
     stairs_revolt_from: int = 4  # stairs of this many cards revolt (with stairs_revolt)
     stairs_overlap: bool = True  # False: stairs beat stairs only above (below) their span
     stairs_past_ends: bool = False  # a stairs joker may stand below the 3 or above the 2
@@ -172,12 +173,12 @@ def _checked_option(name: str, value: Any) -> Any:
     if name not in _DEFAULTS or name == "preset":
         raise RuleSetError(f"unknown option {name!r}")
     if name == "eleven_back":
-        if value is True or value == "strength":
-            return "strength"
+        if value is True or value == ElevenBack.STRENGTH:
+            return ElevenBack.STRENGTH
         if value is False or value in ("", None):
-            return ""
-        if value == "order":
-            return "order"
+            return ElevenBack.NONE
+        if value == ElevenBack.ORDER:
+            return ElevenBack.ORDER
         raise RuleSetError("eleven_back takes true, false, 'strength' or 'order'")
     if name in _CHOICES:
         if value not in _CHOICES[name]:
@@ -225,7 +226,7 @@ CLASSIC = RuleSet(
     d3_start=True,
 )
 # The UEC computer Daihinmin contest's standard rules, as its reference server
-# plays them (RULES.md §6, UECDA.md §1.7 and §1.9).
+# plays them (docs/RULES.md §6).
 UECDA = RuleSet(
     preset="uecda",
     jokers=1,

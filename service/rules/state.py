@@ -1,214 +1,139 @@
 """The state of a match, rebuilt from events by ``evolve``.
 
 Treat a ``MatchState`` as immutable: ``evolve`` copies before it changes
-anything. It is a plain slotted class rather than a frozen dataclass because a
-fold copies it once per action and that copy sits on the hot path. It avoids
-what mypyc cannot compile (reading ``__slots__`` back, ``object.__new__``).
+anything. Each field is declared once, below, with its value before the first
+deal; a fold copies the state once per action, so ``copy`` sits on the hot path
+and is written out field by field (a loop is several times slower, compiled or
+not): a unit test regenerates it from the declaration and fails when it differs.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, fields
+
 from .melds import Meld
 from .rulesets import RuleSet
-
-# what the game waits for (FORMAT.md expect key ``waiting_for``)
-PLAY = "play"
-EXCHANGE = "exchange"
-SEVEN_PASS = "seven_pass"
-TEN_DISCARD = "ten_discard"
-QUEEN_BOMBER = "queen_bomber"
-FOUR_STOP = "four_stop"
-# RULES.md §5.4
-EIGHT_CUT_RETURN = "eight_cut_return"
-SALVAGE = "salvage"
-KINGS_MARCH = "kings_march"
-ZOMBIE = "zombie"
-KING_PASTOR = "king_pastor"
-PICKS = (SALVAGE, KINGS_MARCH, ZOMBIE)
-
-# phases of a match
-BEFORE_DEAL = "before_deal"
-IN_GAME = "in_game"
-GAME_OVER = "game_over"
-MATCH_OVER = "match_over"
-
-# (seat, how it got to the bottom)
-FORBIDDEN = "forbidden"
-FALLEN = "fallen"
-
-
-# Every field of a MatchState: its slots and what equality compares (``copy``
-# spells them out again, for speed).
-FIELDS = (
-    "active",
-    "blind",
-    "bottom",
-    "chosen",
-    "color_lock",
-    "direction",
-    "eleven_back",
-    "eleven_back_lasts",
-    "exchange_steps",
-    "field",
-    "field_seat",
-    "final_places",
-    "finished",
-    "finished_in_trick",
-    "first_play_d3",
-    "four_stop",
-    "game_number",
-    "hands",
-    "in_force",
-    "last_play",
-    "last_seat",
-    "leader",
-    "leisure_seat",
-    "number_lock",
-    "number_run",
-    "omen",
-    "out",
-    "pass_run",
-    "passed",
-    "partial_lock",
-    "pending",
-    "phase",
-    "pile",
-    "players",
-    "previous_places",
-    "recent_suits",
-    "results",
-    "revolution",
-    "rules",
-    "seating",
-    "stalemate",
-    "suit_lock",
-    "suit_run",
-    "suit_run_suits",
-    "trick_leader",
-    "trick",
-    "turn",
-    "two_back",
-    "unused",
-    "window",
+from .vocabulary import (
+    EXCHANGE,
+    FOUR_STOP,
+    IN_GAME,
+    ORDER,
+    PLAY,
+    STRENGTH,
+    Bottom,
+    ElevenBack,
+    Phase,
+    WaitingFor,
 )
 
 
+@dataclass(slots=True, repr=False)
 class MatchState:
-    __slots__ = FIELDS
-
     rules: RuleSet
     players: int
-    phase: str
-    game_number: int
-    blind: int
-    previous_places: tuple[int, ...] | None
-    results: tuple[tuple[int, ...], ...]
     hands: tuple[int, ...]
-    unused: int
-    out: int  # discarded (ten-discard, queen bomb); cards kept on leaving stay in hands
-    trick: int  # the cards on the field this trick, every meld of it
-    pile: int  # the discard pile: public (RULES.md §5.1)
-    leader: int
-    turn: int | None
-    exchange_steps: tuple[tuple[int, int, int, bool], ...]
-    pending: tuple[tuple[str, int, int], ...]  # (step, count, seat) in order
-    four_stop: tuple[int, ...]  # the seats still to ask in an answer window
-    window: str  # that window: "four_stop" or "eight_cut_return" (RULES.md §5 #34)
-    chosen: tuple[tuple[int, int], ...]  # king pastor: (seat, card) chosen so far
-    field: Meld | None
-    field_seat: int | None
-    last_play: Meld | None
-    last_seat: int | None  # who made last_play (it outlives the flush)
-    trick_leader: int
-    passed: int
-    pass_run: int  # passes in a row since the last play (the stalemate rule)
-    seating: tuple[int, ...]  # the turn order, seats round the table; empty: 0, 1…
-    stalemate: tuple[int, ...]  # the order a stalemate ranks the players still in
-    revolution: bool
-    eleven_back: str
-    eleven_back_lasts: int  # flushes a strong eleven-back outlives (RULES.md §5 #41)
-    two_back: bool  # §5 #43: until the flush
-    direction: int
-    omen: bool
-    suit_lock: int
-    partial_lock: bool  # suit_lock is a partial lock (RULES.md §5 #39)
-    color_lock: int  # the suits of the locked colour (§5 #38), 0 when none
-    recent_suits: tuple[int, ...]  # the trick's last plays' suit sets, -1 holding a joker
-    suit_run: int
-    suit_run_suits: int
-    number_lock: bool
-    number_run: int
-    active: int
-    finished: tuple[int, ...]
-    finished_in_trick: bool  # someone finished while this trick's field was on (§5 #35)
-    bottom: tuple[tuple[int, str], ...]
-    first_play_d3: bool
-    leisure_seat: int | None  # the previous 大富豪 before their first turn (daifugo_leisure)
-    final_places: tuple[int, ...] | None
     in_force: frozenset[str]  # local rules on and not switched off by an omen
+    phase: Phase = Phase.BEFORE_DEAL
+    game_number: int = 0
+    blind: int = 0
+    previous_places: tuple[int, ...] | None = None
+    results: tuple[tuple[int, ...], ...] = ()
+    unused: int = 0
+    out: int = 0  # discarded (ten-discard, queen bomb); cards kept on leaving stay in hands
+    trick: int = 0  # the cards on the field this trick, every meld of it
+    pile: int = 0  # the discard pile: public (docs/RULES.md §5.1)
+    leader: int = 0
+    turn: int | None = None
+    exchange_steps: tuple[tuple[int, int, int, bool], ...] = ()
+    pending: tuple[tuple[WaitingFor, int, int], ...] = ()  # (step, count, seat) in order
+    four_stop: tuple[int, ...] = ()  # the seats still to ask in an answer window
+    window: WaitingFor = FOUR_STOP  # that window: FOUR_STOP or EIGHT_CUT_RETURN (§5 #34)
+    chosen: tuple[tuple[int, int], ...] = ()  # king pastor: (seat, card) chosen so far
+    field: Meld | None = None
+    field_seat: int | None = None
+    last_play: Meld | None = None
+    last_seat: int | None = None  # who made last_play (it outlives the flush)
+    trick_leader: int = 0
+    passed: int = 0
+    pass_run: int = 0  # passes in a row since the last play (the stalemate rule)
+    seating: tuple[int, ...] = ()  # the turn order, seats round the table; empty: 0, 1…
+    stalemate: tuple[int, ...] = ()  # the order a stalemate ranks the players still in
+    revolution: bool = False
+    eleven_back: ElevenBack = ElevenBack.NONE
+    eleven_back_lasts: int = 0  # flushes a strong eleven-back outlives (docs/RULES.md §5 #41)
+    two_back: bool = False  # §5 #43: until the flush
+    direction: int = 1
+    omen: bool = False
+    suit_lock: int = 0
+    partial_lock: bool = False  # suit_lock is a partial lock (docs/RULES.md §5 #39)
+    color_lock: int = 0  # the suits of the locked colour (§5 #38), 0 when none
+    recent_suits: tuple[int, ...] = ()  # the trick's last plays' suit sets, -1 holding a joker
+    suit_run: int = 0
+    suit_run_suits: int = 0
+    number_lock: bool = False
+    number_run: int = 0
+    active: int = 0
+    finished: tuple[int, ...] = ()
+    finished_in_trick: bool = False  # someone finished while this trick's field was on (§5 #35)
+    bottom: tuple[tuple[int, Bottom], ...] = ()
+    first_play_d3: bool = False
+    leisure_seat: int | None = None  # the previous 大富豪 before their first turn (§5 #54)
+    final_places: tuple[int, ...] | None = None
 
     def copy(self) -> MatchState:
-        # Spelled out field by field: a fold copies once per action, and this is
-        # several times faster than a loop over __slots__.
+        # generated from the fields above (tests/unit/test_state_fields.py)
         new = MatchState.__new__(MatchState)
-        new.active = self.active
+        new.rules = self.rules
+        new.players = self.players
+        new.hands = self.hands
+        new.in_force = self.in_force
+        new.phase = self.phase
+        new.game_number = self.game_number
         new.blind = self.blind
-        new.bottom = self.bottom
-        new.direction = self.direction
-        new.eleven_back = self.eleven_back
-        new.eleven_back_lasts = self.eleven_back_lasts
-        new.two_back = self.two_back
+        new.previous_places = self.previous_places
+        new.results = self.results
+        new.unused = self.unused
+        new.out = self.out
         new.trick = self.trick
         new.pile = self.pile
+        new.leader = self.leader
+        new.turn = self.turn
         new.exchange_steps = self.exchange_steps
-        new.field = self.field
-        new.field_seat = self.field_seat
-        new.final_places = self.final_places
-        new.in_force = self.in_force
-        new.finished = self.finished
-        new.finished_in_trick = self.finished_in_trick
-        new.first_play_d3 = self.first_play_d3
+        new.pending = self.pending
         new.four_stop = self.four_stop
         new.window = self.window
         new.chosen = self.chosen
-        new.game_number = self.game_number
-        new.hands = self.hands
+        new.field = self.field
+        new.field_seat = self.field_seat
         new.last_play = self.last_play
         new.last_seat = self.last_seat
-        new.leader = self.leader
-        new.leisure_seat = self.leisure_seat
-        new.number_lock = self.number_lock
-        new.number_run = self.number_run
-        new.omen = self.omen
-        new.out = self.out
+        new.trick_leader = self.trick_leader
         new.passed = self.passed
         new.pass_run = self.pass_run
         new.seating = self.seating
         new.stalemate = self.stalemate
-        new.pending = self.pending
-        new.phase = self.phase
-        new.players = self.players
-        new.previous_places = self.previous_places
-        new.results = self.results
         new.revolution = self.revolution
-        new.rules = self.rules
+        new.eleven_back = self.eleven_back
+        new.eleven_back_lasts = self.eleven_back_lasts
+        new.two_back = self.two_back
+        new.direction = self.direction
+        new.omen = self.omen
         new.suit_lock = self.suit_lock
         new.partial_lock = self.partial_lock
         new.color_lock = self.color_lock
         new.recent_suits = self.recent_suits
         new.suit_run = self.suit_run
         new.suit_run_suits = self.suit_run_suits
-        new.trick_leader = self.trick_leader
-        new.turn = self.turn
-        new.unused = self.unused
+        new.number_lock = self.number_lock
+        new.number_run = self.number_run
+        new.active = self.active
+        new.finished = self.finished
+        new.finished_in_trick = self.finished_in_trick
+        new.bottom = self.bottom
+        new.first_play_d3 = self.first_play_d3
+        new.leisure_seat = self.leisure_seat
+        new.final_places = self.final_places
         return new
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, MatchState):
-            return NotImplemented
-        return all(getattr(self, n) == getattr(other, n) for n in FIELDS)
-
-    __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
         return (
@@ -219,7 +144,7 @@ class MatchState:
     # -- derived facts -------------------------------------------------------
 
     @property
-    def waiting_for(self) -> str | None:
+    def waiting_for(self) -> WaitingFor | None:
         if self.phase != IN_GAME:
             return None
         if self.exchange_steps:
@@ -233,15 +158,15 @@ class MatchState:
     @property
     def reversed_order(self) -> bool:
         """The strength order in force: revolution XOR eleven-back XOR two-back."""
-        return (self.revolution != (self.eleven_back == "strength")) != self.two_back
+        return (self.revolution != (self.eleven_back == STRENGTH)) != self.two_back
 
     @property
     def turn_direction(self) -> int:
-        return -self.direction if self.eleven_back == "order" else self.direction
+        return -self.direction if self.eleven_back == ORDER else self.direction
 
     @property
     def game_over(self) -> bool:
-        return self.phase in (GAME_OVER, MATCH_OVER)
+        return self.phase in (Phase.GAME_OVER, Phase.MATCH_OVER)
 
     def is_active(self, seat: int) -> bool:
         return bool(self.active >> seat & 1)
@@ -281,20 +206,12 @@ class MatchState:
     def bottom_block(self) -> list[int]:
         return bottom_block(self.rules.bottom_order, self.bottom)
 
-    def previous_seat_at(self, place: int) -> int | None:
-        if self.previous_places is None:
-            return None
-        for seat, previous in enumerate(self.previous_places):
-            if previous == place:
-                return seat
-        return None
 
-
-def bottom_block(order: str, bottom: tuple[tuple[int, str], ...]) -> list[int]:
-    """Seats at the bottom, best place first (RULES.md §1 Forbidden finish)."""
+def bottom_block(order: str, bottom: tuple[tuple[int, Bottom], ...]) -> list[int]:
+    """Seats at the bottom, best place first (docs/RULES.md §1 Forbidden finish)."""
     if order == "federation":
-        fallen = [seat for seat, how in bottom if how == FALLEN]
-        forbidden = [seat for seat, how in bottom if how == FORBIDDEN]
+        fallen = [seat for seat, how in bottom if how == Bottom.FALLEN]
+        forbidden = [seat for seat, how in bottom if how == Bottom.FORBIDDEN]
         return fallen + forbidden[::-1]
     return [seat for seat, _ in bottom]
 
@@ -303,21 +220,8 @@ def initial_state(rules: RuleSet, players: int) -> MatchState:
     """A match before its first deal."""
     if not 2 <= players <= 5:
         raise ValueError("a match has 2 to 5 players")
-    state = MatchState.__new__(MatchState)
-    values = dict(
-        rules=rules, players=players, phase=BEFORE_DEAL, game_number=0, blind=0,
-        previous_places=None, results=(), hands=(0,) * players, unused=0, out=0,
-        leader=0, turn=None, exchange_steps=(), pending=(), four_stop=(),
-        window=FOUR_STOP, chosen=(),
-        field=None, field_seat=None, last_play=None, last_seat=None, trick_leader=0, passed=0,
-        pass_run=0, seating=(), stalemate=(),
-        revolution=False, eleven_back="", eleven_back_lasts=0, two_back=False, trick=0, pile=0,
-        direction=1, omen=False, suit_lock=0, partial_lock=False, color_lock=0, recent_suits=(),
-        suit_run=0, suit_run_suits=0, number_lock=False, number_run=0, active=0,
-        finished=(), finished_in_trick=False, bottom=(), first_play_d3=False, leisure_seat=None,
-        final_places=None,
-        in_force=rules.switched_on(),
-    )  # fmt: skip
-    for name, value in values.items():
-        setattr(state, name, value)
-    return state
+    return MatchState(rules, players, (0,) * players, rules.switched_on())
+
+
+# every field of a MatchState, in its declared order
+FIELDS = tuple(f.name for f in fields(MatchState))

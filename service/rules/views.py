@@ -2,7 +2,7 @@
 filters events. Every outward path (gRPC, REST, SSE, the page) goes through them.
 
 A seat sees its own hand, counts of the others and public plays, and the
-discard pile (RULES.md §5.1: face up, ten-discards included). A spectator
+discard pile (docs/RULES.md §5.1: face up, ten-discards included). A spectator
 sees no hands. A player who leaves the game holding cards keeps them in their
 hand until the next deal, seen by them alone. Blind and unused cards
 are seen by nobody until the match ends, when everything is revealed
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, fields
-from typing import Any, Literal
+from typing import Any, assert_never
 
 from . import events as ev
 from .cards import cards_of, format_cards, format_mask, suit_letters
@@ -21,24 +21,25 @@ from .melds import Kind
 from .readings import COLORS
 from .records import to_record
 from .rulesets import RuleSet
-from .state import FALLEN, FORBIDDEN, MATCH_OVER, MatchState
+from .state import MatchState
+from .vocabulary import Bottom, ElevenBack, Phase, ViewerKind, WaitingFor
 
 
 @dataclass(frozen=True, slots=True)
 class Viewer:
-    kind: Literal["seat", "spectator", "auditor"]
+    kind: ViewerKind
     seat: int | None = None
 
     @staticmethod
     def of_seat(seat: int) -> Viewer:
-        return Viewer("seat", seat)
+        return Viewer(ViewerKind.SEAT, seat)
 
     def __str__(self) -> str:
-        return f"seat {self.seat}" if self.kind == "seat" else self.kind
+        return f"seat {self.seat}" if self.kind == ViewerKind.SEAT else str(self.kind)
 
 
-SPECTATOR = Viewer("spectator")
-AUDITOR = Viewer("auditor")
+SPECTATOR = Viewer(ViewerKind.SPECTATOR)
+AUDITOR = Viewer(ViewerKind.AUDITOR)
 
 
 class ViewNotOpen(Exception):
@@ -51,11 +52,11 @@ class View:
     seat: int | None
     preset: str
     players: int
-    phase: str
+    phase: Phase
     game_number: int
     games_per_set: int
     turn: int | None
-    waiting_for: str | None
+    waiting_for: WaitingFor | None
     step_count: int | None
     four_stop_seats: tuple[int, ...]
     hand: tuple[str, ...] | None
@@ -66,7 +67,7 @@ class View:
     field_kind: str | None
     field_seat: int | None
     revolution: bool
-    eleven_back: str
+    eleven_back: ElevenBack
     direction: int
     suit_lock: tuple[str, ...]
     number_lock: bool
@@ -83,7 +84,7 @@ class View:
     unused: tuple[str, ...] | None
     out_of_play: tuple[str, ...] | None
     options: dict[str, Any]
-    # RULES.md §5: public to everyone
+    # docs/RULES.md §5: public to everyone
     two_back: bool = False
     discard_pile: tuple[str, ...] = ()
     color_lock: str | None = None  # "red" | "black"
@@ -113,14 +114,14 @@ def _codes(mask: int) -> tuple[str, ...]:
 
 def build_view(state: MatchState, viewer: Viewer) -> View:
     """The state as ``viewer`` may see it."""
-    revealed = state.phase == MATCH_OVER
-    if viewer.kind == "auditor" and not revealed:
+    revealed = state.phase == Phase.MATCH_OVER
+    if viewer.kind == ViewerKind.AUDITOR and not revealed:
         raise ViewNotOpen("the auditor's view opens when the match ends")
-    seat = viewer.seat if viewer.kind == "seat" else None
+    seat = viewer.seat if viewer.kind == ViewerKind.SEAT else None
     if seat is not None and not 0 <= seat < state.players:
         raise ValueError(f"no seat {seat} in this match")
     field = state.field
-    in_game = state.phase == "in_game"
+    in_game = state.phase == Phase.IN_GAME
     return View(
         viewer=str(viewer),
         seat=seat,
@@ -150,8 +151,8 @@ def build_view(state: MatchState, viewer: Viewer) -> View:
         active=tuple(s for s in range(state.players) if state.is_active(s)),
         seating=state.seating or tuple(range(state.players)),
         places=state.places(),
-        forbidden=tuple(s for s, how in state.bottom if how == FORBIDDEN),
-        fallen=tuple(s for s, how in state.bottom if how == FALLEN),
+        forbidden=tuple(s for s, how in state.bottom if how == Bottom.FORBIDDEN),
+        fallen=tuple(s for s, how in state.bottom if how == Bottom.FALLEN),
         previous_places=state.previous_places,
         results=state.results,
         blind=_codes(state.blind) if revealed else None,
@@ -176,36 +177,50 @@ def event_record(event: ev.Event) -> dict[str, Any]:
 def visible_record(event: ev.Event, viewer: Viewer, revealed: bool) -> dict[str, Any]:
     """``event`` as ``viewer`` may see it; ``revealed`` once the match has ended.
     A hidden card list becomes ``null`` beside a ``*_count``."""
-    if viewer.kind == "auditor" and not revealed:
+    if viewer.kind == ViewerKind.AUDITOR and not revealed:
         raise ViewNotOpen("the auditor's view opens when the match ends")
     record = event_record(event)
     if revealed:
         return record
-    seat = viewer.seat if viewer.kind == "seat" else None
-    if isinstance(event, ev.GameDealt):
-        record["hand_sizes"] = [hand.bit_count() for hand in event.hands]
-        record["hands"] = [
-            cards if index == seat else None for index, cards in enumerate(record["hands"])
-        ]
-        _hide(record, "blind", event.blind)
-        _hide(record, "unused", event.unused)
-        if event.stalemate:
-            record["stalemate"] = None  # the draw a stalemate would rank by
-    elif isinstance(event, ev.HandsSwapped):
-        record["hand_sizes"] = [hand.bit_count() for hand in event.hands]
-        record["hands"] = [
-            cards if event.seats[index] == seat else None
-            for index, cards in enumerate(record["hands"])
-        ]
-    elif isinstance(event, ev.CardChosen):
-        if seat != event.seat:
-            _hide(record, "cards", event.cards)
-    elif isinstance(event, ev.CardsGiven):
-        if seat not in (event.seat, event.to):
-            _hide(record, "cards", event.cards)
-    elif isinstance(event, ev.PlayerFinished | ev.PlayerFell):
-        if seat != event.seat:
-            _hide(record, "leftover", event.leftover)
+    seat = viewer.seat if viewer.kind == ViewerKind.SEAT else None
+    match event:
+        case ev.GameDealt():
+            record["hand_sizes"] = [hand.bit_count() for hand in event.hands]
+            record["hands"] = [
+                cards if index == seat else None for index, cards in enumerate(record["hands"])
+            ]
+            _hide(record, "blind", event.blind)
+            _hide(record, "unused", event.unused)
+            if event.stalemate:
+                record["stalemate"] = None  # the draw a stalemate would rank by
+        case ev.HandsSwapped():
+            record["hand_sizes"] = [hand.bit_count() for hand in event.hands]
+            record["hands"] = [
+                cards if event.seats[index] == seat else None
+                for index, cards in enumerate(record["hands"])
+            ]
+        case ev.CardChosen():
+            if seat != event.seat:
+                _hide(record, "cards", event.cards)
+        case ev.CardsGiven():
+            if seat not in (event.seat, event.to):
+                _hide(record, "cards", event.cards)
+        case ev.PlayerFinished() | ev.PlayerFell():
+            if seat != event.seat:
+                _hide(record, "leftover", event.leftover)
+        case (
+            ev.ExchangeStarted() | ev.CardsPlayed() | ev.Passed() | ev.RevolutionChanged()
+            | ev.OmenInvoked() | ev.ElevenBackStarted() | ev.ElevenBackStrengthened()
+            | ev.ElevenBackEnded() | ev.TwoBackStarted() | ev.SuitLocked() | ev.ColorLocked()
+            | ev.LocksReleased() | ev.NumberLocked() | ev.DirectionReversed()
+            | ev.PlayersSkipped() | ev.StepRequired() | ev.FourStopOffered()
+            | ev.EightCutReturnOffered() | ev.PilePicked() | ev.RanksBombed()
+            | ev.CardsDiscarded()  # the discard pile is face up (docs/RULES.md §5.1)
+            | ev.FieldFlushed() | ev.TurnMoved() | ev.GameEnded() | ev.MatchEnded()
+        ):  # fmt: skip
+            pass  # public: everyone sees all of it
+        case _:
+            assert_never(event)
     return record
 
 

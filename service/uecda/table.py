@@ -16,7 +16,6 @@ from collections.abc import Sequence
 
 from eventstore import EventStoreError, StoredEvent
 
-from ..app.codec import decode
 from ..app.match import Match, stream_of
 from ..app.service import CreatedMatch, GameService, ServiceError
 from ..rules import Refusal, decide, fold
@@ -25,7 +24,8 @@ from ..rules.cards import HIGH_RANK, JOKER_BIT, LOW_RANK, contains, make_card, r
 from ..rules.commands import Give, Pass, Play, SeatCommand
 from ..rules.dealing import strongest_cards
 from ..rules.legal import timeout_action
-from ..rules.state import EXCHANGE, MATCH_OVER, PLAY, MatchState
+from ..rules.state import MatchState
+from ..rules.vocabulary import Phase, WaitingFor
 from .connection import Connection
 from .messages import (
     field_table,
@@ -101,7 +101,7 @@ class UecdaTable:
             except ServiceError as error:
                 if error.code != "already_started":
                     raise
-            while self._game.phase != MATCH_OVER:
+            while self._game.phase != Phase.MATCH_OVER:
                 await self._turn()
         finally:
             for client in self.clients.values():
@@ -127,7 +127,7 @@ class UecdaTable:
         if client is not None and not client.connected:
             client = None
         waiting = game.waiting_for
-        if waiting == PLAY:
+        if waiting == WaitingFor.PLAY:
             if game.field is None:
                 self.field = empty_table()
             tables = hand_tables(game, self.clients)
@@ -136,7 +136,7 @@ class UecdaTable:
             if client is not None:
                 await self._client_plays(client, game, seat)  # type: ignore[arg-type]
                 return
-        elif waiting == EXCHANGE and client is not None:
+        elif waiting == WaitingFor.EXCHANGE and client is not None:
             await self._client_gives(client, game, seat)  # type: ignore[arg-type]
             return
         await self._next_action()
@@ -200,7 +200,11 @@ class UecdaTable:
         done) when ``refusable`` and the rules refuse it while the seat is to act."""
         try:
             outcome = await self.service.act(
-                self.match_id, self.tokens[seat], lambda _: command, f"uecda:{self.version}"
+                self.match_id,
+                self.tokens[seat],
+                lambda _: command,
+                f"uecda:{self.version}",
+                answered=False,  # the clients are told from the stored events
             )
         except ServiceError as error:
             moved_on = error.code in MOVED_ON or self._moved_on()
@@ -264,7 +268,7 @@ class UecdaTable:
         before = self._game
         rules: list[ev.Event] = []
         for item in stored:
-            event = decode(item)
+            event = self.service.decoded.decode(item)  # the service's own: decoded once
             if type(event).__name__ in ev.EVENT_TYPES:
                 rules.append(event)  # type: ignore[arg-type]
         split = next(
@@ -278,7 +282,7 @@ class UecdaTable:
             after = fold(acted, rules[split:]) if split < len(rules) else acted
         self.version = stored[-1].seq
         self.game = after
-        if before.waiting_for == PLAY and before.turn is not None:
+        if before.waiting_for == WaitingFor.PLAY and before.turn is not None:
             self._tell_action(before, acted, rules[:split], client, reply, cells)
         if split < len(rules):
             dealt = rules[split]
@@ -286,7 +290,7 @@ class UecdaTable:
             self.field = empty_table()
             for player, other in self.clients.items():
                 other.send_table(start_table(after, dealt.hands, player))
-        if after.phase == MATCH_OVER:
+        if after.phase == Phase.MATCH_OVER:
             for other in self.clients.values():
                 other.close()
 

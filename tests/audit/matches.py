@@ -10,9 +10,9 @@ from typing import Any
 
 from clients.bots import Bot, GreedyBot, RandomBot, StrongerBot
 from eventstore import GENESIS_HASH, RedisEventStore, StoredEvent, event_hash
+from service.app import STORE_PREFIX
 from service.app.keyring import Keyring
 from service.app.match import stream_of
-from service.app.runtime import STORE_PREFIX
 from service.app.service import GameService, MatchOptions
 from service.app.signing import ephemeral_signer
 from service.records import KeySet

@@ -12,7 +12,7 @@ from service.audit.deals import deck_of_deal
 from service.rules import Deal, Refusal, decide, fold, initial_state, rule_set
 from service.rules.dealing import deck_for
 from service.rules.events import GameDealt
-from service.rules.state import GAME_OVER
+from service.rules.vocabulary import Phase
 
 
 @settings(max_examples=60, deadline=None)
@@ -36,7 +36,7 @@ def test_a_recorded_deal_is_dealt_again(
         assert again is not None
         assert decide(state, Deal(again)) == dealt
         state = fold(state, dealt)
-        state.phase = GAME_OVER  # the test's own copy: skip playing the game out
+        state.phase = Phase.GAME_OVER  # the test's own copy: skip playing the game out
 
 
 def test_hands_that_cannot_go_round_the_table() -> None:

@@ -20,7 +20,7 @@ from service.match.shuffle import commitment
 from service.rules import MatchState
 from service.rules.cards import REAL_CARDS, cards_of, format_card
 from service.rules.events import EVENT_TYPES
-from service.rules.state import PLAY
+from service.rules.vocabulary import WaitingFor
 
 from .matches import PlayedLog, edited, rechain
 from .test_jsonl import json_values
@@ -195,10 +195,12 @@ def test_a_timed_out_turn_does_what_the_timer_does(played: dict[str, PlayedLog])
         if e.type == "CardsPlayed"
         and events[e.seq - 1].type != "TurnTimedOut"
         and (game := _state_before(events, e.seq)).field is not None
-        and game.waiting_for == PLAY
+        and game.waiting_for == WaitingFor.PLAY
     )
     seat = events[seq].data["seat"]
-    timed_out = replace(events[seq], type="TurnTimedOut", data={"seat": seat, "waiting_for": PLAY})
+    timed_out = replace(
+        events[seq], type="TurnTimedOut", data={"seat": seat, "waiting_for": WaitingFor.PLAY}
+    )
     report = audit_events(rechain([*events[:seq], timed_out, *events[seq:]], renumber=True))
     assert "but the rules give Passed" in _invalid_at(report, "legality", seq + 1)
 
@@ -209,7 +211,7 @@ def test_no_timed_out_turn_without_a_timer(played: dict[str, PlayedLog]) -> None
     timed_out = replace(
         events[seq],
         type="TurnTimedOut",
-        data={"seat": events[seq].data["seat"], "waiting_for": PLAY},
+        data={"seat": events[seq].data["seat"], "waiting_for": WaitingFor.PLAY},
     )
     report = audit_events(rechain([*events[:seq], timed_out, *events[seq:]], renumber=True))
     assert "no turn timer" in _invalid_at(report, "legality", seq)

@@ -21,7 +21,7 @@ from playwright.async_api import Browser, Page, async_playwright
 from clients.bots import GreedyBot
 from clients.runner import play_seat
 from clients.sdk import CreatedMatch, DaifugoClient
-from service.app.runtime import Running
+from service.runtime import Running
 
 from ..service_support import isolated_service
 

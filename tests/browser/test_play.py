@@ -1,4 +1,4 @@
-"""Playing a seat from the page with the keyboard alone (RULES.md §4): Tab /
+"""Playing a seat from the page with the keyboard alone (docs/RULES.md §4): Tab /
 Shift+Tab to cards and buttons, Space or Enter to select, Enter on Play, P to
 pass; the other seat is a bot over gRPC. The test reads the service's legal
 actions to decide what to do, and then does it with key presses only."""

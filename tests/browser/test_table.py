@@ -57,8 +57,8 @@ async def play_turns(page: Page, site: Site, match_id: str, token: str) -> dict[
             await page.keyboard.press("Enter")
         elif plays and (not any(a["action"] == "pass" for a in legal) or played % 3 != 2):
             chosen = min(plays, key=lambda play: (len(play["cards"]) != 1, play["cards"]))
-            if any(card == "JK" for card in chosen["cards"]) and len(plays) > 1:
-                chosen = next(p for p in plays if "JK" not in p["cards"])
+            if "JK" in chosen["cards"]:  # keep the joker while another play is legal
+                chosen = next((p for p in plays if "JK" not in p["cards"]), chosen)
             await select_cards(page, chosen["cards"])
             await focus_by_keyboard(page, "#act-play")
             await page.keyboard.press("Enter")

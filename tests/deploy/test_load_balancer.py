@@ -28,7 +28,7 @@ from clients.bots import GreedyBot, RandomBot, StrongerBot
 from clients.runner import play_seat
 from clients.sdk import DaifugoClient
 from service.rules import rule_set
-from service.serve_process import serve_processes
+from tests.serve_process import serve_processes
 
 from .support import DEPLOY, free_port
 

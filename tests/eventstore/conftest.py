@@ -20,7 +20,7 @@ import redis
 from redis.crc import key_slot
 
 from eventstore import RedisEventStore, RedisServer
-from eventstore.localcluster import LocalCluster
+from tests.localcluster import LocalCluster
 
 from ..redis_support import unique
 

@@ -48,6 +48,31 @@ async def test_lost_hints_are_made_up_by_sweeps(store: RedisEventStore, backend:
     assert sub.sweeps >= 2
 
 
+async def test_a_paced_feed_reads_every_hinted_stream_in_order(store: RedisEventStore) -> None:
+    """Between two paced reads of the feed many streams move, some by more than a page
+    in one append (one hint): their pages come in one pipeline, and every event comes
+    once, in order."""
+    sub = store.subscribe_all(InMemoryCheckpoints(), block_ms=100, batch=4, pace=0.3)
+    want = {f"p:{n}": 3 if n % 2 else 11 for n in range(6)}  # 11: past two pages of 4
+    got: list[StoredEvent] = []
+
+    async def consume() -> None:
+        async for event in sub:
+            got.append(event)
+            if len(got) == sum(want.values()):
+                return
+
+    task = asyncio.create_task(consume())
+    try:
+        await asyncio.sleep(0.2)  # the sweep has run: what follows comes from the feed
+        for stream, count in want.items():  # one append each: one hint each
+            await store.append(stream, [NewEvent("E", {"n": n}) for n in range(count)], -1)
+        await asyncio.wait_for(task, 20)
+    finally:
+        await sub.aclose()
+    assert by_stream(got) == {stream: list(range(count)) for stream, count in want.items()}
+
+
 async def project(
     store: RedisEventStore,
     checkpoints: RedisCheckpoints,

@@ -10,8 +10,8 @@ from collections.abc import AsyncIterator, Iterator
 import pytest
 
 from eventstore import RedisEventStore, RedisServer
-from service.app.runtime import STORE_PREFIX
-from service.serve_process import ServeProcess, serve_processes
+from service.app import STORE_PREFIX
+from tests.serve_process import ServeProcess, serve_processes
 
 from .processes import resume
 

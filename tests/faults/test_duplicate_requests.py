@@ -14,7 +14,7 @@ import pytest
 from clients.bots import GreedyBot
 from clients.sdk import DaifugoClient, Refused, SeatSession
 from eventstore import RedisEventStore
-from service.serve_process import ServeProcess
+from tests.serve_process import ServeProcess
 
 from .checks import assert_match_sound, stored_request_ids
 from .lineup import seat_lineup

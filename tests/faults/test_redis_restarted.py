@@ -9,7 +9,7 @@ import contextlib
 
 from clients.sdk import DaifugoClient
 from eventstore import RedisEventStore, RedisServer
-from service.serve_process import ServeProcess
+from tests.serve_process import ServeProcess
 
 from .checks import assert_match_sound
 from .lineup import seat_lineup

@@ -10,7 +10,7 @@ from collections.abc import Awaitable, Callable, Coroutine, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
-from service.app.runtime import Running
+from service.runtime import Running
 
 from ..service_support import isolated_service
 

@@ -11,9 +11,9 @@ from dataclasses import dataclass
 import redis
 
 from service.app.match import Match, stream_of
-from service.app.runtime import Running
 from service.app.service import CreatedMatch
 from service.rules.cards import format_mask
+from service.runtime import Running
 
 from ..rest.support import advance, new_match
 from .service_thread import ServiceThread

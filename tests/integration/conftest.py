@@ -12,11 +12,11 @@ import pytest
 
 from clients.sdk import DaifugoClient, SeatSession
 from service.app.keyring import HOST, Role
-from service.app.runtime import Running
 from service.match.events import MatchCreated, MatchStarted, SeatJoined
 from service.match.shuffle import SHUFFLE_VERSION, commitment
 from service.rules import Refusal, SetUp, decide, initial_state, rule_set
 from service.rules.notation import parse_mask
+from service.runtime import Running
 
 from ..service_support import isolated_service
 

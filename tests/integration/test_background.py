@@ -13,7 +13,7 @@ import redis
 from eventstore import RedisEventStore, RedisServer
 from service.app.background import RENEW_EVERY
 from service.app.lease import Lease
-from service.app.runtime import running_service
+from service.runtime import running_service
 
 from ..redis_support import unique
 

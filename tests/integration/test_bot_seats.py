@@ -13,10 +13,10 @@ from clients.bots import GreedyBot
 from clients.runner import play_seat
 from clients.sdk import DaifugoClient
 from service.app.match import stream_of
-from service.app.runtime import Running, running_service
 from service.app.service import MatchOptions, ServiceError
 from service.audit import audit_events
 from service.match.events import BotKind
+from service.runtime import Running, running_service
 
 from ..redis_support import unique
 from .test_background import wait_until

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from clients.demo import demo_matches
-from service.app.runtime import Running
+from service.runtime import Running
 
 
 async def test_the_demo_prints_each_match_with_its_page_and_audit_command(

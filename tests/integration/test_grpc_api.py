@@ -19,9 +19,9 @@ from clients.runner import play_match
 from clients.sdk import DaifugoClient, Refused, SeatSession
 from service.app.keyring import HOST
 from service.app.match import fold_match, stream_of
-from service.app.runtime import Running
 from service.grpc.gen.daifugo.v1 import match_service_pb2 as pb
 from service.rules import rule_set
+from service.runtime import Running
 
 from .conftest import arrange
 

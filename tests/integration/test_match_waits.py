@@ -9,7 +9,7 @@ import grpc
 import pytest
 
 from clients.sdk import DaifugoClient, Refused
-from service.app.runtime import Running
+from service.runtime import Running
 
 from .conftest import arrange
 

@@ -7,7 +7,7 @@ from clients.bots import GreedyBot, RandomBot
 from clients.runner import play_match
 from clients.sdk import DaifugoClient
 from service.app.projections import ResultsProjection
-from service.app.runtime import Running
+from service.runtime import Running
 
 
 async def test_results_and_ranking_follow_the_events(

@@ -16,7 +16,6 @@ import pytest
 from clients.bots import GreedyBot, RandomBot
 from clients.runner import play_seat
 from clients.sdk import DaifugoClient, Refused, SeatSession
-from service.app.runtime import Running
 from service.audit import audit_log
 from service.audit.receipts import parse_receipts
 from service.records import (
@@ -28,6 +27,7 @@ from service.records import (
     request_digest,
     verify,
 )
+from service.runtime import Running
 
 from ..service_support import isolated_service
 from .test_signing_keys_api import grpc_keys

@@ -21,7 +21,7 @@ from service.app.signing import write_key_file as write_keys
 from service.grpc.gen.daifugo.v1 import keys_service_pb2 as pb
 from service.grpc.gen.daifugo.v1 import keys_service_pb2_grpc as pb_grpc
 from service.records import KeySet, verify
-from service.serve_process import ServeProcess
+from tests.serve_process import ServeProcess
 
 from ..service_support import isolated_service
 

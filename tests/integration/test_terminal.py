@@ -12,7 +12,7 @@ import subprocess
 import sys
 import time
 
-from service.app.runtime import Running
+from service.runtime import Running
 
 PROMPT = b"your move"
 DONE = b"match over"

@@ -13,10 +13,10 @@ from clients.bots import GreedyBot, RandomBot, StrongerBot
 from clients.runner import play_seat
 from clients.sdk import DaifugoClient
 from eventstore import RedisEventStore
+from service.app import STORE_PREFIX
 from service.app.match import fold_match, stream_of
-from service.app.runtime import STORE_PREFIX
 from service.rules import rule_set
-from service.serve_process import serve_processes
+from tests.serve_process import serve_processes
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from hypothesis import Phase
+from hypothesis import Phase as HypothesisPhase
 from hypothesis import strategies as st
 
 from service.rules import (
@@ -41,11 +41,11 @@ from service.rules.commands import Command, SeatCommand
 from service.rules.dealing import deck_for
 from service.rules.events import Event
 from service.rules.legal import legal_actions
-from service.rules.state import BEFORE_DEAL, GAME_OVER, IN_GAME, MATCH_OVER
+from service.rules.vocabulary import Phase
 
 RANK_T = 7  # ranks 3..T are 0..7
 # whole matches shrink very slowly: report a failing example as found
-NO_SHRINK = (Phase.explicit, Phase.reuse, Phase.generate)
+NO_SHRINK = (HypothesisPhase.explicit, HypothesisPhase.reuse, HypothesisPhase.generate)
 PRESET_NAMES = ("federation", "torasobi", "classic", "uecda")
 BOOLEAN_RULES = tuple(name for name in LOCAL_RULES if name != "eleven_back")
 
@@ -68,7 +68,7 @@ def _env_without() -> frozenset[str]:
 def rule_sets(
     draw: st.DrawFn, max_games: int = 3, without: frozenset[str] = frozenset()
 ) -> RuleSet:
-    """Any preset, each local rule (RULES.md §3, §5) on or off, eleven_back in all
+    """Any preset, each local rule (docs/RULES.md §3, §5) on or off, eleven_back in all
     three readings, 1..``max_games`` games per set, and 2, 1 or 0 jokers.
     The rules named in ``without`` stay off."""
     preset = draw(st.sampled_from(PRESET_NAMES), label="preset")
@@ -196,12 +196,12 @@ def play_match(
     bound = action_bound(rules, players)
     steps: list[Step] = []
     actions = 0
-    while state.phase != MATCH_OVER:
+    while state.phase != Phase.MATCH_OVER:
         command: Command
-        if state.phase in (BEFORE_DEAL, GAME_OVER):
+        if state.phase in (Phase.BEFORE_DEAL, Phase.GAME_OVER):
             command = data.draw(deals(rules, players), label="deal")
         else:
-            assert state.phase == IN_GAME, state.phase
+            assert state.phase == Phase.IN_GAME, state.phase
             legal = legal_actions(state)
             assert legal, f"nobody may act in {describe(state)}"
             command = choose(state, legal)
@@ -236,7 +236,7 @@ def play_set_up_game(
     state = steps[-1].after
     choose = draw_chooser(data)
     bound = action_bound(rules.with_options({"games_per_set": 1}), players)
-    while state.phase == IN_GAME:
+    while state.phase == Phase.IN_GAME:
         legal = legal_actions(state)
         assert legal, f"nobody may act in {describe(state)}"
         if on_state is not None:

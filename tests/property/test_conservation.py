@@ -2,7 +2,7 @@
 
 Hands (the cards a player keeps on leaving included) + the cards on the field
 this trick + the discard pile (flushed and discarded cards, less those picked
-back, RULES.md §5.1) + blind + unused cards are the whole deck of the rule
+back, docs/RULES.md §5.1) + blind + unused cards are the whole deck of the rule
 set, with no card in two places."""
 
 from __future__ import annotations
@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 
 from service.rules import RuleSet, evolve
 from service.rules.cards import REAL_CARDS, format_mask, joker_count
-from service.rules.state import BEFORE_DEAL, MatchState
+from service.rules.state import MatchState
+from service.rules.vocabulary import Phase
 
 from ._support import Step, examples, play_match, players_counts, rule_sets, whole_deck
 
@@ -50,7 +51,7 @@ def test_cards_are_conserved_after_every_event(
         state = step.before
         for index, event in enumerate(step.events):
             state = evolve(state, event)
-            if state.phase != BEFORE_DEAL:
+            if state.phase != Phase.BEFORE_DEAL:
                 check_conserved(state, deck, f"after {type(event).__name__} #{index}")
 
     play_match(data, rules, players, on_step=check_step)

@@ -44,7 +44,8 @@ from service.rules.cards import (
 from service.rules.commands import SeatCommand
 from service.rules.legal import legal_actions
 from service.rules.melds import ranks_in
-from service.rules.state import IN_GAME, QUEEN_BOMBER, MatchState
+from service.rules.state import MatchState
+from service.rules.vocabulary import Phase, WaitingFor
 
 from ._support import (
     NO_SHRINK,
@@ -135,7 +136,7 @@ def check_complete(state: MatchState, legal: list[SeatCommand]) -> None:
         assert chosen == listed, f"{make.__name__}: accepted {chosen}, listed {listed} in {where}"
 
     listed_bombs = {tuple(sorted(a.ranks)) for a in legal if isinstance(a, Bomb)}
-    sizes = range(1, 5) if state.waiting_for == QUEEN_BOMBER else range(1, 2)
+    sizes = range(1, 5) if state.waiting_for == WaitingFor.QUEEN_BOMBER else range(1, 2)
     taken_bombs = {
         ranks
         for size in sizes
@@ -210,7 +211,7 @@ def command_key(command: SeatCommand) -> tuple[object, ...]:
 def check_random_commands(rules: RuleSet, players: int, data: st.DataObject) -> None:
     def probe(step: Step) -> None:
         state = step.before
-        if state.phase != IN_GAME or state.turn is None or not state.hands[state.turn]:
+        if state.phase != Phase.IN_GAME or state.turn is None or not state.hands[state.turn]:
             return
         for _ in range(2):
             command = draw_random_command(data, state)

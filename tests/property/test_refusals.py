@@ -1,11 +1,11 @@
 """Property 5: a refused command leaves the state as it was, and its code is
-one of the reject codes of FORMAT.md.
+one of the refusal codes of docs/RULES.md §7.
 
 At every state of a random match one malformed or illegal command is tried:
 a wrong seat, a seat that does not exist, cards that are no cards, cards not
 held, random card sets with random joker readings, a pass by the leader,
 gives, discards, bombs and deals at the wrong time, wrong counts. Where
-FORMAT.md's precedence fixes the code, the code is checked too. (A random
+docs/RULES.md §7's precedence fixes the code, the code is checked too. (A random
 command may also be accepted: then it must change nothing either, until
 folded.) Masks that name a joker by bit 53 alone are tested at the end."""
 
@@ -48,23 +48,8 @@ from service.rules.commands import Command
 from service.rules.dealing import deck_for
 from service.rules.judging import must_pass_at_leisure, pickable
 from service.rules.legal import legal_actions
-from service.rules.state import (
-    BEFORE_DEAL,
-    EIGHT_CUT_RETURN,
-    EXCHANGE,
-    FOUR_STOP,
-    IN_GAME,
-    KING_PASTOR,
-    KINGS_MARCH,
-    MATCH_OVER,
-    PLAY,
-    QUEEN_BOMBER,
-    SALVAGE,
-    SEVEN_PASS,
-    TEN_DISCARD,
-    ZOMBIE,
-    MatchState,
-)
+from service.rules.state import MatchState
+from service.rules.vocabulary import Phase, WaitingFor
 
 from ._support import (
     NO_SHRINK,
@@ -113,17 +98,17 @@ def any_card(state: MatchState) -> int:
 def wrong_kinds(seat: int, waiting: str | None, cards: int) -> list[Command]:
     """Well-formed commands of a kind the game does not wait for."""
     accepted: dict[str | None, tuple[type, ...]] = {
-        PLAY: (Play, Pass),
-        FOUR_STOP: (Play, Pass),
-        EXCHANGE: (Give,),
-        SEVEN_PASS: (Give,),
-        TEN_DISCARD: (Discard,),
-        QUEEN_BOMBER: (Bomb,),
-        EIGHT_CUT_RETURN: (Play, Pass),
-        SALVAGE: (Pick,),
-        KINGS_MARCH: (Pick,),
-        ZOMBIE: (Pick,),
-        KING_PASTOR: (Give,),
+        WaitingFor.PLAY: (Play, Pass),
+        WaitingFor.FOUR_STOP: (Play, Pass),
+        WaitingFor.EXCHANGE: (Give,),
+        WaitingFor.SEVEN_PASS: (Give,),
+        WaitingFor.TEN_DISCARD: (Discard,),
+        WaitingFor.QUEEN_BOMBER: (Bomb,),
+        WaitingFor.EIGHT_CUT_RETURN: (Play, Pass),
+        WaitingFor.SALVAGE: (Pick,),
+        WaitingFor.KINGS_MARCH: (Pick,),
+        WaitingFor.ZOMBIE: (Pick,),
+        WaitingFor.KING_PASTOR: (Give,),
     }
     every: list[Command] = [
         Play(seat, cards),
@@ -156,12 +141,12 @@ def probes(state: MatchState) -> list[ProbeMaker]:
         lambda: BAD_READINGS.map(lambda a: (Play(0, 1, a), "bad_request")),
         lambda: BAD_RANKS.map(lambda r: (Bomb(0, r), "bad_request")),
     ]
-    if state.phase != BEFORE_DEAL:
+    if state.phase != Phase.BEFORE_DEAL:
         # a position may only be set up before the first deal
         set_up = SetUp(hands=(1,) + (0,) * (players - 1))
         options.append(lambda: st.just((set_up, "wrong_action")))
-    if state.phase != IN_GAME:
-        over = state.phase == MATCH_OVER
+    if state.phase != Phase.IN_GAME:
+        over = state.phase == Phase.MATCH_OVER
         seats = st.integers(0, players - 1)
         options += [
             lambda: seats.map(lambda s: (Pass(s), "game_over")),
@@ -207,17 +192,19 @@ def probes(state: MatchState) -> list[ProbeMaker]:
         lambda: RANK_LISTS.map(lambda r: (Bomb(seat, tuple(r)), ANY)),
     ]
     unheld = cards & ~hand & REAL_CARDS
-    if waiting == PLAY and must_pass_at_leisure(state):
-        # the previous 大富豪's first turn (RULES.md §5 #54): any play, held or not
+    if waiting == WaitingFor.PLAY and must_pass_at_leisure(state):
+        # the previous 大富豪's first turn (docs/RULES.md §5 #54): any play, held or not
         options.append(lambda: card_sets(cards).map(lambda c: (Play(seat, c), "wrong_action")))
-    elif waiting == PLAY:
+    elif waiting == WaitingFor.PLAY:
         options.append(lambda: card_sets(unheld).map(lambda c: (Play(seat, c), "card_not_in_hand")))
         if state.field is None and not state.rules.leader_may_pass:
             options.append(lambda: st.just((Pass(seat), "cannot_pass")))
-    if waiting in (EXCHANGE, SEVEN_PASS, TEN_DISCARD):
-        count = state.exchange_steps[0][2] if waiting == EXCHANGE else state.pending[0][1]
+    if waiting in (WaitingFor.EXCHANGE, WaitingFor.SEVEN_PASS, WaitingFor.TEN_DISCARD):
+        count = (
+            state.exchange_steps[0][2] if waiting == WaitingFor.EXCHANGE else state.pending[0][1]
+        )
         wanted = min(count, card_count(hand))
-        make = Discard if waiting == TEN_DISCARD else Give
+        make = Discard if waiting == WaitingFor.TEN_DISCARD else Give
         # the wrong number of cards (held or not)
         options.append(
             lambda: (
@@ -235,9 +222,9 @@ def probes(state: MatchState) -> list[ProbeMaker]:
                     .map(lambda c: (make(seat, c), "card_not_in_hand"))
                 )
             )
-    if waiting in (SALVAGE, KINGS_MARCH, ZOMBIE):
+    if waiting in (WaitingFor.SALVAGE, WaitingFor.KINGS_MARCH, WaitingFor.ZOMBIE):
         count = state.pending[0][1]
-        # more cards than the pick allows, wherever they are (RULES.md §5.4)
+        # more cards than the pick allows, wherever they are (docs/RULES.md §5.4)
         options.append(
             lambda: card_sets(cards, count + 1, count + 3).map(
                 lambda c: (Pick(seat, c), "wrong_action")
@@ -248,13 +235,13 @@ def probes(state: MatchState) -> list[ProbeMaker]:
             options.append(
                 lambda: card_sets(outside, 1, 1).map(lambda c: (Pick(seat, c), "card_not_in_hand"))
             )
-    if waiting == KING_PASTOR:
+    if waiting == WaitingFor.KING_PASTOR:
         options.append(lambda: card_sets(hand, 2, 4).map(lambda c: (Give(seat, c), "wrong_action")))
         if unheld:
             options.append(
                 lambda: card_sets(unheld, 1, 1).map(lambda c: (Give(seat, c), "card_not_in_hand"))
             )
-    if waiting == QUEEN_BOMBER:
+    if waiting == WaitingFor.QUEEN_BOMBER:
         count = state.pending[0][1]
         options.append(
             lambda: (

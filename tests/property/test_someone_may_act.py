@@ -6,7 +6,7 @@ state passes through steps nobody acts in (a hand emptied by a discard, just
 before its finish), so those are not judged. Every active seat then holds a
 card (but a short lower hand waiting for its cards back), and the seat to act
 has not left the game (but a queen bomber whose play emptied their hand): the
-cards a player keeps on leaving (RULES.md §1) are never in a legal action.
+cards a player keeps on leaving (docs/RULES.md §1) are never in a legal action.
 
 Set-ups with short hands (one card included) make exchanges meet hands smaller
 than their count (the lower player gives all they hold, the upper one gives
@@ -19,7 +19,8 @@ from hypothesis import strategies as st
 
 from service.rules import RuleSet, SetUp
 from service.rules.legal import legal_actions
-from service.rules.state import BEFORE_DEAL, EXCHANGE, QUEEN_BOMBER, MatchState
+from service.rules.state import MatchState
+from service.rules.vocabulary import Phase, WaitingFor
 
 from ._support import (
     Step,
@@ -37,16 +38,18 @@ SHORT_HANDS = st.one_of(st.integers(1, 2), st.integers(1, 6))
 
 
 def check_waiting_state(state: MatchState, where: str) -> None:
-    if state.phase == BEFORE_DEAL or state.game_over:
+    if state.phase == Phase.BEFORE_DEAL or state.game_over:
         return
     assert legal_actions(state), f"{where}: nobody may act in {describe(state)}"
-    if state.waiting_for != EXCHANGE:  # a short lower hand waits empty for its cards back
+    if (
+        state.waiting_for != WaitingFor.EXCHANGE
+    ):  # a short lower hand waits empty for its cards back
         empty = [s for s in range(state.players) if state.is_active(s) and not state.hands[s]]
         assert not empty, f"{where}: seats {empty} are in the game with no card: {describe(state)}"
     seat = state.turn
     assert seat is not None
     if not state.is_active(seat):
-        assert state.waiting_for == QUEEN_BOMBER and not state.hands[seat], (
+        assert state.waiting_for == WaitingFor.QUEEN_BOMBER and not state.hands[seat], (
             f"{where}: seat {seat} has left and is to act: {describe(state)}"
         )
 

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from service.rules import RuleSet
 from service.rules.legal import legal_actions
-from service.rules.state import IN_GAME, MATCH_OVER, QUEEN_BOMBER
+from service.rules.vocabulary import Phase, WaitingFor
 
 from ._support import examples, play_match, players_counts, rule_sets
 
@@ -21,14 +21,14 @@ from ._support import examples, play_match, players_counts, rule_sets
 def test_matches_end_within_the_bound(rules: RuleSet, players: int, data: st.DataObject) -> None:
     match = play_match(data, rules, players)
     final = match.final
-    assert final.phase == MATCH_OVER
+    assert final.phase == Phase.MATCH_OVER
     assert final.game_number == rules.games_per_set
     assert len(final.results) == rules.games_per_set
     assert legal_actions(final) == []
     for state in match.states():
-        if state.phase == IN_GAME:
+        if state.phase == Phase.IN_GAME:
             assert state.turn is not None
             assert 0 <= state.turn < players
             # a queen bomber names ranks even after the play emptied their hand
-            if state.waiting_for != QUEEN_BOMBER:
+            if state.waiting_for != WaitingFor.QUEEN_BOMBER:
                 assert state.is_active(state.turn), f"seat {state.turn} acts but has left"

@@ -1,4 +1,4 @@
-"""The plain ``uecda`` preset (RULES.md §6) as a UECda table plays it: five
+"""The plain ``uecda`` preset (docs/RULES.md §6) as a UECda table plays it: five
 players, one joker, enough games for the seats to be drawn again. The other
 property tests draw uecda with random local rules too; these keep its own.
 

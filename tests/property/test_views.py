@@ -5,7 +5,7 @@ match, ``build_view`` and ``visible_record`` (not revealed) show no card the
 viewer may not know. What a viewer may know, per game:
 
 * the cards played on the field, and every discard (public: they go face up
-  into the discard pile, RULES.md §5.1);
+  into the discard pile, docs/RULES.md §5.1);
 * for a seat, every card that has been in its own hand this game: dealt,
   received by exchange, seven-pass or tenpenchi, and so also the cards it gave
   away, discarded or left the game with.
@@ -39,7 +39,7 @@ from service.rules.cards import (
     joker_count,
     parse_card,
 )
-from service.rules.state import MATCH_OVER, MatchState
+from service.rules.state import MatchState
 from service.rules.views import (
     AUDITOR,
     SPECTATOR,
@@ -48,6 +48,7 @@ from service.rules.views import (
     build_view,
     visible_record,
 )
+from service.rules.vocabulary import Phase
 
 from ._support import (
     Match,
@@ -156,7 +157,7 @@ def check_match(match: Match) -> None:
                 knowledge.make_public(event.cards)
             if isinstance(event, ev.CardsDiscarded):
                 knowledge.make_public(event.cards)
-            if state.phase == MATCH_OVER:
+            if state.phase == Phase.MATCH_OVER:
                 break
             with pytest.raises(ViewNotOpen):
                 build_view(state, AUDITOR)

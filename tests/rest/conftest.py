@@ -9,7 +9,7 @@ import httpx
 import pytest
 
 from clients.sdk import DaifugoClient
-from service.app.runtime import Running
+from service.runtime import Running
 
 from ..service_support import isolated_service
 

@@ -17,11 +17,11 @@ from clients.runner import play_match, play_seat
 from clients.sdk import DaifugoClient
 from eventstore import StoredEvent
 from service.app.match import Match, stream_of
-from service.app.runtime import Running
 from service.app.service import CreatedMatch, MatchOptions
 from service.rules.cards import format_mask
 from service.rules.commands import Pass
-from service.rules.state import IN_GAME
+from service.rules.vocabulary import Phase
+from service.runtime import Running
 
 
 async def new_match(
@@ -47,7 +47,7 @@ async def advance(running: Running, created: CreatedMatch, moves: int) -> Match:
     service = running.service
     for _ in range(moves):
         match = await service.load(created.match_id)
-        if match.game.phase != IN_GAME or match.game.turn is None:
+        if match.game.phase != Phase.IN_GAME or match.game.turn is None:
             break
         token = created.seat_tokens[match.game.turn]
         actions = (await service.seen(created.match_id, token)).actions

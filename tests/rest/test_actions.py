@@ -12,7 +12,7 @@ import pytest
 
 from clients.sdk import DaifugoClient
 from service.app.match import stream_of
-from service.app.runtime import Running
+from service.runtime import Running
 from tests.integration.conftest import Arranged, arrange
 from tests.integration.test_grpc_api import REFUSALS
 

@@ -16,11 +16,11 @@ from eventstore import RedisEventStore
 from service.app.catalog import CatalogProjection
 from service.app.keyring import Keyring
 from service.app.projections import ResultsProjection
-from service.app.runtime import Running
 from service.app.service import GameService
 from service.app.signing import ephemeral_signer
 from service.rest.app import create_app
 from service.rest.server import start_http_server
+from service.runtime import Running
 
 from .support import finished_match
 

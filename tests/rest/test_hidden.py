@@ -9,10 +9,10 @@ import pytest
 
 from clients.sdk import DaifugoClient
 from service.app.match import Match
-from service.app.runtime import Running
 from service.app.service import CreatedMatch
 from service.rules.cards import format_mask
-from service.rules.state import IN_GAME
+from service.rules.vocabulary import Phase
+from service.runtime import Running
 
 from .support import (
     advance,
@@ -105,7 +105,7 @@ async def play_until_someone_leaves_holding_cards(
         if match.over or game.turn is None:
             return None
         kept = [s for s in range(game.players) if not game.is_active(s) and game.hands[s]]
-        if game.phase == IN_GAME and kept:
+        if game.phase == Phase.IN_GAME and kept:
             return match, kept[0]
         token = created.seat_tokens[game.turn]
         actions = (await service.seen(created.match_id, token)).actions
@@ -116,9 +116,10 @@ async def play_until_someone_leaves_holding_cards(
 async def test_cards_kept_on_leaving_show_to_their_holder_then_to_everyone(
     served: Running, http: httpx.AsyncClient, grpc_client: DaifugoClient
 ) -> None:
-    """RULES.md §1 Decision: a player who leaves holding cards keeps them until
-    the next deal; the holder sees them, a spectator (view, replay, events)
-    only once the match is over. The last player of each game keeps theirs too."""
+    """docs/RULES.md §1 Decision (the cards of a player who leaves holding some): a
+    player who leaves holding cards keeps them until the next deal; the holder sees
+    them, a spectator (view, replay, events) only once the match is over. The last
+    player of each game keeps theirs too."""
     found = None
     for _ in range(6):  # the previous 大富豪 may finish first again and not fall
         created = await new_match(served, "federation", 4, games_per_set=5)

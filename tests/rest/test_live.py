@@ -10,10 +10,11 @@ import httpx
 import pytest
 
 from clients.sdk import DaifugoClient
-from service.app.runtime import Running
+from service.app import queries
 from service.app.service import visible
-from service.rest import live, spectating
+from service.rest import live
 from service.rules.views import SPECTATOR, Viewer
+from service.runtime import Running
 
 from ..service_support import isolated_service
 from .support import advance, finished_match, new_match, read_sse, stored
@@ -110,7 +111,7 @@ async def test_a_spectator_sees_events_only_once_they_are_old_enough(
     played = next(item for item in everything if item.type == "CardsPlayed")
     later = [item for item in everything if item.at > played.at]
     clock = played.at + 3_600_000
-    monkeypatch.setattr(spectating, "now_ms", lambda: clock)
+    monkeypatch.setattr(queries, "now_ms", lambda: clock)
     visible_now = max(item.seq for item in everything if item.at <= played.at)
     assert (await http.get(url)).json()["version"] == visible_now
     page = (await http.get(f"{url}/events")).json()
@@ -122,7 +123,7 @@ async def test_a_spectator_sees_events_only_once_they_are_old_enough(
         assert visible_now < match.version
 
     # two hours on: everything
-    monkeypatch.setattr(spectating, "now_ms", lambda: clock + 3_600_000)
+    monkeypatch.setattr(queries, "now_ms", lambda: clock + 3_600_000)
     assert (await http.get(url)).json()["version"] == match.version
     streamed = await read_sse(http, f"{url}/live", until_seq=match.version)
     assert [event["id"] for event in streamed] == list(range(match.version + 1))

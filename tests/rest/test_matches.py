@@ -7,10 +7,10 @@ import httpx
 
 from clients.sdk import DaifugoClient
 from service.app.match import fold_match
-from service.app.runtime import Running
+from service.app.queries import open_view
 from service.app.service import visible
-from service.rest.spectating import open_view
 from service.rules.views import SPECTATOR, build_view
+from service.runtime import Running
 
 from .support import advance, finished_match, new_match, stored, wait_listed
 

@@ -8,10 +8,10 @@ import re
 import httpx
 
 from clients.sdk import DaifugoClient
-from service.app.runtime import Running
 from service.app.service import visible
 from service.audit import export_jsonl
 from service.rules.views import SPECTATOR
+from service.runtime import Running
 from tests.integration.conftest import arrange
 
 from .support import advance, finished_match, new_match, stored

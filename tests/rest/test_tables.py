@@ -8,7 +8,7 @@ from typing import Any
 
 import httpx
 
-from service.app.runtime import Running
+from service.runtime import Running
 
 from .support import stored
 

@@ -11,8 +11,8 @@ import pytest
 
 from clients.sdk import DaifugoClient
 from eventstore import RedisEventStore, RedisServer
-from service.app.runtime import STORE_PREFIX
-from service.serve_process import ServeProcess
+from service.app import STORE_PREFIX
+from tests.serve_process import ServeProcess
 
 
 @pytest.fixture(scope="module")

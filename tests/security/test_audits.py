@@ -20,7 +20,7 @@ from clients.bots import GreedyBot
 from clients.runner import play_match
 from clients.sdk import DaifugoClient
 from eventstore import RedisServer
-from service.serve_process import ServeProcess
+from tests.serve_process import ServeProcess
 
 BIG_LOG_BYTES = 9_000_000  # under the 10 MB body limit, seconds of audit
 

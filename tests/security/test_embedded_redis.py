@@ -19,7 +19,7 @@ import redis
 from clients.bots import GreedyBot
 from clients.runner import play_match
 from clients.sdk import DaifugoClient
-from service.serve_process import ServeProcess
+from tests.serve_process import ServeProcess
 
 from ..redis_support import assert_private, listening_addresses, wait_for_rewrite
 

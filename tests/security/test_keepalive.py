@@ -16,7 +16,7 @@ import pytest
 from eventstore import RedisEventStore, RedisServer
 from service.app.keyring import Keyring, load_server_key
 from service.app.service import GameService, MatchOptions
-from service.serve_process import ServeProcess
+from tests.serve_process import ServeProcess
 
 PERIOD = 1.5  # seconds between keep-alives (--sse-keepalive)
 LATE = 0.3 * PERIOD  # how far off a busy machine may put a keep-alive that is on schedule

@@ -10,7 +10,7 @@ import uuid
 import httpx
 
 from clients.sdk import DaifugoClient
-from service.serve_process import ServeProcess
+from tests.serve_process import ServeProcess
 
 NESTED = "[" * 100_000 + "]" * 100_000
 

@@ -14,7 +14,7 @@ import httpx
 import pytest
 
 from eventstore import RedisServer
-from service.serve_process import ServeProcess
+from tests.serve_process import ServeProcess
 
 LIMIT = 8
 

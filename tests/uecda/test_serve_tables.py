@@ -11,7 +11,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from service.serve_process import ServeProcess
+from tests.serve_process import ServeProcess
 
 from .support import RawClient
 

@@ -1,7 +1,7 @@
-"""Inline scenarios for unit tests, in the shape of shared/scenarios/FORMAT.md.
+"""Inline scenarios for unit tests, in the shape of docs/SCENARIOS.md.
 
 Cards are written as one string, ``"3D 4D JK"``; the helpers turn them into
-the JSON lists FORMAT.md uses and ``run`` plays the whole scenario through
+the JSON lists docs/SCENARIOS.md uses and ``run`` plays the whole scenario through
 ``service.scenarios.run_scenario`` (the same decider the service uses), which
 raises ``ScenarioError`` at the first step that differs.
 """
@@ -89,7 +89,7 @@ def game(
     final: dict[str, Any] | None = None,
     **start: Any,
 ) -> dict[str, Any]:
-    """A scenario dict. ``start`` keys are FORMAT.md's (``leader``, ``revolution``,
+    """A scenario dict. ``start`` keys are docs/SCENARIOS.md's (``leader``, ``revolution``,
     ``game_number``, ``skip_exchange``); ``previous_places`` may be a list of
     places by seat."""
     previous = start.get("previous_places")

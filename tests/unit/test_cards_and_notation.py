@@ -1,6 +1,6 @@
-"""Card notation (RULES.md §1 Cards): codes, ``10S`` and lower case accepted,
+"""Card notation (docs/RULES.md §1 Cards): codes, ``10S`` and lower case accepted,
 canonical output, clear errors for bad codes; bad notation in a step is
-``bad_request`` (FORMAT.md reject codes)."""
+``bad_request`` (docs/RULES.md §7 refusal codes)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from service.rules.cards import (
     parse_rank,
 )
 from service.rules.commands import Play
-from service.rules.notation import describe, parse_mask, parse_ranks, seat_command
+from service.rules.notation import format_command, parse_mask, parse_ranks, seat_command
 from service.rules.refusals import Refused
 from service.scenarios import ScenarioError, run_scenario
 
@@ -85,7 +85,7 @@ def test_bad_rank_lists_are_bad_request(ranks: list[str]) -> None:
 def test_describe_uses_canonical_codes_and_joker_readings() -> None:
     command = seat_command(2, "play", ["4d", "5D", "jk"], jokers_as=["6d"])
     assert isinstance(command, Play)
-    assert describe(command) == "seat 2 play 4D 5D JK as 6D"
+    assert format_command(command) == "seat 2 play 4D 5D JK as 6D"
 
 
 # -- notation inside a scenario ----------------------------------------------

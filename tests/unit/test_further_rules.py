@@ -1,4 +1,4 @@
-"""The further local rules of RULES.md §5, one by one, with a test for each of
+"""The further local rules of docs/RULES.md §5, one by one, with a test for each of
 their Decisions (§5.3) and clarifications (§5.6)."""
 
 from __future__ import annotations
@@ -164,7 +164,7 @@ def test_leisure_off_the_daifugo_plays() -> None:
 
 
 def test_leisure_an_answer_window_is_not_a_turn() -> None:
-    # RULES.md §5 #54, §5.6 #13: declining a four-stop is not the first turn
+    # docs/RULES.md §5 #54, §5.6 #13: declining a four-stop is not the first turn
     run("torasobi", ["AH 9C", "QS 6D", "TH 5C", "8D 7D 3S"], [
         play(3, "8D", turn=0, waiting_for="four_stop"),
         pass_(0, turn=1),

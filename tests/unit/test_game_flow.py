@@ -1,6 +1,6 @@
-"""The flow of a set (RULES.md §1): dealing from a deck order, blind and unused
+"""The flow of a set (docs/RULES.md §1): dealing from a deck order, blind and unused
 cards, who leads, the card exchange, places, miyako-ochi, the next game, the
-end of the match, and the precedence of reject codes (FORMAT.md)."""
+end of the match, and the precedence of refusal codes (docs/RULES.md §7)."""
 
 from __future__ import annotations
 
@@ -289,7 +289,7 @@ def test_exchange_refusals() -> None:
 
 
 def test_a_short_lower_hand_gives_all_it_holds_and_gets_as_many_back() -> None:
-    """RULES.md §1 Decision: the 大貧民 holding one card gives it; the 大富豪
+    """docs/RULES.md §1 Card exchange, Decision: the 大貧民 holding one card gives it; the 大富豪
     gives back exactly one, so no hand empties (two back would empty theirs)."""
     run("classic", ["KC 4D 9H", "AH", "2C"], [
         give(2, "2C", turn=1, waiting_for="exchange", hands={1: "AH 2C", 2: ""}),
@@ -633,7 +633,7 @@ def test_a_set_is_five_games_by_default() -> None:
 
 
 def test_deciding_never_changes_the_state() -> None:
-    """FORMAT.md: a refused step leaves the whole state as it was (and deciding
+    """docs/SCENARIOS.md: a refused step leaves the whole state as it was (and deciding
     an accepted one only describes it)."""
     state = run("torasobi", ["7D 4C 9H", "AH 5D 6D", "2C AD 3S"], [
         play(0, "7D", waiting_for="seven_pass"),

@@ -1,4 +1,4 @@
-"""The local rules of RULES.md §3, one by one, then the pairs that can meet in
+"""The local rules of docs/RULES.md §3, one by one, then the pairs that can meet in
 one play (revolution effects, then flush effects, then turn effects; a
 flushing play cancels skip and reverse)."""
 
@@ -529,7 +529,7 @@ def test_emperor_may_be_played_on_another_field() -> None:
     ],
 )
 def test_emperor_goes_on_any_field(preset: str, lead: list[str], answer: list[str]) -> None:
-    """RULES.md §3 #20 Decision: like sandstorm, whatever the field's kind,
+    """docs/RULES.md §3 #20 Decision: like sandstorm, whatever the field's kind,
     strength or lock, on one's own turn."""
     options = {**EMPEROR, "eight_cut": False}
     hands = [" ".join([*lead, "TD"]), " ".join([*answer, "JD"]), "6S 7H 8D 9C QS"]
@@ -598,7 +598,7 @@ GREAT_EMPEROR = {"great_revolution": True, "emperor": True}
 
 
 def test_great_revolution_with_emperor_revolts_finishes_then_flushes() -> None:
-    """RULES.md §3 #22 Decision: four 2s of four suits are an emperor too; the
+    """docs/RULES.md §3 #22 Decision: four 2s of four suits are an emperor too; the
     revolution effects come first, then the emperor's flush, and the player who
     left keeps their other cards; the next active player leads."""
     run("federation", ["2S 2H 2D 2C 4D 9C", "5S KD", "6H QD"], [
@@ -837,7 +837,7 @@ def test_tenpenchi_is_off_by_default() -> None:
 
 
 # ===========================================================================================
-# Pairs of effects in one play (RULES.md §3: revolution, then flush, then turn effects)
+# Pairs of effects in one play (docs/RULES.md §3: revolution, then flush, then turn effects)
 # ===========================================================================================
 
 
@@ -1139,9 +1139,10 @@ def test_eleven_back_number_lock_follows_the_reversed_strength() -> None:
 
 
 def test_a_queen_bomber_sent_away_by_the_flush_s_lead_names_no_ranks() -> None:
-    """§5.6 #8: a player who has left takes no further step of the action. An emperor
-    holding a Q flushes; its federation leader holds only a joker, is declared a forced
-    forbidden finisher at once (keeping the joker), and is not asked to bomb."""
+    """docs/RULES.md §3 Clarifications 1: a player who has left takes no further step
+    of the action. An emperor holding a Q flushes; its federation leader holds only a
+    joker, is declared a forced forbidden finisher at once (keeping the joker), and is
+    not asked to bomb."""
     rules = {"emperor": True, "queen_bomber": True}
     state = initial_state(rule_set("federation", rules), 3)
     state = fold(state, accepted(state, SetUp(masks("9S TH JD QC JK", "5S KD 3H", "6H 4D 7C"), 0)))

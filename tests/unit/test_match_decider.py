@@ -42,7 +42,7 @@ from service.rules import Pass, Refusal
 from service.rules import decide as decide_game
 from service.rules.events import GameDealt, GameEnded, MatchEnded
 from service.rules.legal import legal_actions, timeout_action
-from service.rules.state import BEFORE_DEAL, GAME_OVER, IN_GAME, PLAY
+from service.rules.vocabulary import Phase, WaitingFor
 
 SEED = bytes(range(32))
 COMMITMENT = commitment(SEED)
@@ -78,16 +78,16 @@ def started(**changes: Any) -> Match:
 
 def game_over_without_seed() -> Match:
     match = started(options={"games_per_set": 2})
-    while match.game.phase == IN_GAME:
+    while match.game.phase == Phase.IN_GAME:
         match = apply(match, Act(legal_actions(match.game)[0]))[0]
-    assert match.game.phase == GAME_OVER
+    assert match.game.phase == Phase.GAME_OVER
     return match
 
 
 def match_over(seed: bytes = SEED) -> Match:
     """The match over; with ``seed``, its seed revealed with the last action."""
     match = started(options={"games_per_set": 1})
-    while match.game.phase == IN_GAME:
+    while match.game.phase == Phase.IN_GAME:
         match = apply(match, Act(legal_actions(match.game)[0], seed))[0]
     return match
 
@@ -230,13 +230,13 @@ def test_start_with_the_seed_deals_the_first_game_as_the_seed_deals_it() -> None
     assert events[0] == MatchStarted(COMMITMENT, SHUFFLE_VERSION, ("01",))
     deal = game_deal(match.rules, 2, SEED, 1, ("01",))
     assert events[1:] == decide_game(match.game, deal)
-    assert isinstance(events[1], GameDealt) and after.started and after.game.phase == IN_GAME
+    assert isinstance(events[1], GameDealt) and after.started and after.game.phase == Phase.IN_GAME
 
 
 def test_start_without_the_seed_leaves_the_deal_to_chance() -> None:
     match, events = apply(closed(), Start(COMMITMENT))
     assert events == [MatchStarted(COMMITMENT, SHUFFLE_VERSION)]
-    assert match.game.phase == BEFORE_DEAL
+    assert match.game.phase == Phase.BEFORE_DEAL
     deal = game_deal(match.rules, 2, SEED, 1)
     assert apply(match, DealGame(deal))[1] == apply(closed(), Start(COMMITMENT, SEED))[1][1:]
 
@@ -282,7 +282,7 @@ def test_with_the_seed_a_game_s_end_deals_the_next_and_without_it_chance_does() 
         without = decide(match, Act(command))
         assert not isinstance(without, Refusal)
         after = fold(match, without)
-        if after.game.phase == GAME_OVER:
+        if after.game.phase == Phase.GAME_OVER:
             break
         match = after
     assert isinstance(without[-1], GameEnded)
@@ -334,7 +334,7 @@ def test_a_timed_out_turn_is_recorded_and_the_service_acts_as_the_rules_say() ->
     action = timeout_action(match.game)
     assert action is not None
     after, events = apply(match, TimeOut(SEED))
-    assert events[0] == TurnTimedOut(action.seat, PLAY)
+    assert events[0] == TurnTimedOut(action.seat, WaitingFor.PLAY)
     assert events[1:] == decide_game(match.game, action)
     assert after.game == fold(match, events[1:]).game
 

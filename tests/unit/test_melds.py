@@ -1,4 +1,4 @@
-"""Melds and beating the field (RULES.md §1 Melds, Beating the field).
+"""Melds and beating the field (docs/RULES.md §1 Melds, Beating the field).
 
 Positions use `federation` (stairs on, stairs never revolt, no number lock)
 unless a test says otherwise; suits alternate so that no suit lock starts."""

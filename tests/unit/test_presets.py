@@ -1,4 +1,4 @@
-"""Each preset's reading of the shared rules (RULES.md §2 table and §1)."""
+"""Each preset's reading of the shared rules (docs/RULES.md §2 table and §1)."""
 
 from __future__ import annotations
 

@@ -152,6 +152,27 @@ async def test_a_retried_action_is_carried_out_once(
     assert len(await stored(store, made.match_id)) == length
 
 
+async def test_an_unanswered_action_is_stored_alike_with_nothing_shown_or_signed(
+    service: GameService, store: InMemoryEventStore
+) -> None:
+    made = await started(service)
+    seat, command = await first_legal(service, made.match_id)
+    token = made.seat_tokens[seat]
+    before = len(await stored(store, made.match_id))
+    outcome = await service.act(
+        made.match_id, token, always(command), request_id="act-1", answered=False
+    )
+    after = await stored(store, made.match_id)
+    assert outcome.receipt is None and outcome.events == ()
+    assert list(outcome.stored) == after[before:] and outcome.version == after[-1].seq
+    assert outcome.match == await GameService(store, service.keyring).load(made.match_id)
+    # the same request again, answered: carried out once, its receipt of the same events
+    again = await service.act(made.match_id, token, always(command), request_id="act-1")
+    assert len(await stored(store, made.match_id)) == len(after)
+    assert again.receipt is not None and again.version == outcome.version
+    assert [event["seq"] for event in again.events] == [event.seq for event in after[before:]]
+
+
 async def test_a_waiting_seat_wakes_when_its_turn_comes(service: GameService) -> None:
     made = await started(service)
     seat, command = await first_legal(service, made.match_id)
@@ -384,3 +405,32 @@ async def test_an_invite_table_is_joined_by_claim_and_full_it_starts_itself(
     types = [e.type for e in await stored(store, made.match_id)]
     assert types[:4] == ["MatchCreated", "SeatJoined", "SeatJoined", "MatchStarted"]
     assert (await service.load(made.match_id)).started
+
+
+async def test_a_read_that_ends_after_a_newer_append_does_not_take_the_cache_back(
+    service: GameService, store: InMemoryEventStore
+) -> None:
+    # a slow load that read the stream before an append, and folds after it, must not
+    # leave the older match cached: a seat waiting for its turn looks at the cache, and
+    # the turn the append brought would never wake it
+    made = await started(service)
+    before = await service.load(made.match_id)
+    read, gate, read_done = store.read, asyncio.Event(), asyncio.Event()
+
+    async def slow_read(*args: object, **kwargs: object) -> list[StoredEvent]:
+        events = await read(*args, **kwargs)  # type: ignore[arg-type]
+        read_done.set()
+        await gate.wait()
+        return events
+
+    store.read = slow_read  # type: ignore[method-assign]
+    slow = asyncio.create_task(service.load(made.match_id))
+    await read_done.wait()
+    store.read = read  # type: ignore[method-assign]
+    seat, command = await first_legal(service, made.match_id)
+    await service.act(made.match_id, made.seat_tokens[seat], always(command))
+    moved = service.cached(made.match_id)
+    assert moved is not None and moved.version > before.version
+    gate.set()
+    assert (await slow).version == before.version
+    assert service.cached(made.match_id) is moved

@@ -1,4 +1,4 @@
-"""The ``uecda`` preset (RULES.md §6): each way it differs from §1, and each
+"""The ``uecda`` preset (docs/RULES.md §6): each way it differs from §1, and each
 of its Decisions, through the same decider the service uses."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from service.rules.commands import Command, Play
 from service.rules.dealing import deck_for
 from service.rules.legal import legal_actions
 from service.rules.narration import describe as describe_event
-from service.rules.notation import describe, parse_mask, seat_command
+from service.rules.notation import format_command, parse_mask, seat_command
 from service.rules.records import from_record, to_record
 from service.rules.refusals import Refused
 from service.rules.views import SPECTATOR, Viewer, build_view, visible_record
@@ -322,7 +322,7 @@ def test_joker_readings_in_notation_and_records() -> None:
     low = parse_reading("LH")
     assert format_card(low) == "LH" and format_card(parse_reading("hs")) == "HS"
     command = seat_command(0, "play", ["JK", "3H", "4H"], ["LH"])
-    assert describe(command) == "seat 0 play 3H 4H JK as LH"
+    assert format_command(command) == "seat 0 play 3H 4H JK as LH"
     played = ev.CardsPlayed(0, parse_mask(["JK", "3H", "4H"]), 3, -1, 1, (low,))
     record = to_record(played)
     assert record["jokers_as"] == ["LH"] and record["low"] == "L"
@@ -398,7 +398,7 @@ def test_a_group_jokers_reading_must_be_a_suit_the_group_lacks() -> None:
 
 def test_legal_actions_name_each_suit_a_group_joker_may_stand_for() -> None:
     state = run("uecda", ["5S JK", "4D 6D"], [], leader=0)
-    plays = {describe(action) for action in legal_actions(state)}
+    plays = {format_command(action) for action in legal_actions(state)}
     assert {"seat 0 play 5S JK", "seat 0 play 5S JK as 5H", "seat 0 play 5S JK as 5D"} <= plays
 
 

@@ -1,4 +1,4 @@
-// Playing a seat from the keyboard (RULES.md §4): the hand is a fanned row of
+// Playing a seat from the keyboard (docs/RULES.md §4): the hand is a fanned row of
 // toggle buttons, sorted by strength, that is one stop of the tab order (a
 // roving tabindex: arrows move inside it, Space or Enter selects), so Tab
 // reaches Play and Pass at once. P passes on your turn; Play and Pass are
@@ -232,7 +232,7 @@ export class SeatPlay {
     if (hiding) ($("act-play").hidden ? $("hand-title") : $("act-play")).focus();
   }
 
-  /** Salvage, king's march, zombie (RULES.md §5): one button per legal pick. */
+  /** Salvage, king's march, zombie (docs/RULES.md §5): one button per legal pick. */
   renderPicks(shown) {
     const box = $("pile-picks");
     box.hidden = !shown;

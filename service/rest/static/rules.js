@@ -1,4 +1,4 @@
-// Every local rule's Japanese name and a one-line meaning (RULES.md §2, §3, §5),
+// Every local rule's Japanese name and a one-line meaning (docs/RULES.md §2, §3, §5),
 // for the new-table toggles and the "rules in play" tooltips.
 
 export const RULES = {

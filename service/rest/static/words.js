@@ -1,11 +1,12 @@
 // Events and facts in plain words, for the live region, the event log and
 // the replay position. One place, so every surface says things the same way.
+// tests/unit/test_vocabulary.py holds its event types and reasons to the rules'.
 
 import { cardsInSymbols, cardsInWords, rankName, suitName, suitSymbol } from "./cards.js";
 
 const ORDINALS = ["", "1st", "2nd", "3rd", "4th", "5th"];
 
-/** The title of a place with `players` seats (RULES.md §1 Finishing and places). */
+/** The title of a place with `players` seats (docs/RULES.md §1 Leaving and places). */
 export function placeTitle(place, players) {
   if (place === 1) return "Daifugō, grand millionaire";
   if (place === players) return "Daihinmin, extreme poor";
@@ -184,6 +185,8 @@ export function describeEvent(event, { names = [], players = 0, me = null, symbo
       return `${seat(event.seat)} ran out of time; the service acts for them`;
     case "SeedRevealed":
       return "The dealing seed is revealed: the match can be audited";
+    case "MatchSealed":
+      return "The match record is sealed with the service's signature";
     default:
       return humanise(event.type ?? "event");
   }

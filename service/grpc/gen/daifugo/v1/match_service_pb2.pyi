@@ -18,11 +18,73 @@ class Preset(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     PRESET_TORASOBI: _ClassVar[Preset]
     PRESET_CLASSIC: _ClassVar[Preset]
     PRESET_UECDA: _ClassVar[Preset]
+
+class Phase(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    PHASE_UNSPECIFIED: _ClassVar[Phase]
+    PHASE_BEFORE_DEAL: _ClassVar[Phase]
+    PHASE_IN_GAME: _ClassVar[Phase]
+    PHASE_GAME_OVER: _ClassVar[Phase]
+    PHASE_MATCH_OVER: _ClassVar[Phase]
+
+class WaitingFor(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    WAITING_FOR_UNSPECIFIED: _ClassVar[WaitingFor]
+    WAITING_FOR_PLAY: _ClassVar[WaitingFor]
+    WAITING_FOR_EXCHANGE: _ClassVar[WaitingFor]
+    WAITING_FOR_SEVEN_PASS: _ClassVar[WaitingFor]
+    WAITING_FOR_TEN_DISCARD: _ClassVar[WaitingFor]
+    WAITING_FOR_QUEEN_BOMBER: _ClassVar[WaitingFor]
+    WAITING_FOR_FOUR_STOP: _ClassVar[WaitingFor]
+    WAITING_FOR_EIGHT_CUT_RETURN: _ClassVar[WaitingFor]
+    WAITING_FOR_SALVAGE: _ClassVar[WaitingFor]
+    WAITING_FOR_KINGS_MARCH: _ClassVar[WaitingFor]
+    WAITING_FOR_ZOMBIE: _ClassVar[WaitingFor]
+    WAITING_FOR_KING_PASTOR: _ClassVar[WaitingFor]
+
+class FieldKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    FIELD_KIND_UNSPECIFIED: _ClassVar[FieldKind]
+    FIELD_KIND_SINGLE: _ClassVar[FieldKind]
+    FIELD_KIND_GROUP: _ClassVar[FieldKind]
+    FIELD_KIND_STAIRS: _ClassVar[FieldKind]
+    FIELD_KIND_EMPEROR: _ClassVar[FieldKind]
+
+class ElevenBack(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    ELEVEN_BACK_UNSPECIFIED: _ClassVar[ElevenBack]
+    ELEVEN_BACK_STRENGTH: _ClassVar[ElevenBack]
+    ELEVEN_BACK_ORDER: _ClassVar[ElevenBack]
 PRESET_UNSPECIFIED: Preset
 PRESET_FEDERATION: Preset
 PRESET_TORASOBI: Preset
 PRESET_CLASSIC: Preset
 PRESET_UECDA: Preset
+PHASE_UNSPECIFIED: Phase
+PHASE_BEFORE_DEAL: Phase
+PHASE_IN_GAME: Phase
+PHASE_GAME_OVER: Phase
+PHASE_MATCH_OVER: Phase
+WAITING_FOR_UNSPECIFIED: WaitingFor
+WAITING_FOR_PLAY: WaitingFor
+WAITING_FOR_EXCHANGE: WaitingFor
+WAITING_FOR_SEVEN_PASS: WaitingFor
+WAITING_FOR_TEN_DISCARD: WaitingFor
+WAITING_FOR_QUEEN_BOMBER: WaitingFor
+WAITING_FOR_FOUR_STOP: WaitingFor
+WAITING_FOR_EIGHT_CUT_RETURN: WaitingFor
+WAITING_FOR_SALVAGE: WaitingFor
+WAITING_FOR_KINGS_MARCH: WaitingFor
+WAITING_FOR_ZOMBIE: WaitingFor
+WAITING_FOR_KING_PASTOR: WaitingFor
+FIELD_KIND_UNSPECIFIED: FieldKind
+FIELD_KIND_SINGLE: FieldKind
+FIELD_KIND_GROUP: FieldKind
+FIELD_KIND_STAIRS: FieldKind
+FIELD_KIND_EMPEROR: FieldKind
+ELEVEN_BACK_UNSPECIFIED: ElevenBack
+ELEVEN_BACK_STRENGTH: ElevenBack
+ELEVEN_BACK_ORDER: ElevenBack
 
 class CreateMatchRequest(_message.Message):
     __slots__ = ("preset", "options", "seats", "games_per_set", "turn_time_limit", "client_seeds", "open_seats", "request_id", "spectator_delay")
@@ -266,7 +328,7 @@ class Event(_message.Message):
     def __init__(self, seq: _Optional[int] = ..., type: _Optional[str] = ..., data: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., at_ms: _Optional[int] = ...) -> None: ...
 
 class View(_message.Message):
-    __slots__ = ("viewer", "seat", "preset", "players", "phase", "game_number", "games_per_set", "turn", "waiting_for", "step_count", "four_stop_seats", "hand", "hand_sizes", "field", "field_jokers_as", "field_kind", "field_seat", "revolution", "eleven_back", "direction", "suit_lock", "number_lock", "omen", "passed", "active", "places", "forbidden", "fallen", "previous_places", "results", "blind", "unused", "turn_deadline_ms", "options", "seating", "spectator_delay_ms", "two_back", "discard_pile", "color_lock", "partial_lock")
+    __slots__ = ("viewer", "seat", "preset", "players", "phase", "game_number", "games_per_set", "turn", "waiting_for", "step_count", "four_stop_seats", "hand", "hand_sizes", "field", "field_jokers_as", "field_kind", "field_seat", "revolution", "eleven_back", "direction", "suit_lock", "number_lock", "omen", "passed", "active", "places", "forbidden", "fallen", "previous_places", "results", "blind", "unused", "turn_deadline_ms", "options", "seating", "spectator_delay_ms", "phase_value", "waiting_for_value", "field_kind_value", "eleven_back_value", "two_back", "discard_pile", "color_lock", "partial_lock")
     class PlacesEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -310,6 +372,10 @@ class View(_message.Message):
     OPTIONS_FIELD_NUMBER: _ClassVar[int]
     SEATING_FIELD_NUMBER: _ClassVar[int]
     SPECTATOR_DELAY_MS_FIELD_NUMBER: _ClassVar[int]
+    PHASE_VALUE_FIELD_NUMBER: _ClassVar[int]
+    WAITING_FOR_VALUE_FIELD_NUMBER: _ClassVar[int]
+    FIELD_KIND_VALUE_FIELD_NUMBER: _ClassVar[int]
+    ELEVEN_BACK_VALUE_FIELD_NUMBER: _ClassVar[int]
     TWO_BACK_FIELD_NUMBER: _ClassVar[int]
     DISCARD_PILE_FIELD_NUMBER: _ClassVar[int]
     COLOR_LOCK_FIELD_NUMBER: _ClassVar[int]
@@ -350,11 +416,15 @@ class View(_message.Message):
     options: _struct_pb2.Struct
     seating: _containers.RepeatedScalarFieldContainer[int]
     spectator_delay_ms: int
+    phase_value: Phase
+    waiting_for_value: WaitingFor
+    field_kind_value: FieldKind
+    eleven_back_value: ElevenBack
     two_back: bool
     discard_pile: _containers.RepeatedScalarFieldContainer[str]
     color_lock: str
     partial_lock: bool
-    def __init__(self, viewer: _Optional[str] = ..., seat: _Optional[int] = ..., preset: _Optional[str] = ..., players: _Optional[int] = ..., phase: _Optional[str] = ..., game_number: _Optional[int] = ..., games_per_set: _Optional[int] = ..., turn: _Optional[int] = ..., waiting_for: _Optional[str] = ..., step_count: _Optional[int] = ..., four_stop_seats: _Optional[_Iterable[int]] = ..., hand: _Optional[_Iterable[str]] = ..., hand_sizes: _Optional[_Iterable[int]] = ..., field: _Optional[_Iterable[str]] = ..., field_jokers_as: _Optional[_Iterable[str]] = ..., field_kind: _Optional[str] = ..., field_seat: _Optional[int] = ..., revolution: _Optional[bool] = ..., eleven_back: _Optional[str] = ..., direction: _Optional[int] = ..., suit_lock: _Optional[_Iterable[str]] = ..., number_lock: _Optional[bool] = ..., omen: _Optional[bool] = ..., passed: _Optional[_Iterable[int]] = ..., active: _Optional[_Iterable[int]] = ..., places: _Optional[_Mapping[int, int]] = ..., forbidden: _Optional[_Iterable[int]] = ..., fallen: _Optional[_Iterable[int]] = ..., previous_places: _Optional[_Iterable[int]] = ..., results: _Optional[_Iterable[_Union[GameResult, _Mapping]]] = ..., blind: _Optional[_Iterable[str]] = ..., unused: _Optional[_Iterable[str]] = ..., turn_deadline_ms: _Optional[int] = ..., options: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., seating: _Optional[_Iterable[int]] = ..., spectator_delay_ms: _Optional[int] = ..., two_back: _Optional[bool] = ..., discard_pile: _Optional[_Iterable[str]] = ..., color_lock: _Optional[str] = ..., partial_lock: _Optional[bool] = ...) -> None: ...
+    def __init__(self, viewer: _Optional[str] = ..., seat: _Optional[int] = ..., preset: _Optional[str] = ..., players: _Optional[int] = ..., phase: _Optional[str] = ..., game_number: _Optional[int] = ..., games_per_set: _Optional[int] = ..., turn: _Optional[int] = ..., waiting_for: _Optional[str] = ..., step_count: _Optional[int] = ..., four_stop_seats: _Optional[_Iterable[int]] = ..., hand: _Optional[_Iterable[str]] = ..., hand_sizes: _Optional[_Iterable[int]] = ..., field: _Optional[_Iterable[str]] = ..., field_jokers_as: _Optional[_Iterable[str]] = ..., field_kind: _Optional[str] = ..., field_seat: _Optional[int] = ..., revolution: _Optional[bool] = ..., eleven_back: _Optional[str] = ..., direction: _Optional[int] = ..., suit_lock: _Optional[_Iterable[str]] = ..., number_lock: _Optional[bool] = ..., omen: _Optional[bool] = ..., passed: _Optional[_Iterable[int]] = ..., active: _Optional[_Iterable[int]] = ..., places: _Optional[_Mapping[int, int]] = ..., forbidden: _Optional[_Iterable[int]] = ..., fallen: _Optional[_Iterable[int]] = ..., previous_places: _Optional[_Iterable[int]] = ..., results: _Optional[_Iterable[_Union[GameResult, _Mapping]]] = ..., blind: _Optional[_Iterable[str]] = ..., unused: _Optional[_Iterable[str]] = ..., turn_deadline_ms: _Optional[int] = ..., options: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., seating: _Optional[_Iterable[int]] = ..., spectator_delay_ms: _Optional[int] = ..., phase_value: _Optional[_Union[Phase, str]] = ..., waiting_for_value: _Optional[_Union[WaitingFor, str]] = ..., field_kind_value: _Optional[_Union[FieldKind, str]] = ..., eleven_back_value: _Optional[_Union[ElevenBack, str]] = ..., two_back: _Optional[bool] = ..., discard_pile: _Optional[_Iterable[str]] = ..., color_lock: _Optional[str] = ..., partial_lock: _Optional[bool] = ...) -> None: ...
 
 class GameResult(_message.Message):
     __slots__ = ("places",)

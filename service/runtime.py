@@ -18,19 +18,19 @@ from clients.bots import bot_of_kind
 from eventstore import EmbeddedRedis, RedisEventStore, redis_url_or_embedded
 from eventstore.embedded import URL_FILE
 
-from ..grpc.server import start_grpc_server
-from ..rest.app import RestSettings, create_app, end_streams, stop_audits
-from ..rest.server import HttpServer, start_http_server
-from ..uecda.server import UecdaServer, UecdaSettings
-from .background import Background, stop_tasks
-from .catalog import CatalogProjection
-from .keyring import Keyring, load_server_key
-from .projections import ResultsProjection
-from .service import GameService
-from .signing import Signer, ephemeral_signer
+from .app import STORE_PREFIX
+from .app.background import Background, stop_tasks
+from .app.catalog import CatalogProjection
+from .app.keyring import Keyring, load_server_key
+from .app.projections import ResultsProjection
+from .app.service import GameService
+from .app.signing import Signer, ephemeral_signer
+from .grpc.server import start_grpc_server
+from .rest.app import RestSettings, create_app, end_streams, stop_audits
+from .rest.server import HttpServer, start_http_server
+from .uecda.server import UecdaServer, UecdaSettings
 
 log = logging.getLogger("daifugo")
-STORE_PREFIX = "daifugo"
 
 
 @dataclass

@@ -1,4 +1,5 @@
-"""A local Redis Cluster of N masters (no replicas) on free ports, for tests and trials.
+"""A local Redis Cluster of N masters (no replicas) on free ports, for the tests and
+``bench.load`` (it does not ship: a deployment brings its own cluster).
 
 Started from plain redis-server processes (``--cluster-enabled yes``): slots are assigned
 with CLUSTER ADDSLOTS, nodes joined with CLUSTER MEET, then it waits for cluster_state:ok.
@@ -15,7 +16,7 @@ from typing import Any
 import redis
 from redis.crc import key_slot
 
-from .embedded import RedisServer
+from eventstore.embedded import RedisServer
 
 SLOTS = 16384
 

@@ -2,7 +2,9 @@
 log, or a match read from Redis (REDIS_URL, else the embedded Redis of ``daifugo
 serve``: the running one, or its data started for the audit), with the public key that
 checks its seal and receipts (base64, or a ``GET /keys`` JSON file) and the receipts a
-player kept. Exit status 0 valid, 1 invalid, 2 when there is nothing to audit."""
+player kept. Exit status 0 valid, 1 invalid, 2 when there is nothing to audit.
+
+It sits above the auditor, which is pure: this command opens the store, the auditor never."""
 
 from __future__ import annotations
 
@@ -15,14 +17,14 @@ from typing import TextIO
 
 from eventstore import EventStoreError, RedisEventStore, StoredEvent, redacted_url, store_redis_url
 
-from ..app.match import stream_of
-from ..app.runtime import STORE_PREFIX
-from ..records import KeyFormatError, KeySet, PublishedKey
-from ..records.keys import KEY_BYTES, b64decode_exact
-from .auditor import audit_events, audit_log
-from .jsonl import AuditInputError
-from .receipts import parse_receipts
-from .report import AuditReport
+from .app import STORE_PREFIX
+from .app.match import stream_of
+from .audit.auditor import audit_events, audit_log
+from .audit.jsonl import AuditInputError
+from .audit.receipts import parse_receipts
+from .audit.report import AuditReport
+from .records import KeyFormatError, KeySet, PublishedKey
+from .records.keys import KEY_BYTES, b64decode_exact
 
 
 class _Unreadable(Exception):

@@ -1,4 +1,4 @@
-"""`daifugo serve` as a child process on free ports: for benchmarks and tests that need
+"""`daifugo serve` as a child process on free ports: for tests and benchmarks that need
 a real second process (one to kill -9, two behind a load balancer)."""
 
 from __future__ import annotations
@@ -15,8 +15,7 @@ from pathlib import Path
 from typing import IO
 
 from eventstore.embedded import tied_to_parent
-
-from .app.signing import create_key_file, now_ms
+from service.app.signing import create_key_file, now_ms
 
 _STARTED = re.compile(r"gRPC on ([^,]+:(\d+)), REST on http://[^ ,]+:(\d+)")
 
