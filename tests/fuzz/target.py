@@ -101,13 +101,21 @@ def hidden_from(match: Match, viewer_seat: int | None) -> set[str]:
     return hidden
 
 
+OPAQUE_RUN = re.compile(r"[0-9A-Za-z+/=_-]{16,}")
+MAX_CARD_CODE = 3
+
+
 def leaked(text: str, secrets: Iterable[str], sent: bytes) -> set[str]:
     """Which ``secrets`` appear in ``text`` as whole words, unless the request itself
     carried them (a refusal may quote what it was sent)."""
     found = set()
+    # a card code is a word of its own, never a piece of a signature, digest or token
+    # (base64 runs hold "+AC/" by chance): those runs are opaque to the card check
+    words = OPAQUE_RUN.sub(" ", text)
     for secret in secrets:
         if secret.encode() in sent:
             continue
-        if re.search(rf"(?<![0-9A-Za-z_-]){re.escape(secret)}(?![0-9A-Za-z_-])", text):
+        where = words if len(secret) <= MAX_CARD_CODE else text
+        if re.search(rf"(?<![0-9A-Za-z_-]){re.escape(secret)}(?![0-9A-Za-z_-])", where):
             found.add(secret)
     return found
