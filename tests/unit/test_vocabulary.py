@@ -165,7 +165,7 @@ def test_states_hold_the_members_themselves_which_the_engine_compares_by_identit
             assert isinstance(events, list)
             state = fold(state, events)
             held = [state.phase, state.eleven_back, state.waiting_for]
-            held += [step for step, _ in state.pending] + [how for _, how in state.bottom]
+            held += [step[0] for step in state.pending] + [how for _, how in state.bottom]
             for value in held:
                 assert value is None or type(value) in (
                     words.Phase,
