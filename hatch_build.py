@@ -18,7 +18,7 @@ COMPILED = [
     f"service/rules/{name}.py"
     for name in (
         "cards", "commands", "dealing", "decider", "events", "evolve", "judging",
-        "legal", "melds", "memo", "readings", "refusals", "rulesets", "state",
+        "legal", "melds", "memo", "readings", "refusals", "rulesets", "state", "vocabulary",
     )
 ]  # fmt: skip
 

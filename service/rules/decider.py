@@ -130,57 +130,59 @@ def decide(state: MatchState, command: Command) -> Decision:
 
 
 def _decide(state: MatchState, command: Command) -> list[ev.Event]:
-    match command:
-        case Deal():
-            return _deal(state, command)
-        case SetUp():
-            return _set_up(state, command)
-        case Play() | Pass() | Give() | Discard() | Bomb() | Pick():
-            _check_seat_command(state, command)
-            return _seat_command(state, command)
-        case _:
-            _no_command(command)
+    # isinstance, not ``match``: mypyc compiles a class pattern to a generic
+    # isinstance call, and an isinstance of a compiled class to one type compare
+    if isinstance(command, Deal):
+        return _deal(state, command)
+    elif isinstance(command, SetUp):
+        return _set_up(state, command)
+    elif isinstance(command, (Play, Pass, Give, Discard, Bomb, Pick)):
+        _check_seat_command(state, command)
+        return _seat_command(state, command)
+    else:
+        _no_command(command)
 
 
 def _seat_command(state: MatchState, command: SeatCommand) -> list[ev.Event]:
     waiting = state.waiting_for
-    match command:
-        case Play():
-            if waiting == PLAY:
-                if must_pass_at_leisure(state):
-                    raise Refused(
-                        RefusalCode.WRONG_ACTION, "the previous 大富豪 passes on their first turn"
-                    )
-                return _play(state, command)
-            if waiting in (FOUR_STOP, EIGHT_CUT_RETURN):
-                return _answer_four_stop(state, command)
-        case Pass():
-            if waiting == PLAY:
-                return _pass(state, command)
-            if waiting in (FOUR_STOP, EIGHT_CUT_RETURN):
-                return _decline_four_stop(state, command)
-        case Give():
-            if waiting in (EXCHANGE, SEVEN_PASS):
-                return _give(state, command)
-            if waiting == KING_PASTOR:
-                return _choose_for_pastor(state, command)
-        case Discard():
-            if waiting == TEN_DISCARD:
-                return _ten_discard(state, command)
-        case Bomb():
-            if waiting == QUEEN_BOMBER:
-                return _bomb(state, command)
-        case Pick():
-            if waiting in PICKS:
-                return _pick(state, command)
-        case _:
-            _no_command(command)
+    # isinstance, not ``match``: mypyc compiles a class pattern to a generic
+    # isinstance call, and an isinstance of a compiled class to one type compare
+    if isinstance(command, Play):
+        if waiting is PLAY:
+            if must_pass_at_leisure(state):
+                raise Refused(
+                    RefusalCode.WRONG_ACTION, "the previous 大富豪 passes on their first turn"
+                )
+            return _play(state, command)
+        if waiting is FOUR_STOP or waiting is EIGHT_CUT_RETURN:
+            return _answer_four_stop(state, command)
+    elif isinstance(command, Pass):
+        if waiting is PLAY:
+            return _pass(state, command)
+        if waiting is FOUR_STOP or waiting is EIGHT_CUT_RETURN:
+            return _decline_four_stop(state, command)
+    elif isinstance(command, Give):
+        if waiting is EXCHANGE or waiting is SEVEN_PASS:
+            return _give(state, command)
+        if waiting is KING_PASTOR:
+            return _choose_for_pastor(state, command)
+    elif isinstance(command, Discard):
+        if waiting is TEN_DISCARD:
+            return _ten_discard(state, command)
+    elif isinstance(command, Bomb):
+        if waiting is QUEEN_BOMBER:
+            return _bomb(state, command)
+    elif isinstance(command, Pick):
+        if waiting in PICKS:
+            return _pick(state, command)
+    else:
+        _no_command(command)
     raise Refused(RefusalCode.WRONG_ACTION, f"the game waits for {waiting}")
 
 
 def _no_command(command: Never) -> NoReturn:
-    """Where a match on commands ends: mypy rejects a command left without a case
-    (as ``assert_never``), and anything else that reaches it is refused."""
+    """Where a dispatch on commands ends: mypy rejects a command left without a
+    branch (as ``assert_never``), and anything else that reaches it is refused."""
     raise Refused(RefusalCode.BAD_REQUEST, f"{type(command).__name__} is not a command")
 
 
@@ -274,7 +276,7 @@ def _check_seat_command(state: MatchState, command: Command) -> None:
             or any(not isinstance(rank, int) or not 0 <= rank < 13 for rank in ranks)
         ):
             raise Refused(RefusalCode.BAD_REQUEST, "name each rank once")
-    if state.phase != IN_GAME:
+    if state.phase is not IN_GAME:
         raise Refused(RefusalCode.GAME_OVER, "no game is in progress")
     if seat != state.turn:
         raise Refused(RefusalCode.NOT_YOUR_TURN, f"it is seat {state.turn}'s turn")
@@ -300,9 +302,9 @@ def _is_int(value: object) -> bool:
 
 
 def _deal(state: MatchState, command: Deal) -> list[ev.Event]:
-    if state.phase == Phase.MATCH_OVER:
+    if state.phase is Phase.MATCH_OVER:
         raise Refused(RefusalCode.GAME_OVER, "the match is over")
-    if state.phase == Phase.IN_GAME:
+    if state.phase is Phase.IN_GAME:
         raise Refused(RefusalCode.WRONG_ACTION, "a game is in progress")
     if not is_deck_order(state.rules, tuple(command.deck)):
         raise Refused(RefusalCode.BAD_REQUEST, "the deck is not an order of the whole deck")
@@ -347,7 +349,7 @@ def _drawn_order(order: tuple[int, ...], players: int, *, what: str) -> tuple[in
 
 
 def _set_up(state: MatchState, command: SetUp) -> list[ev.Event]:
-    if state.phase != Phase.BEFORE_DEAL:
+    if state.phase is not Phase.BEFORE_DEAL:
         raise Refused(
             RefusalCode.WRONG_ACTION, "a position can only be set up before the first deal"
         )
@@ -538,7 +540,7 @@ def _answer_four_stop(state: MatchState, command: Play) -> list[ev.Event]:
     """An answer in a four-stop or eight-cut-return window (docs/RULES.md §3 #15, §5 #34)."""
     seat = command.seat
     meld = classify(command.cards, command.jokers_as, reversed_order=state.reversed_order)
-    four_stop = state.waiting_for == FOUR_STOP and meld is not None and is_four_stop_answer(meld)
+    four_stop = state.waiting_for is FOUR_STOP and meld is not None and is_four_stop_answer(meld)
     eights = (
         meld is not None
         and rule_on(state, "eight_cut_return")
@@ -610,7 +612,7 @@ def _choose_for_pastor(state: MatchState, command: Give) -> list[ev.Event]:
         raise Refused(RefusalCode.CARD_NOT_IN_HAND, "that card is not in your hand")
     work = _Work(state)
     work.emit(ev.CardChosen(seat, cards))
-    if not work.state.pending or work.state.pending[0][0] != KING_PASTOR:
+    if not work.state.pending or work.state.pending[0][0] is not KING_PASTOR:
         # every card moves at once, so none received is passed on (§5.3 #52)
         for giver, card in work.state.chosen:
             to = work.state.next_active(giver)
@@ -627,7 +629,7 @@ def _pick_steps(work: _Work, seat: int, meld: Meld, applying: frozenset[str]) ->
     """King's march, zombie and king pastor after a play (docs/RULES.md §5.5 step 4)."""
     state = work.state
     # a ten-discard to come puts a card in the pile before the pick
-    discarding = any(step == TEN_DISCARD for step, _, _ in state.pending)
+    discarding = any(step is TEN_DISCARD for step, _, _ in state.pending)
     kings = meld.real_count(RANK_K) if "kings_march" in applying else 0
     if kings and state.is_active(seat) and state.hands[seat]:
         if pickable(state) or discarding:
@@ -707,15 +709,15 @@ def _apply_play(work: _Work, seat: int, meld: Meld, *, reason: str) -> None:
     in_force = before.in_force
     cause = revolution_cause(before, meld)
     # §5's effects do not apply to an omen play itself (docs/RULES.md §5.1)
-    applying = in_force - CANCELLED_BY_OMEN if cause == RevolutionCause.OMEN else in_force
+    applying = in_force - CANCELLED_BY_OMEN if cause is RevolutionCause.OMEN else in_force
     flush = flush_reason(before, meld, applying)
-    four_stop = flush == FlushReason.EIGHT_CUT and four_stop_applies(before, meld)
+    four_stop = flush is FlushReason.EIGHT_CUT and four_stop_applies(before, meld)
     answered = (
-        flush == FlushReason.EIGHT_CUT
+        flush is FlushReason.EIGHT_CUT
         and "eight_cut_return" in applying
         and meld.kind in (Kind.SINGLE, Kind.GROUP)
     )
-    great_revolution = cause == RevolutionCause.GREAT_REVOLUTION
+    great_revolution = cause is RevolutionCause.GREAT_REVOLUTION
     finishing = before.hands[seat] == meld.mask
     forbidden = finishing and not great_revolution and is_forbidden_finish(before, meld)
 
@@ -745,7 +747,7 @@ def _apply_play(work: _Work, seat: int, meld: Meld, *, reason: str) -> None:
             _further_locks(work, applying)
     if cause is not None:
         work.emit(ev.RevolutionChanged(not state.revolution, cause))
-        if cause == RevolutionCause.OMEN:
+        if cause is RevolutionCause.OMEN:
             work.emit(ev.OmenInvoked(seat))
     if not work.state.in_force.isdisjoint(_STRENGTH_RULES):
         _strength_effects(work, before, meld)

@@ -43,83 +43,84 @@ def fold(state: MatchState, events: Iterable[ev.Event]) -> MatchState:
 
 def apply(state: MatchState, event: ev.Event) -> None:
     """Apply ``event`` to ``state`` in place (only on a state you own). The most
-    frequent events come first; mypy rejects an event left without a case."""
-    match event:
-        case ev.CardsPlayed():
-            _cards_played(state, event)
-        case ev.TurnMoved():
-            state.turn = event.seat
-        case ev.Passed():
-            _passed(state, event)
-        case ev.FieldFlushed():
-            _field_flushed(state, event)
-        case ev.PlayerFinished():
-            _player_finished(state, event)
-        case ev.GameDealt():
-            _game_dealt(state, event)
-        case ev.GameEnded():
-            _game_ended(state, event)
-        case ev.SuitLocked():
-            state.suit_lock = event.suits
-            state.partial_lock = event.partial
-        case ev.ColorLocked():
-            state.color_lock = RED if event.color == Color.RED else BLACK
-        case ev.LocksReleased():
-            _clear_locks(state)
-        case ev.RevolutionChanged():
-            state.revolution = event.revolution
-        case ev.CardsGiven():
-            _cards_given(state, event)
-        case ev.ExchangeStarted():
-            state.exchange_steps = event.steps
-            state.turn = event.steps[0][0]
-        case ev.StepRequired():
-            _step_required(state, event)
-        case ev.CardsDiscarded():
-            _cards_discarded(state, event)
-        case ev.NumberLocked():
-            state.number_lock = True
-        case ev.DirectionReversed():
-            state.direction = event.direction
-        case ev.ElevenBackStarted():
-            state.eleven_back = event.reading
-        case ev.ElevenBackStrengthened():
-            state.eleven_back_lasts = 1
-        case ev.ElevenBackEnded():
-            state.eleven_back = ElevenBack.NONE
-            state.eleven_back_lasts = 0
-        case ev.TwoBackStarted():
-            state.two_back = True
-        case ev.PlayersSkipped():
-            pass  # it only informs: the turn moves with the next event
-        case ev.FourStopOffered():
-            state.four_stop = event.seats
-            state.window = FOUR_STOP
-            state.turn = event.seats[0]
-        case ev.EightCutReturnOffered():
-            state.four_stop = event.seats
-            state.window = FOUR_STOP if event.four_stop else EIGHT_CUT_RETURN
-            state.turn = event.seats[0]
-        case ev.PilePicked():
-            _pile_picked(state, event)
-        case ev.CardChosen():
-            state.chosen = (*state.chosen, (event.seat, event.cards))
-            _step_done(state)
-        case ev.RanksBombed():
-            _step_done(state)
-        case ev.PlayerFell():
-            _leave(state, event.seat)
-            state.bottom = (*state.bottom, (event.seat, Bottom.FALLEN))
-        case ev.OmenInvoked():
-            state.omen = True
-            state.in_force -= CANCELLED_BY_OMEN
-        case ev.HandsSwapped():
-            _set_hand(state, event.seats[0], event.hands[0])
-            _set_hand(state, event.seats[1], event.hands[1])
-        case ev.MatchEnded():
-            state.phase = Phase.MATCH_OVER
-        case _:
-            assert_never(event)
+    frequent events come first; mypy rejects an event left without a branch.
+    isinstance, not ``match``: mypyc compiles a class pattern to a generic
+    isinstance call, and an isinstance of a compiled class to one type compare."""
+    if isinstance(event, ev.CardsPlayed):
+        _cards_played(state, event)
+    elif isinstance(event, ev.TurnMoved):
+        state.turn = event.seat
+    elif isinstance(event, ev.Passed):
+        _passed(state, event)
+    elif isinstance(event, ev.FieldFlushed):
+        _field_flushed(state, event)
+    elif isinstance(event, ev.PlayerFinished):
+        _player_finished(state, event)
+    elif isinstance(event, ev.GameDealt):
+        _game_dealt(state, event)
+    elif isinstance(event, ev.GameEnded):
+        _game_ended(state, event)
+    elif isinstance(event, ev.SuitLocked):
+        state.suit_lock = event.suits
+        state.partial_lock = event.partial
+    elif isinstance(event, ev.ColorLocked):
+        state.color_lock = RED if event.color == Color.RED else BLACK
+    elif isinstance(event, ev.LocksReleased):
+        _clear_locks(state)
+    elif isinstance(event, ev.RevolutionChanged):
+        state.revolution = event.revolution
+    elif isinstance(event, ev.CardsGiven):
+        _cards_given(state, event)
+    elif isinstance(event, ev.ExchangeStarted):
+        state.exchange_steps = event.steps
+        state.turn = event.steps[0][0]
+    elif isinstance(event, ev.StepRequired):
+        _step_required(state, event)
+    elif isinstance(event, ev.CardsDiscarded):
+        _cards_discarded(state, event)
+    elif isinstance(event, ev.NumberLocked):
+        state.number_lock = True
+    elif isinstance(event, ev.DirectionReversed):
+        state.direction = event.direction
+    elif isinstance(event, ev.ElevenBackStarted):
+        state.eleven_back = event.reading
+    elif isinstance(event, ev.ElevenBackStrengthened):
+        state.eleven_back_lasts = 1
+    elif isinstance(event, ev.ElevenBackEnded):
+        state.eleven_back = ElevenBack.NONE
+        state.eleven_back_lasts = 0
+    elif isinstance(event, ev.TwoBackStarted):
+        state.two_back = True
+    elif isinstance(event, ev.PlayersSkipped):
+        pass  # it only informs: the turn moves with the next event
+    elif isinstance(event, ev.FourStopOffered):
+        state.four_stop = event.seats
+        state.window = FOUR_STOP
+        state.turn = event.seats[0]
+    elif isinstance(event, ev.EightCutReturnOffered):
+        state.four_stop = event.seats
+        state.window = FOUR_STOP if event.four_stop else EIGHT_CUT_RETURN
+        state.turn = event.seats[0]
+    elif isinstance(event, ev.PilePicked):
+        _pile_picked(state, event)
+    elif isinstance(event, ev.CardChosen):
+        state.chosen = (*state.chosen, (event.seat, event.cards))
+        _step_done(state)
+    elif isinstance(event, ev.RanksBombed):
+        _step_done(state)
+    elif isinstance(event, ev.PlayerFell):
+        _leave(state, event.seat)
+        state.bottom = (*state.bottom, (event.seat, Bottom.FALLEN))
+    elif isinstance(event, ev.OmenInvoked):
+        state.omen = True
+        state.in_force -= CANCELLED_BY_OMEN
+    elif isinstance(event, ev.HandsSwapped):
+        _set_hand(state, event.seats[0], event.hands[0])
+        _set_hand(state, event.seats[1], event.hands[1])
+    elif isinstance(event, ev.MatchEnded):
+        state.phase = Phase.MATCH_OVER
+    else:
+        assert_never(event)
 
 
 def _set_hand(s: MatchState, seat: int, hand: int) -> None:
@@ -166,11 +167,11 @@ def _cards_given(s: MatchState, e: ev.CardsGiven) -> None:
     hands[e.seat] = remove_cards(hands[e.seat], e.cards)
     hands[e.to] = add_cards(hands[e.to], e.cards)
     s.hands = tuple(hands)
-    if e.reason == GiveReason.EXCHANGE:
+    if e.reason is GiveReason.EXCHANGE:
         s.exchange_steps = s.exchange_steps[1:]
-    elif e.reason == GiveReason.SEVEN_PASS:
+    elif e.reason is GiveReason.SEVEN_PASS:
         _step_done(s)
-    elif e.reason == GiveReason.KING_PASTOR:
+    elif e.reason is GiveReason.KING_PASTOR:
         s.chosen = s.chosen[1:]
     # TAKEN: the automatic exchange moved them before any give
 
@@ -279,7 +280,7 @@ def _cards_discarded(s: MatchState, e: ev.CardsDiscarded) -> None:
     _set_hand(s, e.seat, remove_cards(s.hands[e.seat], e.cards))
     s.out = add_cards(s.out, e.cards)
     s.pile = add_cards(s.pile, e.cards)
-    if e.reason == DiscardReason.TEN_DISCARD:
+    if e.reason is DiscardReason.TEN_DISCARD:
         _step_done(s)
 
 

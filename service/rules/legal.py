@@ -58,24 +58,24 @@ _D3 = 1
 
 def legal_actions(state: MatchState) -> list[SeatCommand]:
     """Every action the seat to act may take now (empty when nobody may act)."""
-    if state.phase != IN_GAME or state.turn is None:
+    if state.phase is not IN_GAME or state.turn is None:
         return []
     seat = state.turn
     hand = state.hands[seat]
     waiting = state.waiting_for
-    if waiting == PLAY:
+    if waiting is PLAY:
         if must_pass_at_leisure(state):
             return [_PASSES[seat]]
         plays: list[SeatCommand] = [_play(seat, m) for m in legal_melds(state)]
         if state.field is not None or state.rules.leader_may_pass:
             plays.append(_PASSES[seat])
         return plays
-    if waiting in (FOUR_STOP, EIGHT_CUT_RETURN):
+    if waiting is FOUR_STOP or waiting is EIGHT_CUT_RETURN:
         answers: list[SeatCommand] = [Pass(seat)]
         fours = rank_suits(hand, RANK_4)
         eights = rank_suits(hand, RANK_8)
         size = state.field.size if state.field is not None else 0
-        if waiting == FOUR_STOP:
+        if waiting is FOUR_STOP:
             answers += [Play(seat, p << RANK_4 * 4) for p in _SUBSETS_BY_SIZE[fours][2]]
         if rule_on(state, "eight_cut_return") and size <= 4:
             # real 8s of the pending cut's size (docs/RULES.md §5 #34)
@@ -83,19 +83,19 @@ def legal_actions(state: MatchState) -> list[SeatCommand]:
         return answers
     if waiting in PICKS:
         return [Pick(seat, p) for p in _pick_choices(pickable(state), state.pending[0][1])]
-    if waiting == KING_PASTOR:
+    if waiting is KING_PASTOR:
         return [Give(seat, g) for g in _card_choices(hand, 1)]
-    if waiting == EXCHANGE:
+    if waiting is EXCHANGE:
         _, _, count, strongest = state.exchange_steps[0]
         if strongest:
             return [Give(seat, g) for g in _strongest_choices(hand, count, state.reversed_order)]
         return [Give(seat, g) for g in _card_choices(hand, count)]
     count = state.pending[0][1]
-    if waiting == SEVEN_PASS:
+    if waiting is SEVEN_PASS:
         return [Give(seat, g) for g in _card_choices(hand, count)]
-    if waiting == TEN_DISCARD:
+    if waiting is TEN_DISCARD:
         return [Discard(seat, d) for d in _card_choices(hand, count)]
-    if waiting == QUEEN_BOMBER:
+    if waiting is QUEEN_BOMBER:
         return [Bomb(seat, ranks) for ranks in combinations(range(13), count)]
     return []
 

@@ -145,7 +145,7 @@ class MatchState:
 
     @property
     def waiting_for(self) -> WaitingFor | None:
-        if self.phase != IN_GAME:
+        if self.phase is not IN_GAME:
             return None
         if self.exchange_steps:
             return EXCHANGE
@@ -158,15 +158,15 @@ class MatchState:
     @property
     def reversed_order(self) -> bool:
         """The strength order in force: revolution XOR eleven-back XOR two-back."""
-        return (self.revolution != (self.eleven_back == STRENGTH)) != self.two_back
+        return (self.revolution != (self.eleven_back is STRENGTH)) != self.two_back
 
     @property
     def turn_direction(self) -> int:
-        return -self.direction if self.eleven_back == ORDER else self.direction
+        return -self.direction if self.eleven_back is ORDER else self.direction
 
     @property
     def game_over(self) -> bool:
-        return self.phase in (Phase.GAME_OVER, Phase.MATCH_OVER)
+        return self.phase is Phase.GAME_OVER or self.phase is Phase.MATCH_OVER
 
     def is_active(self, seat: int) -> bool:
         return bool(self.active >> seat & 1)
@@ -210,8 +210,8 @@ class MatchState:
 def bottom_block(order: str, bottom: tuple[tuple[int, Bottom], ...]) -> list[int]:
     """Seats at the bottom, best place first (docs/RULES.md §1 Forbidden finish)."""
     if order == "federation":
-        fallen = [seat for seat, how in bottom if how == Bottom.FALLEN]
-        forbidden = [seat for seat, how in bottom if how == Bottom.FORBIDDEN]
+        fallen = [seat for seat, how in bottom if how is Bottom.FALLEN]
+        forbidden = [seat for seat, how in bottom if how is Bottom.FORBIDDEN]
         return fallen + forbidden[::-1]
     return [seat for seat, _ in bottom]
 

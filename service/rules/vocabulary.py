@@ -190,10 +190,12 @@ class ViewerKind(StrEnum):
 
 
 # -- the members the engine compares on its hot path, as module constants ------
-# Reading a member off its Enum class goes through the metaclass each time, which
-# doubled the cost of ``MatchState.reversed_order`` (compiled); a module constant
-# is one load. Only the engine's hot paths (state, legal, decider) import these;
-# everywhere else spells ``Phase.IN_GAME``.
+# Pure Python reads a member off its Enum class through the metaclass each time; a
+# module constant is one load. mypyc compiles this module too, so compiled code loads
+# any member as a static. The hot paths compare members with ``is`` (every state and
+# event holds the members themselves: records.py decodes words to them), a pointer
+# compare where ``==`` is a generic rich compare under mypyc. Only the engine's hot
+# paths (state, legal, decider) import these; everywhere else spells ``Phase.IN_GAME``.
 IN_GAME: Final = Phase.IN_GAME
 PLAY: Final = WaitingFor.PLAY
 EXCHANGE: Final = WaitingFor.EXCHANGE

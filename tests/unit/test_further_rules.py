@@ -10,6 +10,7 @@ import pytest
 
 from service.rules import Pass, Play, rule_set
 from service.rules import events as ev
+from service.rules import vocabulary as words
 from service.rules.legal import legal_actions
 from service.rules.narration import describe
 from service.rules.views import event_record
@@ -107,7 +108,7 @@ def test_kyo_ochi_is_not_switched_off_by_an_omen() -> None:
 def test_kyo_ochi_is_narrated() -> None:
     rules = rule_set("torasobi", {"kyo_ochi": True})
     assert rules.kyo_ochi
-    line = describe(event_record(ev.PlayerFell(1, 4, 0, "kyo_ochi")), 4)
+    line = describe(event_record(ev.PlayerFell(1, 4, 0, words.FallCause.KYO_OCHI)), 4)
     assert line == "seat 1 falls to 4th (大貧民): kyo-ochi"
     line = describe(event_record(ev.PlayerFell(0, 4)), 4)
     assert line == "seat 0 falls to 4th (大貧民): miyako-ochi"
@@ -494,7 +495,7 @@ def test_reverse_is_cancelled_by_a_flush() -> None:
 
 
 def test_reverse_is_narrated_with_its_rule() -> None:
-    record = event_record(ev.DirectionReversed(-1, "king_reverse"))
+    record = event_record(ev.DirectionReversed(-1, words.ReverseCause.KING_REVERSE))
     assert describe(record, 4) == "king-reverse: direction reversed"
     assert describe(event_record(ev.DirectionReversed(-1)), 4) == "nine-reverse: direction reversed"
 
@@ -890,7 +891,7 @@ def test_finish_flush_not_at_the_game_s_end() -> None:
 
 
 def test_finish_flush_is_narrated() -> None:
-    record = event_record(ev.FieldFlushed("finish_flush", 2))
+    record = event_record(ev.FieldFlushed(words.FlushReason.FINISH_FLUSH, 2))
     assert describe(record, 4) == "finish-flush: field flushed, seat 2 leads"
 
 
@@ -1039,7 +1040,7 @@ def test_color_lock_holds_after_an_omen() -> None:
 
 
 def test_color_lock_is_narrated() -> None:
-    assert describe(event_record(ev.ColorLocked("red")), 3) == "colour lock: red"
+    assert describe(event_record(ev.ColorLocked(words.Color.RED)), 3) == "colour lock: red"
 
 
 # -- 39 partial lock --------------------------------------------------------------------
@@ -1179,7 +1180,7 @@ def test_queen_release_off_the_lock_stays() -> None:
 
 
 def test_queen_release_is_narrated() -> None:
-    record = event_record(ev.LocksReleased("queen_release"))
+    record = event_record(ev.LocksReleased(words.EndCause.QUEEN_RELEASE))
     assert describe(record, 3) == "queen-release: every lock ends"
 
 
@@ -1486,7 +1487,7 @@ def test_king_pastor_a_choice_is_hidden_from_the_others() -> None:
 
 
 def test_picks_are_narrated() -> None:
-    record = event_record(ev.PilePicked(1, 1 << 43, 2, "zombie"))
+    record = event_record(ev.PilePicked(1, 1 << 43, 2, words.WaitingFor.ZOMBIE))
     assert describe(record, 3) == "seat 1 takes KS from the discard pile for seat 2 (zombie)"
     record = event_record(ev.EightCutReturnOffered((1, 2)))
     assert describe(record, 3) == "eight-cut return offered to seat 1, seat 2 (8s)"

@@ -15,6 +15,7 @@ from service.rules.events import Event
 from service.rules.legal import legal_actions
 from service.rules.notation import parse_mask
 from service.rules.state import MatchState
+from service.rules.vocabulary import FinishCause, FlushReason, RevolutionCause
 
 from .scenario_helpers import bomb, cards, discard, give, pass_, play, run
 
@@ -615,9 +616,11 @@ def test_great_revolution_with_emperor_events_come_in_effect_order() -> None:
     assert [type(event) for event in events] == [
         ev.CardsPlayed, ev.RevolutionChanged, ev.PlayerFinished, ev.FieldFlushed,
     ]  # fmt: skip
-    assert events[1] == ev.RevolutionChanged(True, "great_revolution")
-    assert events[2] == ev.PlayerFinished(0, 1, False, "great_revolution", parse_mask(["4D", "9C"]))
-    assert events[3] == ev.FieldFlushed("emperor", 1)
+    assert events[1] == ev.RevolutionChanged(True, RevolutionCause.GREAT_REVOLUTION)
+    assert events[2] == ev.PlayerFinished(
+        0, 1, False, FinishCause.GREAT_REVOLUTION, parse_mask(["4D", "9C"])
+    )
+    assert events[3] == ev.FieldFlushed(FlushReason.EMPEROR, 1)
 
 
 def test_great_revolution_with_emperor_goes_on_any_field() -> None:

@@ -139,3 +139,39 @@ def test_each_vocabulary_is_a_str_enum() -> None:
     for value in vars(words).values():
         if inspect.isclass(value) and value.__module__ == words.__name__:
             assert issubclass(value, StrEnum)
+
+
+def test_states_hold_the_members_themselves_which_the_engine_compares_by_identity() -> None:
+    import random
+
+    from service.rules.legal import legal_actions
+    from service.rules.rulesets import all_local_rules_on
+
+    for preset in ("federation", "torasobi"):
+        rules = all_local_rules_on(rule_set(preset)).with_options({"eleven_back": "order"})
+        rng = random.Random(7)
+        deck = list(deck_for(rules))
+        state = initial_state(rules, 4)
+        seen: set[object] = set()
+        for _ in range(3000):
+            if state.phase is words.Phase.MATCH_OVER:
+                state = initial_state(rules, 4)
+            if state.phase is not words.Phase.IN_GAME:
+                rng.shuffle(deck)
+                events = decide(state, Deal(tuple(deck)))
+            else:
+                legal = legal_actions(state)
+                events = decide(state, legal[rng.randrange(len(legal))])
+            assert isinstance(events, list)
+            state = fold(state, events)
+            held = [state.phase, state.eleven_back, state.waiting_for]
+            held += [step[0] for step in state.pending] + [how for _, how in state.bottom]
+            for value in held:
+                assert value is None or type(value) in (
+                    words.Phase,
+                    words.ElevenBack,
+                    words.WaitingFor,
+                    words.Bottom,
+                ), value
+            seen.update(held)
+        assert words.ElevenBack.ORDER in seen and words.WaitingFor.EXCHANGE in seen
