@@ -5,7 +5,8 @@ A seat sees its own hand, counts of the others and public plays. A spectator
 sees no hands. A player who leaves the game holding cards keeps them in their
 hand until the next deal, seen by them alone. Blind and unused cards and
 discards are seen by nobody until the match ends, when everything is revealed
-to everyone. The auditor's view (everything) opens only then.
+to everyone. The auditor's view (everything) opens only then; a replay of a
+match that has ended shows every card at every step of it (``match_over``).
 """
 
 from __future__ import annotations
@@ -105,9 +106,10 @@ def _codes(mask: int) -> tuple[str, ...]:
     return tuple(format_mask(mask))
 
 
-def build_view(state: MatchState, viewer: Viewer) -> View:
-    """The state as ``viewer`` may see it."""
-    revealed = state.phase == Phase.MATCH_OVER
+def build_view(state: MatchState, viewer: Viewer, *, match_over: bool = False) -> View:
+    """The state as ``viewer`` may see it. ``match_over``: the state is a step of a
+    match that has since ended (a replay), so every card of it is open."""
+    revealed = match_over or state.phase == Phase.MATCH_OVER
     if viewer.kind == ViewerKind.AUDITOR and not revealed:
         raise ViewNotOpen("the auditor's view opens when the match ends")
     seat = viewer.seat if viewer.kind == ViewerKind.SEAT else None
