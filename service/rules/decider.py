@@ -14,7 +14,6 @@ from typing import Never, NoReturn
 from . import events as ev
 from .cards import (
     JOKER,
-    RANK_J,
     REAL_CARDS,
     add_cards,
     contains,
@@ -56,6 +55,9 @@ from .judging import (
     is_lucky_seven,
     revolution_cause,
     rule_on,
+    starts_eleven_back,
+    starts_number_lock,
+    starts_suit_lock,
 )
 from .melds import Meld, classify
 from .refusals import Refusal, Refused
@@ -558,7 +560,7 @@ def _apply_play(work: _Work, seat: int, meld: Meld, *, reason: str) -> None:
     flush = flush_reason(before, meld)
     four_stop = flush == FlushReason.EIGHT_CUT and four_stop_applies(before, meld)
     great_revolution = cause == RevolutionCause.GREAT_REVOLUTION
-    eleven_back = "eleven_back" in in_force and meld.real_count(RANK_J) > 0
+    eleven_back = starts_eleven_back(before, meld)
     finishing = before.hands[seat] == meld.mask
     forbidden = finishing and not great_revolution and is_forbidden_finish(before, meld)
 
@@ -570,17 +572,17 @@ def _apply_play(work: _Work, seat: int, meld: Meld, *, reason: str) -> None:
         ev.CardsPlayed(seat, meld.mask, int(meld.kind), meld.low, meld.high, meld.jokers_as, reason)
     )
     state = work.state
-    if rules.suit_lock and not state.suit_lock and state.suit_run >= rules.suit_lock_after:
+    if starts_suit_lock(state):
         work.emit(ev.SuitLocked(state.suit_run_suits))
     elif rules.joker_suits and state.suit_lock and meld.is_single_joker:
         work.emit(ev.SuitLocked(0))  # a single joker neither makes nor keeps a lock
-    if rules.number_lock and not state.number_lock and state.number_run >= rules.number_lock_after:
+    if starts_number_lock(state):
         work.emit(ev.NumberLocked(meld.low))
     if cause is not None:
         work.emit(ev.RevolutionChanged(not state.revolution, cause))
         if cause == RevolutionCause.OMEN:
             work.emit(ev.OmenInvoked(seat))
-    if eleven_back and not state.eleven_back:
+    if eleven_back:
         work.emit(ev.ElevenBackStarted(rules.eleven_back))
 
     if finishing:

@@ -16,12 +16,30 @@ from dataclasses import dataclass, fields
 from typing import Any, assert_never
 
 from . import events as ev
-from .cards import cards_of, format_cards, format_mask, suit_letters
-from .melds import Kind
+from .cards import (
+    add_cards,
+    cards_of,
+    format_cards,
+    format_mask,
+    mask_of,
+    parse_card,
+    parse_reading,
+    parse_suits,
+    suit_letters,
+)
+from .melds import Kind, Meld, classify
 from .records import to_record
-from .rulesets import RuleSet
+from .rulesets import CANCELLED_BY_OMEN, RuleSet
 from .state import MatchState
-from .vocabulary import Bottom, DiscardReason, ElevenBack, Phase, ViewerKind, WaitingFor
+from .vocabulary import (
+    ORDER,
+    Bottom,
+    DiscardReason,
+    ElevenBack,
+    Phase,
+    ViewerKind,
+    WaitingFor,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +88,9 @@ class View:
     direction: int
     suit_lock: tuple[str, ...]
     number_lock: bool
+    suit_run: int  # plays in a row with one suit set (a suit lock starts at rules.suit_lock_after)
+    suit_run_suits: tuple[str, ...]
+    number_run: int  # plays in a row, each one rank stronger (the number lock's run)
     omen: bool
     passed: tuple[int, ...]
     active: tuple[int, ...]
@@ -141,6 +162,9 @@ def build_view(state: MatchState, viewer: Viewer, *, match_over: bool = False) -
         direction=state.turn_direction,
         suit_lock=tuple(suit_letters(state.suit_lock)),
         number_lock=state.number_lock,
+        suit_run=state.suit_run,
+        suit_run_suits=tuple(suit_letters(state.suit_run_suits)),
+        number_run=state.number_run,
         omen=state.omen,
         passed=tuple(s for s in range(state.players) if state.passed >> s & 1),
         active=tuple(s for s in range(state.players) if state.is_active(s)),
@@ -154,6 +178,61 @@ def build_view(state: MatchState, viewer: Viewer, *, match_over: bool = False) -
         unused=_codes(state.unused) if revealed else None,
         out_of_play=_codes(state.out) if revealed else None,
         options=dict(_options_of(state.rules)),
+    )
+
+
+def position_of(view: View, rules: RuleSet) -> MatchState:
+    """The public position ``view`` shows, under the table's ``rules``, as a state
+    that holds no cards (no hand, blind, unused or discarded card): what a seat's
+    client passes to the engine's own judgments (``judging``, ``readings``)."""
+    state = MatchState(rules, view.players, (0,) * view.players, rules.switched_on())
+    if view.omen:
+        state.in_force = state.in_force - CANCELLED_BY_OMEN
+    state.phase = view.phase
+    state.game_number = view.game_number
+    state.previous_places = view.previous_places
+    state.results = view.results
+    state.turn = view.turn
+    state.seating = view.seating
+    state.revolution = view.revolution
+    state.eleven_back = view.eleven_back
+    # the view shows the direction turns go in now; the state keeps the table's
+    state.direction = -view.direction if view.eleven_back == ORDER else view.direction
+    state.omen = view.omen
+    state.suit_lock = parse_suits(view.suit_lock)
+    state.number_lock = view.number_lock
+    state.suit_run = view.suit_run
+    state.suit_run_suits = parse_suits(view.suit_run_suits)
+    state.number_run = view.number_run
+    state.passed = _seat_mask(view.passed)
+    state.active = _seat_mask(view.active)
+    state.field_seat = view.field_seat
+    state.field = state.last_play = _field_meld(view, state)
+    return state
+
+
+def _seat_mask(seats: tuple[int, ...]) -> int:
+    mask = 0
+    for seat in seats:
+        mask |= 1 << seat
+    return mask
+
+
+def _field_meld(view: View, position: MatchState) -> Meld | None:
+    """The meld on the field, read back from its card codes and joker readings."""
+    if not view.field:
+        return None
+    mask = 0
+    for code in view.field:  # jokers repeat
+        mask = add_cards(mask, mask_of((parse_card(code),)))
+    return classify(
+        mask,
+        tuple(parse_reading(code) for code in view.field_jokers_as),
+        reversed_order=position.reversed_order,
+        stairs_allowed=True,
+        emperor_allowed=True,
+        past_ends=True,
+        joker_suits=position.rules.joker_suits,
     )
 
 
