@@ -11,10 +11,12 @@ under the rules is the engine's own judgment (``service.rules.judging``,
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from itertools import islice
 from math import comb
+from typing import Any
 
 from service.rules.cards import (
     JOKER,
@@ -96,14 +98,11 @@ class Table:
         """The table's rules: given, else those the view carries, else the preset's."""
         if rules is not None:
             return Table(rules)
-        preset = PRESETS.get(view.preset, PRESETS["torasobi"])
-        if view.options:
-            options = {k: v for k, v in view.options.items() if k != "preset"}
-            try:
-                return Table(preset.with_options(options))
-            except RuleSetError:
-                pass  # a newer service's option this client does not know
-        return Table(preset)
+        options = tuple(sorted((k, v) for k, v in view.options.items() if k != "preset"))
+        try:
+            return Table(_rules_of(view.preset, options))
+        except TypeError:  # an option whose value cannot be a cache key
+            return Table(_rules_of.__wrapped__(view.preset, options))
 
     def position(self, view: View) -> MatchState:
         """The public position ``view`` shows, under these rules (it holds no card)."""
@@ -112,6 +111,16 @@ class Table:
     @property
     def holds_passes(self) -> bool:
         return not self.rules.passed_may_play_again
+
+
+@functools.lru_cache(maxsize=64)
+def _rules_of(preset_name: str, options: tuple[tuple[str, Any], ...]) -> RuleSet:
+    """A table's rules from its view (a match's never change: read once, not each turn)."""
+    preset = PRESETS.get(preset_name, PRESETS["torasobi"])
+    try:
+        return preset.with_options(dict(options))
+    except RuleSetError:
+        return preset  # a newer service's option this client does not know
 
 
 # -- memory across one seat's views ------------------------------------------
