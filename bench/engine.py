@@ -27,7 +27,7 @@ from service.rules import Deal, MatchState, RuleSet, decide, fold, initial_state
 from service.rules import decider as decider_module
 from service.rules.dealing import deck_for
 from service.rules.legal import legal_actions
-from service.rules.rulesets import all_local_rules_on
+from service.rules.rulesets import LOCAL_RULES, all_local_rules_on
 from service.rules.vocabulary import Phase
 
 
@@ -132,7 +132,7 @@ def main() -> None:
     report("federation, 4 players", play_random_games(federation, 4, args.seconds))
     report("torasobi, 4 players", play_random_games(rule_set("torasobi"), 4, args.seconds))
     report("classic, 4 players", play_random_games(rule_set("classic"), 4, args.seconds))
-    report("federation + all 26 local rules, 4 players",
+    report(f"federation + all {len(LOCAL_RULES)} local rules, 4 players",
            play_random_games(all_local_rules_on(federation), 4, args.seconds))  # fmt: skip
     timed = play_random_games(federation, 4, args.seconds / 2, seed=2, time_legal=True)
     median = statistics.median(timed.legal_calls_ns) / 1000

@@ -26,6 +26,7 @@ from service.rules.cards import (
     JOKER,
     JOKER_BIT,
     JOKER_MASK_BY_COUNT,
+    RANK_3,
     REAL_CARDS,
     cards_of,
     joker_count,
@@ -33,12 +34,14 @@ from service.rules.cards import (
     rank_mask,
     remove_cards,
 )
-from service.rules.commands import Bomb, Discard, Give, Pass, Play, SeatCommand
+from service.rules.commands import Bomb, Discard, Give, Pass, Pick, Play, SeatCommand
 from service.rules.evolve import evolve
 from service.rules.judging import (
     RANK_4,
     RANK_7,
+    RANK_K,
     RANK_T,
+    ends_eleven_back,
     flush_reason,
     four_stop_applies,
     is_forbidden_finish,
@@ -48,6 +51,7 @@ from service.rules.judging import (
     starts_eleven_back,
     starts_number_lock,
     starts_suit_lock,
+    starts_two_back,
 )
 from service.rules.melds import TOP_RANK, Kind, Meld
 from service.rules.readings import finishes_forbidden
@@ -70,6 +74,41 @@ from .strategy import (
     strength,
     weakest_cards,
 )
+
+# the answer windows, the picks, and the steps that give or discard cards of the hand
+WINDOWS = (WaitingFor.FOUR_STOP, WaitingFor.EIGHT_CUT_RETURN)
+PICKS = (WaitingFor.SALVAGE, WaitingFor.KINGS_MARCH, WaitingFor.ZOMBIE)
+STEPS_OF_CARDS = (
+    WaitingFor.EXCHANGE,
+    WaitingFor.SEVEN_PASS,
+    WaitingFor.TEN_DISCARD,
+    WaitingFor.KING_PASTOR,
+)
+
+
+def choose_pick(view: View, actions: Sequence[SeatCommand], reversed_order: bool) -> SeatCommand:
+    """A card taken is one more to shed (docs/RULES.md §5.3): into its own hand a bot
+    takes only cards that win tricks (jokers, the two strongest ranks); for a
+    zombie it burdens the next player with the weakest card there is."""
+    picks = [a for a in actions if isinstance(a, Pick)]
+    if not picks:
+        return actions[0]
+
+    def strengths(pick: Pick) -> list[int]:
+        return [card_strength(card, reversed_order) for card in cards_of(pick.cards)]
+
+    if view.waiting_for == WaitingFor.ZOMBIE:
+        burdens = [p for p in picks if p.cards]
+        if not burdens:
+            return picks[0]
+        return min(burdens, key=lambda p: min(strengths(p)))
+    # never the rank that triggers the pick again: 3s (salvage) or Ks (king's
+    # march) taken back could be led and taken back round and round
+    again = rank_mask(RANK_3 if view.waiting_for == WaitingFor.SALVAGE else RANK_K)
+    strong = [p for p in picks if p.cards and not p.cards & again and min(strengths(p)) >= 11]
+    if not strong:
+        return next((p for p in picks if not p.cards), picks[0])
+    return max(strong, key=lambda p: (len(strengths(p)), sum(strengths(p))))
 
 
 class Bot:
@@ -129,9 +168,11 @@ class GreedyBot(Bot):
         waiting = view.waiting_for
         position = Table.for_view(view, self.rules).position(view)
         reversed_order = position.reversed_order
-        if waiting == WaitingFor.FOUR_STOP:
+        if waiting in WINDOWS:
             return next((a for a in actions if isinstance(a, Play)), actions[0])
-        if waiting in (WaitingFor.EXCHANGE, WaitingFor.SEVEN_PASS, WaitingFor.TEN_DISCARD):
+        if waiting in PICKS:
+            return choose_pick(view, actions, reversed_order)
+        if waiting in STEPS_OF_CARDS:
             return min(
                 actions,
                 key=lambda a: (
@@ -214,7 +255,7 @@ class Effects:
     revolts: bool = False
     flushes: bool = False
     four_stop: bool = False
-    eleven_strength: bool = False
+    eleven_strength: bool = False  # the order in force flips for the trick's next plays
     great_revolution: bool = False
     lucky_seven: bool = False
     sevens: int = 0
@@ -228,14 +269,17 @@ def effects_on(position: MatchState, meld: Meld, hand: int) -> Effects:
     cause = revolution_cause(position, meld)
     flush = flush_reason(position, meld)
     great = cause == RevolutionCause.GREAT_REVOLUTION
-    eleven = starts_eleven_back(position, meld)
+    strength = position.rules.eleven_back == ElevenBack.STRENGTH
+    eleven = strength and starts_eleven_back(position, meld)
+    # six-return ends a strength eleven-back; two-back reverses once more (§5 #42, #43)
+    six_return = position.eleven_back == ElevenBack.STRENGTH and ends_eleven_back(position, meld)
     return Effects(
         finishes=finishes,
         forbidden=finishes and not great and is_forbidden_finish(position, meld),
         revolts=cause is not None,
         flushes=flush is not None,
         four_stop=flush == FlushReason.EIGHT_CUT and four_stop_applies(position, meld),
-        eleven_strength=eleven and position.rules.eleven_back == ElevenBack.STRENGTH,
+        eleven_strength=eleven ^ six_return ^ starts_two_back(position, meld),
         great_revolution=great,
         lucky_seven=is_lucky_seven(position, meld),
         sevens=meld.real_count(RANK_7) if rule_on(position, "seven_pass") else 0,
@@ -347,12 +391,15 @@ class StrongerBot(Bot):
 
     def _decide(self, view: View, actions: Sequence[SeatCommand], tracker: Tracker) -> SeatCommand:
         waiting = view.waiting_for
-        if waiting == WaitingFor.FOUR_STOP:
+        if waiting in WINDOWS:
             return next((a for a in actions if isinstance(a, Play)), actions[0])
-        decision = _Decision(view, Table.for_view(view, self.rules), tracker, self.weights)
+        table = Table.for_view(view, self.rules)
+        if waiting in PICKS:
+            return choose_pick(view, actions, table.position(view).reversed_order)
+        decision = _Decision(view, table, tracker, self.weights)
         if waiting == WaitingFor.QUEEN_BOMBER:
             return decision.bomb(actions)
-        if waiting in (WaitingFor.EXCHANGE, WaitingFor.SEVEN_PASS, WaitingFor.TEN_DISCARD):
+        if waiting in STEPS_OF_CARDS:
             return decision.give(actions)
         return decision.play(actions)
 
@@ -485,7 +532,7 @@ class _Decision:
         if effects.great_revolution:
             return weights.finish
         base_order = self.base_order != effects.revolts
-        after_order = trick_order != effects.revolts != effects.eleven_strength
+        after_order = trick_order ^ effects.revolts ^ effects.eleven_strength
         left = remove_cards(self.hand, meld.mask)
         shed = effects.sevens + effects.tens
         if shed:

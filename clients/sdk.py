@@ -381,6 +381,10 @@ class SeatSession:
     async def bomb(self, ranks: str | Sequence[str]) -> ActResult:
         return await self._act("bomb", ranks=_codes(ranks))
 
+    async def pick(self, cards: str | Sequence[str] = ()) -> ActResult:
+        """Take cards from the discard pile (docs/RULES.md §5.4); none takes nothing."""
+        return await self._act("pick", _codes(cards))
+
     async def _act(
         self,
         action: str,
@@ -506,6 +510,10 @@ def view_from_message(message: pb.View) -> View:
         unused=tuple(message.unused) if message.unused else None,
         out_of_play=None,
         options=dict(_options(message.options.SerializeToString())),
+        two_back=message.two_back,
+        discard_pile=tuple(message.discard_pile),
+        color_lock=message.color_lock or None,
+        partial_lock=message.partial_lock,
     )
 
 

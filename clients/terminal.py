@@ -67,7 +67,8 @@ async def _ask(prompt: str) -> str:
 
 
 # what a seat does; the effects after one are said on its line
-_ACTIONS = {"CardsPlayed", "Passed", "CardsGiven", "CardsDiscarded", "RanksBombed"}
+_ACTIONS = {"CardsPlayed", "Passed", "CardsGiven", "CardsDiscarded", "RanksBombed", "PilePicked",
+            "CardChosen"}  # fmt: skip
 _OWN_LINE = {"GameDealt", "GameEnded", "MatchEnded", "SeedRevealed", "ExchangeStarted"}
 
 

@@ -15,6 +15,7 @@ from typing import Any
 from .rules import Refusal, SetUp, decide, fold, initial_state, rule_set
 from .rules.cards import format_mask, parse_suits, suit_letters
 from .rules.notation import parse_mask, seat_command
+from .rules.readings import COLORS
 from .rules.refusals import Refused
 from .rules.rulesets import RuleSetError
 from .rules.state import MatchState
@@ -121,7 +122,7 @@ def _start(data: dict[str, Any]) -> MatchState:
     return fold(state, decision)
 
 
-_ACTIONS = ("play", "pass", "give", "discard", "bomb")
+_ACTIONS = ("play", "pass", "give", "discard", "bomb", "pick")
 
 
 def _run_step(state: MatchState, step: Any) -> MatchState:
@@ -183,6 +184,10 @@ def observe(state: MatchState, key: str) -> Any:
         "forbidden": lambda s: [seat for seat, how in s.bottom if how == Bottom.FORBIDDEN],
         "fallen": lambda s: [seat for seat, how in s.bottom if how == Bottom.FALLEN],
         "game_over": lambda s: s.game_over,
+        "discard_pile": lambda s: sorted(format_mask(s.pile)),
+        "two_back": lambda s: s.two_back,
+        "color_lock": lambda s: COLORS.get(s.color_lock),
+        "partial_lock": lambda s: s.partial_lock,
     }
     if key not in readers:
         raise ScenarioError(f"unknown expect key {key!r}")
@@ -206,7 +211,7 @@ def check_expect(state: MatchState, expect: Any) -> None:
 
 def _normalised(key: str, wanted: Any) -> Any:
     """An expected value in the form ``observe`` reads (order-free lists sorted)."""
-    if key == "field":
+    if key in ("field", "discard_pile"):
         return sorted(format_mask(parse_mask(wanted)))
     if key == "suit_lock":
         return sorted(suit_letters(parse_suits(wanted)))

@@ -36,8 +36,17 @@ from ..match import (
     fold,
     stream_of,
 )
-from ..rules import Bomb, Deal, Discard, Give, Pass, Play, Refusal, SeatCommand
-from ..rules.events import CardsDiscarded, CardsGiven, CardsPlayed, GameDealt, Passed, RanksBombed
+from ..rules import Bomb, Deal, Discard, Give, Pass, Pick, Play, Refusal, SeatCommand
+from ..rules.events import (
+    CardChosen,
+    CardsDiscarded,
+    CardsGiven,
+    CardsPlayed,
+    GameDealt,
+    Passed,
+    PilePicked,
+    RanksBombed,
+)
 from ..rules.vocabulary import Phase
 from .deals import deck_of_deal
 from .decoding import Decoded, describe, describe_event, matches
@@ -76,6 +85,10 @@ def command_of(event: MatchEvent) -> SeatCommand | None:
         return Discard(event.seat, event.cards)
     if isinstance(event, RanksBombed):
         return Bomb(event.seat, event.ranks)
+    if isinstance(event, PilePicked):
+        return Pick(event.seat, event.cards)
+    if isinstance(event, CardChosen):
+        return Give(event.seat, event.cards)  # king pastor's choice
     return None
 
 

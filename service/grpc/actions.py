@@ -34,6 +34,8 @@ def _action_message(command: SeatCommand) -> pb.Action:
             return pb.Action(discard=pb.Discard(cards=notation.cards))
         case Action.BOMB:
             return pb.Action(bomb=pb.Bomb(ranks=notation.ranks))
+        case Action.PICK:
+            return pb.Action(pick=pb.Pick(cards=notation.cards))
         case _:
             assert_never(notation.action)
 
@@ -48,4 +50,6 @@ def command_from_message(seat: int, action: pb.Action) -> SeatCommand:
         return seat_command(seat, kind, getattr(action, kind).cards)
     if kind == "bomb":
         return seat_command(seat, kind, ranks=action.bomb.ranks)
+    if kind == "pick":
+        return seat_command(seat, kind, action.pick.cards)
     return seat_command(seat, kind or "nothing")

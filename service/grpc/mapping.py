@@ -143,6 +143,10 @@ def view_message(view: View, turn_deadline_ms: int | None = None) -> pb.View:
         waiting_for_value=WAITS.name(view.waiting_for),
         field_kind_value=FIELD_KINDS.name(view.field_kind),
         eleven_back_value=ELEVEN_BACKS.name(view.eleven_back),
+        two_back=view.two_back,
+        discard_pile=view.discard_pile,
+        color_lock=view.color_lock or "",
+        partial_lock=view.partial_lock,
     )
     for name in ("seat", "turn", "step_count", "field_seat"):
         value = getattr(view, name)

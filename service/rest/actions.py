@@ -47,7 +47,7 @@ async def get_seat(
     "/matches/{match_id:str}/actions",
     status_code=200,
     summary="Act for a seat",
-    description="Play, pass, give, discard or bomb for the token's seat. A refusal is 400 "
+    description="Play, pass, give, discard, bomb or pick for the token's seat. A refusal is 400 "
     "(bad_request, invalid_meld) or 409 (the rules' other reason codes) and changes nothing; "
     "a retry with the same request_id returns the first outcome; the same request_id for a "
     "different action is 409 request_id_reused.",

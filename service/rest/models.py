@@ -75,7 +75,7 @@ class EventPage(Struct):
     next: int | None  # the ``from`` of the next page; None: nothing more to see now
 
 
-ActionName = Literal["play", "pass", "give", "discard", "bomb"]  # rules.vocabulary.Action
+ActionName = Literal["play", "pass", "give", "discard", "bomb", "pick"]  # rules.vocabulary.Action
 
 
 class Action(Struct):

@@ -2,7 +2,7 @@
 ``evolve``, legal actions and views. Imports nothing from the rest of the
 project and does no I/O (a test enforces both)."""
 
-from .commands import Bomb, Command, Deal, Discard, Give, Pass, Play, SeatCommand, SetUp
+from .commands import Bomb, Command, Deal, Discard, Give, Pass, Pick, Play, SeatCommand, SetUp
 from .decider import Decision, decide
 from .evolve import evolve, fold
 from .refusals import REASON_CODES, Refusal
@@ -21,6 +21,7 @@ __all__ = [
     "Give",
     "MatchState",
     "Pass",
+    "Pick",
     "Play",
     "Refusal",
     "RuleSet",

@@ -92,7 +92,19 @@ class Bomb:
         return _pasteable(self)
 
 
-SeatCommand = Play | Pass | Give | Discard | Bomb
+@dataclass(frozen=True, slots=True, repr=False)
+class Pick:
+    """Take cards from the discard pile (salvage, king's march, zombie;
+    docs/RULES.md §5.4); no card (0) takes none."""
+
+    seat: int
+    cards: int
+
+    def __repr__(self) -> str:
+        return _pasteable(self)
+
+
+SeatCommand = Play | Pass | Give | Discard | Bomb | Pick
 Command = Deal | SetUp | SeatCommand
 
 

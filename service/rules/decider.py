@@ -14,6 +14,8 @@ from typing import Never, NoReturn
 from . import events as ev
 from .cards import (
     JOKER,
+    RANK_3,
+    RANK_J,
     REAL_CARDS,
     add_cards,
     contains,
@@ -24,7 +26,7 @@ from .cards import (
     rank_mask,
     remove_cards,
 )
-from .commands import Bomb, Command, Deal, Discard, Give, Pass, Play, SeatCommand, SetUp
+from .commands import Bomb, Command, Deal, Discard, Give, Pass, Pick, Play, SeatCommand, SetUp
 from .dealing import (
     are_strongest,
     deal,
@@ -41,47 +43,71 @@ from .dealing import (
 )
 from .evolve import apply
 from .judging import (
-    RANK_5,
     RANK_7,
-    RANK_9,
+    RANK_K,
     RANK_Q,
     RANK_T,
+    REVERSE_RULES,
+    SKIP_RULES,
+    any_lock,
     check_beats_field,
+    ends_eleven_back,
     flush_reason,
     four_stop_applies,
     holds_only_forbidden,
+    is_eight_cut_answer,
     is_forbidden_finish,
     is_four_stop_answer,
     is_lucky_seven,
+    kyo_ochi_falls,
+    must_pass_at_leisure,
+    pickable,
+    reverses_of,
     revolution_cause,
     rule_on,
+    skips_of,
     starts_eleven_back,
     starts_number_lock,
     starts_suit_lock,
+    starts_two_back,
 )
-from .melds import Meld, classify
+from .melds import Kind, Meld, classify
+from .readings import COLORS, group_of, lock_starting
 from .refusals import Refusal, Refused
+from .rulesets import CANCELLED_BY_OMEN
 from .state import MatchState, bottom_block
 from .vocabulary import (
+    EIGHT_CUT_RETURN,
     EXCHANGE,
     FOUR_STOP,
     IN_GAME,
+    KING_PASTOR,
+    KINGS_MARCH,
+    PICKS,
     PLAY,
     QUEEN_BOMBER,
+    SALVAGE,
     SEVEN_PASS,
     TEN_DISCARD,
+    ZOMBIE,
     Bottom,
     DiscardReason,
+    EndCause,
+    FallCause,
     FinishCause,
     FlushReason,
     GiveReason,
     Phase,
     RefusalCode,
     RevolutionCause,
+    SkipCause,
     WaitingFor,
 )
 
 Decision = list[ev.Event] | Refusal
+# the rules each group of effects needs, to pass it by cheaply when all are off
+_PICK_STEP_RULES = frozenset(("kings_march", "zombie", "king_pastor"))
+_STRENGTH_RULES = frozenset(("eleven_back", "two_back"))
 
 
 class _Work:
@@ -112,7 +138,7 @@ def _decide(state: MatchState, command: Command) -> list[ev.Event]:
             return _deal(state, command)
         case SetUp():
             return _set_up(state, command)
-        case Play() | Pass() | Give() | Discard() | Bomb():
+        case Play() | Pass() | Give() | Discard() | Bomb() | Pick():
             _check_seat_command(state, command)
             return _seat_command(state, command)
         case _:
@@ -124,23 +150,32 @@ def _seat_command(state: MatchState, command: SeatCommand) -> list[ev.Event]:
     match command:
         case Play():
             if waiting == PLAY:
+                if must_pass_at_leisure(state):
+                    raise Refused(
+                        RefusalCode.WRONG_ACTION, "the previous 大富豪 passes on their first turn"
+                    )
                 return _play(state, command)
-            if waiting == FOUR_STOP:
+            if waiting in (FOUR_STOP, EIGHT_CUT_RETURN):
                 return _answer_four_stop(state, command)
         case Pass():
             if waiting == PLAY:
                 return _pass(state, command)
-            if waiting == FOUR_STOP:
+            if waiting in (FOUR_STOP, EIGHT_CUT_RETURN):
                 return _decline_four_stop(state, command)
         case Give():
             if waiting in (EXCHANGE, SEVEN_PASS):
                 return _give(state, command)
+            if waiting == KING_PASTOR:
+                return _choose_for_pastor(state, command)
         case Discard():
             if waiting == TEN_DISCARD:
                 return _ten_discard(state, command)
         case Bomb():
             if waiting == QUEEN_BOMBER:
                 return _bomb(state, command)
+        case Pick():
+            if waiting in PICKS:
+                return _pick(state, command)
         case _:
             _no_command(command)
     raise Refused(RefusalCode.WRONG_ACTION, f"the game waits for {waiting}")
@@ -225,6 +260,10 @@ def _check_seat_command(state: MatchState, command: Command) -> None:
         cards = command.cards
         if not isinstance(cards, int) or cards <= 0 or not is_canonical(cards):
             raise Refused(RefusalCode.BAD_REQUEST, "the cards are missing or not cards")
+    if isinstance(command, Pick):
+        cards = command.cards
+        if not _is_int(cards) or cards < 0 or not is_canonical(cards):
+            raise Refused(RefusalCode.BAD_REQUEST, "the cards are not cards")
     if isinstance(command, Play) and any(
         not isinstance(card, int) or not (0 <= card <= JOKER or is_past_ends(card))
         for card in command.jokers_as
@@ -499,17 +538,130 @@ def _decline_four_stop(state: MatchState, command: Pass) -> list[ev.Event]:
 
 
 def _answer_four_stop(state: MatchState, command: Play) -> list[ev.Event]:
+    """An answer in a four-stop or eight-cut-return window (docs/RULES.md §3 #15, §5 #34)."""
     seat = command.seat
     meld = classify(command.cards, command.jokers_as, reversed_order=state.reversed_order)
-    if meld is None or not is_four_stop_answer(meld):
-        raise Refused(RefusalCode.WRONG_ACTION, "answer a single 8 with a pair of 4s, or pass")
+    four_stop = state.waiting_for == FOUR_STOP and meld is not None and is_four_stop_answer(meld)
+    eights = (
+        meld is not None
+        and rule_on(state, "eight_cut_return")
+        and is_eight_cut_answer(meld, state.field)
+    )
+    if meld is None or not (four_stop or eights):
+        raise Refused(
+            RefusalCode.WRONG_ACTION, "answer the eight-cut as the window allows, or pass"
+        )
     if not contains(state.hands[seat], command.cards):
         raise Refused(RefusalCode.CARD_NOT_IN_HAND, "those cards are not in your hand")
     work = _Work(state)
+    if four_stop:
+        if _put_on_field(work, seat, meld, reason=command.reason):
+            return work.events
+        _flush(work, FlushReason.FOUR_STOP)
+        return work.events
+    # the answer is the pending eight-cut now; the window opens again
+    cause = revolution_cause(state, meld)
     if _put_on_field(work, seat, meld, reason=command.reason):
         return work.events
-    _flush(work, FlushReason.FOUR_STOP)
+    if cause is not None:
+        work.emit(ev.RevolutionChanged(not work.state.revolution, cause))
+    _open_answer_window(work, seat, meld)
     return work.events
+
+
+def _open_answer_window(work: _Work, seat: int, meld: Meld) -> None:
+    """Ask the other active players, from the next, to answer the eight-cut
+    (four-stop, eight-cut return); with nobody to ask, it goes ahead."""
+    state = work.state
+    seats = tuple(s for s in _seats_from(state, seat)[1:] if state.is_active(s))
+    four_stop = four_stop_applies(state, meld)
+    if not seats:
+        _flush(work, FlushReason.EIGHT_CUT)
+    elif rule_on(state, "eight_cut_return") and meld.kind in (Kind.SINGLE, Kind.GROUP):
+        work.emit(ev.EightCutReturnOffered(seats, four_stop))
+    else:
+        work.emit(ev.FourStopOffered(seats))
+
+
+# -- picks and king pastor (docs/RULES.md §5 #49 to #52) ----------------------------
+
+
+def _pick(state: MatchState, command: Pick) -> list[ev.Event]:
+    seat, cards = command.seat, command.cards
+    step, count, _ = state.pending[0]
+    if cards.bit_count() > count:
+        raise Refused(RefusalCode.WRONG_ACTION, f"take at most {count} cards")
+    if not contains(pickable(state), cards):
+        raise Refused(
+            RefusalCode.CARD_NOT_IN_HAND, "take cards of the discard pile, not of this play"
+        )
+    receiver = seat
+    if step == ZOMBIE:
+        following = state.next_active(seat)
+        receiver = seat if following is None else following
+    work = _Work(state)
+    work.emit(ev.PilePicked(seat, cards, receiver, step))
+    _after_step(work, seat, emptied=False)
+    return work.events
+
+
+def _choose_for_pastor(state: MatchState, command: Give) -> list[ev.Event]:
+    seat, cards = command.seat, command.cards
+    if cards.bit_count() != 1:
+        raise Refused(RefusalCode.WRONG_ACTION, "choose exactly 1 card to pass on")
+    if not contains(state.hands[seat], cards):
+        raise Refused(RefusalCode.CARD_NOT_IN_HAND, "that card is not in your hand")
+    work = _Work(state)
+    work.emit(ev.CardChosen(seat, cards))
+    if not work.state.pending or work.state.pending[0][0] != KING_PASTOR:
+        # every card moves at once, so none received is passed on (§5.3 #52)
+        for giver, card in work.state.chosen:
+            to = work.state.next_active(giver)
+            work.emit(
+                ev.CardsGiven(giver, giver if to is None else to, card, GiveReason.KING_PASTOR)
+            )
+    # the turn goes on from the K player, as after any play
+    player = state.last_seat
+    _after_step(work, seat if player is None else player, emptied=False)
+    return work.events
+
+
+def _pick_steps(work: _Work, seat: int, meld: Meld, applying: frozenset[str]) -> None:
+    """King's march, zombie and king pastor after a play (docs/RULES.md §5.5 step 4)."""
+    state = work.state
+    # a ten-discard to come puts a card in the pile before the pick
+    discarding = any(step == TEN_DISCARD for step, _, _ in state.pending)
+    kings = meld.real_count(RANK_K) if "kings_march" in applying else 0
+    if kings and state.is_active(seat) and state.hands[seat]:
+        if pickable(state) or discarding:
+            work.emit(ev.StepRequired(seat, KINGS_MARCH, kings))
+    if "zombie" in applying and group_of(meld, 3, RANK_3):
+        state = work.state
+        present = state.is_active(seat) or not state.hands[seat]
+        if present and state.next_active(seat) is not None and (pickable(state) or discarding):
+            work.emit(ev.StepRequired(seat, ZOMBIE, 1))
+    if "king_pastor" in applying and meld.real_count(RANK_K):
+        state = work.state
+        first = seat if state.is_active(seat) else state.next_active(seat)
+        if first is not None:
+            order = [s for s in _seats_from(state, first) if state.is_active(s)]
+            if len(order) > 1:
+                for giver in order:
+                    work.emit(ev.StepRequired(giver, KING_PASTOR, 1))
+
+
+def _queue_salvage(work: _Work) -> bool:
+    """After a flush, the last play's player may salvage a card (docs/RULES.md §5
+    #49) before anyone leads; True if they may."""
+    state = work.state
+    last = state.last_play
+    owner = state.last_seat
+    if last is None or owner is None or not rule_on(state, "salvage"):
+        return False
+    if not last.real_count(RANK_3) or not state.is_active(owner) or not pickable(state):
+        return False
+    work.emit(ev.StepRequired(owner, SALVAGE, 1))
+    return True
 
 
 # -- playing -------------------------------------------------------------------
@@ -557,10 +709,16 @@ def _apply_play(work: _Work, seat: int, meld: Meld, *, reason: str) -> None:
     rules = before.rules
     in_force = before.in_force
     cause = revolution_cause(before, meld)
-    flush = flush_reason(before, meld)
+    # §5's effects do not apply to an omen play itself (docs/RULES.md §5.1)
+    applying = in_force - CANCELLED_BY_OMEN if cause == RevolutionCause.OMEN else in_force
+    flush = flush_reason(before, meld, applying)
     four_stop = flush == FlushReason.EIGHT_CUT and four_stop_applies(before, meld)
+    answered = (
+        flush == FlushReason.EIGHT_CUT
+        and "eight_cut_return" in applying
+        and meld.kind in (Kind.SINGLE, Kind.GROUP)
+    )
     great_revolution = cause == RevolutionCause.GREAT_REVOLUTION
-    eleven_back = starts_eleven_back(before, meld)
     finishing = before.hands[seat] == meld.mask
     forbidden = finishing and not great_revolution and is_forbidden_finish(before, meld)
 
@@ -572,18 +730,24 @@ def _apply_play(work: _Work, seat: int, meld: Meld, *, reason: str) -> None:
         ev.CardsPlayed(seat, meld.mask, int(meld.kind), meld.low, meld.high, meld.jokers_as, reason)
     )
     state = work.state
-    if starts_suit_lock(state):
-        work.emit(ev.SuitLocked(state.suit_run_suits))
-    elif rules.joker_suits and state.suit_lock and meld.is_single_joker:
-        work.emit(ev.SuitLocked(0))  # a single joker neither makes nor keeps a lock
-    if starts_number_lock(state):
-        work.emit(ev.NumberLocked(meld.low))
+    if "queen_release" in applying and meld.real_count(RANK_Q) and any_lock(before):
+        # it ends every lock, those it would start too (docs/RULES.md §5.6 #2)
+        work.emit(ev.LocksReleased(EndCause.QUEEN_RELEASE))
+    else:
+        if starts_suit_lock(state):
+            work.emit(ev.SuitLocked(state.suit_run_suits))
+        elif rules.joker_suits and state.suit_lock and meld.is_single_joker:
+            work.emit(ev.SuitLocked(0))  # a single joker neither makes nor keeps a lock
+        if starts_number_lock(state):
+            work.emit(ev.NumberLocked(meld.low))
+        if rules.color_lock or rules.partial_lock:
+            _further_locks(work, applying)
     if cause is not None:
         work.emit(ev.RevolutionChanged(not state.revolution, cause))
         if cause == RevolutionCause.OMEN:
             work.emit(ev.OmenInvoked(seat))
-    if eleven_back:
-        work.emit(ev.ElevenBackStarted(rules.eleven_back))
+    if not work.state.in_force.isdisjoint(_STRENGTH_RULES):
+        _strength_effects(work, before, meld)
 
     if finishing:
         if _finish(work, seat, forbidden=forbidden, cause=FinishCause.PLAY):
@@ -593,17 +757,21 @@ def _apply_play(work: _Work, seat: int, meld: Meld, *, reason: str) -> None:
         if _finish(work, seat, cause=FinishCause.GREAT_REVOLUTION, leftover=leftover):
             return
 
-    if four_stop:
-        seats = tuple(s for s in _seats_from(work.state, seat)[1:] if work.state.is_active(s))
-        if seats:
-            work.emit(ev.FourStopOffered(seats))
+    if four_stop or answered:
+        if any(work.state.is_active(s) for s in range(work.state.players) if s != seat):
+            _open_answer_window(work, seat, meld)
             return
-    if flush is not None and _flush(work, flush):
+    if flush is not None and _flush(work, flush, salvage=False):
         return
 
     state = work.state
-    if flush is None and count_if_on("nine_reverse", RANK_9):
-        work.emit(ev.DirectionReversed(-state.direction))
+    # §5's effects do not apply from an omen play itself on (docs/RULES.md §5.1)
+    in_force = state.in_force
+    # a finish flush to come cancels the play's reverses, as any flush does
+    finish_flush = (finishing or great_revolution) and "finish_flush" in in_force
+    if flush is None and not finish_flush and not in_force.isdisjoint(REVERSE_RULES):
+        for rule in reverses_of(in_force, meld):
+            work.emit(ev.DirectionReversed(-work.state.direction, rule))
     if state.is_active(seat):
         sevens = count_if_on("seven_pass", RANK_7)
         if sevens and state.next_active(seat) is not None:
@@ -617,28 +785,67 @@ def _apply_play(work: _Work, seat: int, meld: Meld, *, reason: str) -> None:
     # lead sent away
     if queens and (work.state.is_active(seat) or not work.state.hands[seat]):
         work.emit(ev.StepRequired(seat, WaitingFor.QUEEN_BOMBER, queens))
+    if not applying.isdisjoint(_PICK_STEP_RULES):
+        _pick_steps(work, seat, meld, applying)
+    if flush is not None and "salvage" in applying:
+        _queue_salvage(work)  # after the play's steps, before the lead (§5.5 step 5)
     if not work.state.pending:
-        _end_turn(work, seat, count_if_on("five_skip", RANK_5))
+        _end_turn(work, seat)
 
 
-def _end_turn(work: _Work, seat: int, skips: int | None = None) -> None:
-    """The seat's action is complete: the trick goes on, or its leader leads."""
+def _further_locks(work: _Work, applying: frozenset[str]) -> None:
+    """The colour and partial locks starting (docs/RULES.md §5 #38, #39), after as
+    many plays as the preset's suit lock; a partial lock only where no suit
+    lock is in force."""
+    state = work.state
+    color, shared = lock_starting(state.recent_suits, state.rules.suit_lock_after)
+    if color and "color_lock" in applying and not state.color_lock:
+        work.emit(ev.ColorLocked(COLORS[color]))
+    if shared and "partial_lock" in applying and state.rules.suit_lock and not state.suit_lock:
+        work.emit(ev.SuitLocked(shared, partial=True))
+
+
+def _strength_effects(work: _Work, before: MatchState, meld: Meld) -> None:
+    """Eleven-back, strong eleven-back, six-return and two-back, in docs/RULES.md
+    §5.5's order; they change the order for the plays that follow only."""
+    in_force = work.state.in_force
+    reading = before.rules.eleven_back
+    js = meld.real_count(RANK_J) if "eleven_back" in in_force else 0
+    if ends_eleven_back(work.state, meld):
+        work.emit(ev.ElevenBackEnded(EndCause.SIX_RETURN))  # a J beside the 6 starts none (§5.6 #4)
+    elif js:
+        if starts_eleven_back(before, meld):
+            work.emit(ev.ElevenBackStarted(reading))
+        if js >= 3 and "strong_eleven_back" in in_force and not work.state.eleven_back_lasts:
+            work.emit(ev.ElevenBackStrengthened())
+    if starts_two_back(work.state, meld):
+        work.emit(ev.TwoBackStarted())
+
+
+def _end_turn(work: _Work, seat: int) -> None:
+    """The seat's action is complete: the trick goes on, or its leader leads.
+    The last play's skips count now, after its steps (docs/RULES.md §5.5)."""
     state = work.state
     if state.field is None:
         _give_lead(work, state.trick_leader)
         return
-    if skips is None:
-        last = state.last_play
-        skips = last.real_count(RANK_5) if last and rule_on(state, "five_skip") else 0
-    _advance(work, seat, skips)
+    if state.finished_in_trick and rule_on(state, "finish_flush"):
+        _flush(work, FlushReason.FINISH_FLUSH)  # once nothing of the action is pending (§5 #35)
+        return
+    last = state.last_play
+    skips = 0
+    causes: tuple[SkipCause, ...] = ()
+    if last is not None and not state.in_force.isdisjoint(SKIP_RULES):
+        skips, causes = skips_of(state.in_force, last)
+    _advance(work, seat, skips, causes)
 
 
-def _advance(work: _Work, origin: int, skips: int) -> None:
+def _advance(work: _Work, origin: int, skips: int, causes: tuple[SkipCause, ...] = ()) -> None:
     """Move the turn on from ``origin``: past seats that left, passed (where a
     pass holds until the flush) or are skipped; back at the last player, flush."""
     state = work.state
     if state.rules.last_player_passes:
-        _advance_until_all_passed(work, origin, skips)
+        _advance_until_all_passed(work, origin, skips, causes)
         return
     step = state.turn_direction
     seating = state.seating
@@ -652,7 +859,7 @@ def _advance(work: _Work, origin: int, skips: int) -> None:
             seat = (seat + step) % state.players
         if seat == state.field_seat:
             if skipped:
-                work.emit(ev.PlayersSkipped(tuple(skipped)))
+                work.emit(ev.PlayersSkipped(tuple(skipped), causes))
             _flush(work, FlushReason.ALL_PASSED)
             return
         if not state.active >> seat & 1 or (hold_passes and state.passed >> seat & 1):
@@ -663,11 +870,13 @@ def _advance(work: _Work, origin: int, skips: int) -> None:
             continue
         break
     if skipped:
-        work.emit(ev.PlayersSkipped(tuple(skipped)))
+        work.emit(ev.PlayersSkipped(tuple(skipped), causes))
     work.emit(ev.TurnMoved(seat))
 
 
-def _advance_until_all_passed(work: _Work, origin: int, skips: int) -> None:
+def _advance_until_all_passed(
+    work: _Work, origin: int, skips: int, causes: tuple[SkipCause, ...]
+) -> None:
     """Where the trick ends only when every player still in has passed, the
     last player included (docs/RULES.md §6): the next such seat, the last player
     itself after everyone else; when none is left, flush. Skips pass over
@@ -684,13 +893,14 @@ def _advance_until_all_passed(work: _Work, origin: int, skips: int) -> None:
         return
     skipped = waiting[: min(skips, len(waiting) - 1)]
     if skipped:
-        work.emit(ev.PlayersSkipped(tuple(skipped)))
+        work.emit(ev.PlayersSkipped(tuple(skipped), causes))
     work.emit(ev.TurnMoved(waiting[len(skipped)]))
 
 
-def _flush(work: _Work, reason: FlushReason) -> bool:
-    """Flush the field; its last player (or the next one still in) leads.
-    True if the game ended on the way (lucky seven, forced forbidden finish)."""
+def _flush(work: _Work, reason: FlushReason, salvage: bool = True) -> bool:
+    """Flush the field; its last player (or the next one still in) leads, after
+    a salvage (``salvage``: asked for here, not by the caller). True if the
+    game ended on the way (lucky seven, forced forbidden finish)."""
     state = work.state
     owner = state.field_seat
     field = state.field
@@ -705,6 +915,8 @@ def _flush(work: _Work, reason: FlushReason) -> bool:
     if leader is None:
         return True
     work.emit(ev.FieldFlushed(reason, leader))
+    if salvage and _queue_salvage(work):
+        return False  # the lead waits for the pick
     return _give_lead(work, leader)
 
 
@@ -755,6 +967,10 @@ def _finish(
         ):
             place = _bottom_place(state, fallen, Bottom.FALLEN)
             work.emit(ev.PlayerFell(fallen, place, state.hands[fallen]))
+        fugo = kyo_ochi_falls(work.state, seat)
+        if fugo is not None:
+            place = _bottom_place(work.state, fugo, Bottom.FALLEN)
+            work.emit(ev.PlayerFell(fugo, place, work.state.hands[fugo], FallCause.KYO_OCHI))
     if work.state.active_count() <= 1:
         _end_game(work)
         return True

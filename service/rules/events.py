@@ -10,12 +10,17 @@ from dataclasses import dataclass
 from typing import get_args
 
 from .vocabulary import (
+    Color,
     DiscardReason,
     ElevenBack,
+    EndCause,
+    FallCause,
     FinishCause,
     FlushReason,
     GiveReason,
+    ReverseCause,
     RevolutionCause,
+    SkipCause,
     WaitingFor,
 )
 
@@ -99,10 +104,44 @@ class ElevenBackStarted:
 
 
 @dataclass(frozen=True, slots=True)
+class ElevenBackStrengthened:
+    """Strong eleven-back (docs/RULES.md §5 #41): the eleven-back in force outlives
+    the next flush and ends at the one after it."""
+
+
+@dataclass(frozen=True, slots=True)
+class ElevenBackEnded:
+    """An eleven-back in force ends at once (six-return, docs/RULES.md §5 #42)."""
+
+    cause: EndCause  # SIX_RETURN
+
+
+@dataclass(frozen=True, slots=True)
+class TwoBackStarted:
+    """Two-back (docs/RULES.md §5 #43): the order in force reverses until the flush."""
+
+
+@dataclass(frozen=True, slots=True)
 class SuitLocked:
-    """A suit lock starts; ``suits`` 0 lifts it (a single joker, docs/RULES.md §6)."""
+    """A suit lock starts; ``suits`` 0 lifts it (a single joker, docs/RULES.md §6).
+    ``partial``: a partial lock (§5 #39), every play holding each of ``suits``."""
 
     suits: int
+    partial: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ColorLocked:
+    """A colour lock starts (docs/RULES.md §5 #38): every play's real cards that colour."""
+
+    color: Color
+
+
+@dataclass(frozen=True, slots=True)
+class LocksReleased:
+    """Every lock in force ends, and every run starts afresh (Q-release, §5 #40)."""
+
+    cause: EndCause  # QUEEN_RELEASE
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,11 +152,15 @@ class NumberLocked:
 @dataclass(frozen=True, slots=True)
 class DirectionReversed:
     direction: int
+    cause: ReverseCause = ReverseCause.NINE_REVERSE
 
 
 @dataclass(frozen=True, slots=True)
 class PlayersSkipped:
+    """Seats the turn passes over; ``causes`` names the skip rules of the play."""
+
     seats: tuple[int, ...]
+    causes: tuple[SkipCause, ...] = (SkipCause.FIVE_SKIP,)
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,7 +169,7 @@ class StepRequired:
     queen bomber)."""
 
     seat: int
-    step: WaitingFor  # SEVEN_PASS, TEN_DISCARD or QUEEN_BOMBER
+    step: WaitingFor  # SEVEN_PASS, TEN_DISCARD, QUEEN_BOMBER, a pick or KING_PASTOR
     count: int
 
 
@@ -135,6 +178,35 @@ class FourStopOffered:
     """After a single 8: these seats, in order, may answer with a pair of 4s."""
 
     seats: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class EightCutReturnOffered:
+    """After an eight-cut: these seats, in order, may answer with real 8s of
+    its size (docs/RULES.md §5 #34), with a pair of 4s too when ``four_stop``."""
+
+    seats: tuple[int, ...]
+    four_stop: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class PilePicked:
+    """Cards taken from the discard pile into ``to``'s hand (salvage, king's
+    march; a zombie's card goes to the next player), docs/RULES.md §5 #49 to #51."""
+
+    seat: int
+    cards: int
+    to: int
+    reason: WaitingFor  # SALVAGE, KINGS_MARCH or ZOMBIE
+
+
+@dataclass(frozen=True, slots=True)
+class CardChosen:
+    """King pastor (docs/RULES.md §5 #52): the card a seat passes on; it stays in
+    the hand until every choice is made."""
+
+    seat: int
+    cards: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,12 +237,14 @@ class PlayerFinished:
 
 @dataclass(frozen=True, slots=True)
 class PlayerFell:
-    """Miyako-ochi: the previous 大富豪 falls to the bottom, keeping the
-    ``leftover`` cards it holds (as ``PlayerFinished``)."""
+    """A seat falls to the bottom, keeping the ``leftover`` cards it holds (as
+    ``PlayerFinished``): the previous 大富豪 by miyako-ochi, or the previous
+    富豪 by kyo-ochi (docs/RULES.md §5 #53)."""
 
     seat: int
     place: int
     leftover: int = 0
+    cause: FallCause = FallCause.MIYAKO_OCHI
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,8 +277,10 @@ class MatchEnded:
 # holds the narration and the page's words.js to it.
 Event = (
     GameDealt | HandsSwapped | ExchangeStarted | CardsGiven | CardsPlayed | Passed
-    | RevolutionChanged | OmenInvoked | ElevenBackStarted | SuitLocked | NumberLocked
-    | DirectionReversed | PlayersSkipped | StepRequired | FourStopOffered | RanksBombed
+    | RevolutionChanged | OmenInvoked | ElevenBackStarted | ElevenBackStrengthened
+    | ElevenBackEnded | TwoBackStarted | SuitLocked | ColorLocked | LocksReleased | NumberLocked
+    | DirectionReversed | PlayersSkipped | StepRequired | FourStopOffered
+    | EightCutReturnOffered | PilePicked | CardChosen | RanksBombed
     | CardsDiscarded | PlayerFinished | PlayerFell | FieldFlushed | TurnMoved
     | GameEnded | MatchEnded
 )  # fmt: skip

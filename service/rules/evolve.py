@@ -10,10 +10,20 @@ from . import events as ev
 from .cards import JOKER_BITS, REAL_CARDS, add_cards, remove_cards
 from .melds import Kind, Meld
 from .memo import MELDS_PLAYED, remember
-from .readings import lock_suits
+from .readings import BLACK, RED, leisure_seat, lock_suits
 from .rulesets import CANCELLED_BY_OMEN
 from .state import MatchState
-from .vocabulary import Bottom, DiscardReason, ElevenBack, GiveReason, Phase, WaitingFor
+from .vocabulary import (
+    EIGHT_CUT_RETURN,
+    FOUR_STOP,
+    Bottom,
+    Color,
+    DiscardReason,
+    ElevenBack,
+    GiveReason,
+    Phase,
+    WaitingFor,
+)
 
 
 def evolve(state: MatchState, event: ev.Event) -> MatchState:
@@ -51,6 +61,11 @@ def apply(state: MatchState, event: ev.Event) -> None:
             _game_ended(state, event)
         case ev.SuitLocked():
             state.suit_lock = event.suits
+            state.partial_lock = event.partial
+        case ev.ColorLocked():
+            state.color_lock = RED if event.color == Color.RED else BLACK
+        case ev.LocksReleased():
+            _clear_locks(state)
         case ev.RevolutionChanged():
             state.revolution = event.revolution
         case ev.CardsGiven():
@@ -59,8 +74,7 @@ def apply(state: MatchState, event: ev.Event) -> None:
             state.exchange_steps = event.steps
             state.turn = event.steps[0][0]
         case ev.StepRequired():
-            state.pending = (*state.pending, (event.step, event.count))
-            state.turn = event.seat
+            _step_required(state, event)
         case ev.CardsDiscarded():
             _cards_discarded(state, event)
         case ev.NumberLocked():
@@ -69,13 +83,30 @@ def apply(state: MatchState, event: ev.Event) -> None:
             state.direction = event.direction
         case ev.ElevenBackStarted():
             state.eleven_back = event.reading
+        case ev.ElevenBackStrengthened():
+            state.eleven_back_lasts = 1
+        case ev.ElevenBackEnded():
+            state.eleven_back = ElevenBack.NONE
+            state.eleven_back_lasts = 0
+        case ev.TwoBackStarted():
+            state.two_back = True
         case ev.PlayersSkipped():
             pass  # it only informs: the turn moves with the next event
         case ev.FourStopOffered():
             state.four_stop = event.seats
+            state.window = FOUR_STOP
             state.turn = event.seats[0]
+        case ev.EightCutReturnOffered():
+            state.four_stop = event.seats
+            state.window = FOUR_STOP if event.four_stop else EIGHT_CUT_RETURN
+            state.turn = event.seats[0]
+        case ev.PilePicked():
+            _pile_picked(state, event)
+        case ev.CardChosen():
+            state.chosen = (*state.chosen, (event.seat, event.cards))
+            _step_done(state)
         case ev.RanksBombed():
-            state.pending = state.pending[1:]
+            _step_done(state)
         case ev.PlayerFell():
             _leave(state, event.seat)
             state.bottom = (*state.bottom, (event.seat, Bottom.FALLEN))
@@ -104,12 +135,14 @@ def _game_dealt(s: MatchState, e: ev.GameDealt) -> None:
     s.blind = e.blind or s.blind
     s.unused = e.unused
     s.out = 0
-    s.played = 0
+    s.trick = s.pile = 0
+    s.two_back = False
+    s.eleven_back_lasts = 0
     s.previous_places = e.previous_places
     s.leader = s.turn = s.trick_leader = e.leader
-    s.exchange_steps = s.pending = s.four_stop = ()
+    s.exchange_steps = s.pending = s.four_stop = s.chosen = ()
     s.field = s.last_play = None
-    s.field_seat = None
+    s.field_seat = s.last_seat = None
     s.passed = 0
     s.pass_run = 0
     s.seating = e.seating
@@ -121,7 +154,9 @@ def _game_dealt(s: MatchState, e: ev.GameDealt) -> None:
     _clear_locks(s)
     s.active = (1 << s.players) - 1
     s.finished = s.bottom = ()
-    s.first_play_d3 = s.rules.first_lead_must_include_d3 and e.game_number == 1
+    s.finished_in_trick = False
+    s.first_play_d3 = s.rules.d3_start and e.game_number == 1
+    s.leisure_seat = leisure_seat(s.rules, e.previous_places)
     s.final_places = None
     s.in_force = s.rules.switched_on()
 
@@ -134,7 +169,9 @@ def _cards_given(s: MatchState, e: ev.CardsGiven) -> None:
     if e.reason == GiveReason.EXCHANGE:
         s.exchange_steps = s.exchange_steps[1:]
     elif e.reason == GiveReason.SEVEN_PASS:
-        s.pending = s.pending[1:]
+        _step_done(s)
+    elif e.reason == GiveReason.KING_PASTOR:
+        s.chosen = s.chosen[1:]
     # TAKEN: the automatic exchange moved them before any give
 
 
@@ -152,12 +189,14 @@ def _meld_of(e: ev.CardsPlayed) -> Meld:
 
 
 def _cards_played(s: MatchState, e: ev.CardsPlayed) -> None:
+    if e.seat == s.leisure_seat and not s.four_stop:
+        s.leisure_seat = None  # their first turn was a lead: the rule lapsed
     meld = _meld_of(e)
     _track_runs(s, meld)
     _set_hand(s, e.seat, remove_cards(s.hands[e.seat], e.cards))
-    s.played = add_cards(s.played, e.cards)
+    s.trick = add_cards(s.trick, e.cards)
     s.field = s.last_play = meld
-    s.field_seat = e.seat
+    s.field_seat = s.last_seat = e.seat
     s.four_stop = ()
     s.first_play_d3 = False
     s.pass_run = 0
@@ -174,8 +213,11 @@ def _suits_of(mask: int) -> int:
 
 def _track_runs(s: MatchState, meld: Meld) -> None:
     """Count plays in a row with the same suit set, and plays in a row each one
-    rank stronger than the last (the runs that start suit and number locks)."""
+    rank stronger than the last (the runs that start suit and number locks);
+    keep the trick's last suit sets (colour and partial locks)."""
     previous = s.field
+    if s.rules.color_lock or s.rules.partial_lock:
+        s.recent_suits = (*s.recent_suits[-12:], -1 if meld.jokers else meld.suits)
     if s.rules.joker_suits:
         # a joker counts as the suit it stands for; a single joker breaks the run
         suits = lock_suits(meld)
@@ -209,28 +251,58 @@ def _passed(s: MatchState, e: ev.Passed) -> None:
     if s.four_stop:
         s.four_stop = s.four_stop[1:]
     else:
+        if e.seat == s.leisure_seat:
+            s.leisure_seat = None
         s.passed |= 1 << e.seat
         s.pass_run += 1
+
+
+def _step_required(s: MatchState, e: ev.StepRequired) -> None:
+    if not s.pending:
+        s.turn = e.seat  # a step waits its turn behind those already required
+    s.pending = (*s.pending, (e.step, e.count, e.seat))
+
+
+def _step_done(s: MatchState) -> None:
+    s.pending = s.pending[1:]
+    if s.pending:
+        s.turn = s.pending[0][2]
+
+
+def _pile_picked(s: MatchState, e: ev.PilePicked) -> None:
+    s.pile = remove_cards(s.pile, e.cards)
+    _set_hand(s, e.to, add_cards(s.hands[e.to], e.cards))
+    _step_done(s)
 
 
 def _cards_discarded(s: MatchState, e: ev.CardsDiscarded) -> None:
     _set_hand(s, e.seat, remove_cards(s.hands[e.seat], e.cards))
     s.out = add_cards(s.out, e.cards)
+    s.pile = add_cards(s.pile, e.cards)
     if e.reason == DiscardReason.TEN_DISCARD:
-        s.pending = s.pending[1:]
+        _step_done(s)
 
 
 def _leave(s: MatchState, seat: int) -> None:
     # The seat keeps any cards it still holds (the event's ``leftover``) until
     # the next deal: out of play, since only active seats are given a turn.
     s.active &= ~(1 << seat)
-    if s.turn == seat and s.pending:
-        # a seat that has left gives and discards nothing more
-        s.pending = tuple(p for p in s.pending if p[0] == WaitingFor.QUEEN_BOMBER)
+    if s.pending:
+        # a seat that has left takes no further step: a bomber and a zombie
+        # whose play emptied their hand still name and pick (docs/RULES.md §5.6 #8)
+        s.pending = tuple(
+            p
+            for p in s.pending
+            if p[2] != seat or p[0] in (WaitingFor.QUEEN_BOMBER, WaitingFor.ZOMBIE)
+        )
+        if s.pending:
+            s.turn = s.pending[0][2]
 
 
 def _player_finished(s: MatchState, e: ev.PlayerFinished) -> None:
     _leave(s, e.seat)
+    if s.field is not None:
+        s.finished_in_trick = True
     if e.forbidden:
         s.bottom = (*s.bottom, (e.seat, Bottom.FORBIDDEN))
     else:
@@ -241,15 +313,23 @@ def _field_flushed(s: MatchState, e: ev.FieldFlushed) -> None:
     s.field = None
     s.field_seat = None
     s.passed = 0
-    s.eleven_back = ElevenBack.NONE
+    if s.eleven_back_lasts:
+        s.eleven_back_lasts -= 1  # a strong eleven-back outlives this flush
+    else:
+        s.eleven_back = ElevenBack.NONE
+    s.two_back = False
+    s.finished_in_trick = False
+    s.pile = add_cards(s.pile, s.trick)
+    s.trick = 0
     s.four_stop = ()
     _clear_locks(s)
     s.turn = s.trick_leader = e.leader
 
 
 def _clear_locks(s: MatchState) -> None:
-    s.suit_lock = s.suit_run = s.suit_run_suits = s.number_run = 0
-    s.number_lock = False
+    s.suit_lock = s.suit_run = s.suit_run_suits = s.number_run = s.color_lock = 0
+    s.number_lock = s.partial_lock = False
+    s.recent_suits = ()
 
 
 def _game_ended(s: MatchState, e: ev.GameEnded) -> None:
@@ -257,4 +337,4 @@ def _game_ended(s: MatchState, e: ev.GameEnded) -> None:
     s.turn = None
     s.final_places = e.places
     s.results = (*s.results, e.places)
-    s.pending = s.exchange_steps = s.four_stop = ()
+    s.pending = s.exchange_steps = s.four_stop = s.chosen = ()

@@ -3,19 +3,82 @@ field, cuts, revolts, flushes, or finishes forbidden (docs/RULES.md §1–§3)."
 
 from __future__ import annotations
 
-from .cards import JOKER_BITS, RANK_2, RANK_3, RANK_8, RANK_J, rank_mask
+from .cards import JOKER_BITS, RANK_2, RANK_3, RANK_8, RANK_J, rank_mask, remove_cards
 from .melds import TOP_RANK, Kind, Meld
-from .readings import SPADE_3, cuts_eight, finishes_forbidden, group_of, lock_suits
+from .readings import (
+    SPADE_3,
+    cuts_eight,
+    finishes_forbidden,
+    further_flush,
+    group_of,
+    is_assassination,
+    joker_return,
+    lock_suits,
+)
 from .refusals import Refused
 from .state import MatchState
-from .vocabulary import FlushReason, RefusalCode, RevolutionCause
+from .vocabulary import FlushReason, RefusalCode, ReverseCause, RevolutionCause, SkipCause
 
-RANK_4, RANK_5, RANK_6, RANK_7, RANK_9, RANK_T, RANK_Q = 1, 2, 3, 4, 6, 7, 9
+RANK_4, RANK_5, RANK_6, RANK_7, RANK_9, RANK_T, RANK_Q, RANK_K = 1, 2, 3, 4, 6, 7, 9, 10
+
+# rules that reverse turn order once per play holding a real card of the rank,
+# in docs/RULES.md §5.5's order (two of them in one play flip twice and cancel)
+REVERSES = ((ReverseCause.NINE_REVERSE, RANK_9), (ReverseCause.SIX_REVERSE, RANK_6),
+            (ReverseCause.QUEEN_REVERSE, RANK_Q), (ReverseCause.KING_REVERSE, RANK_K))  # fmt: skip
+# rules that skip one player per real card of the rank; one play's skips add up
+SKIPS = ((SkipCause.FIVE_SKIP, RANK_5), (SkipCause.KING_SKIP, RANK_K),
+         (SkipCause.TEN_SKIP, RANK_T))  # fmt: skip
+REVERSE_RULES = frozenset(rule for rule, _ in REVERSES)
+SKIP_RULES = frozenset(rule for rule, _ in SKIPS)
 
 
 def rule_on(state: MatchState, name: str) -> bool:
     """Whether local rule ``name`` is on and not switched off by an omen."""
     return name in state.in_force
+
+
+def skips_of(in_force: frozenset[str], meld: Meld) -> tuple[int, tuple[SkipCause, ...]]:
+    """How many players ``meld`` skips, and the rules that skip them."""
+    count, causes = 0, list[SkipCause]()
+    for rule, rank in SKIPS:
+        if rule in in_force:
+            real = meld.real_count(rank)
+            if real:
+                count += real
+                causes.append(rule)
+    return count, tuple(causes)
+
+
+def reverses_of(in_force: frozenset[str], meld: Meld) -> list[ReverseCause]:
+    """The reverse rules ``meld`` triggers, each flipping turn order once."""
+    return [rule for rule, rank in REVERSES if rule in in_force and meld.real_count(rank)]
+
+
+def any_lock(state: MatchState) -> bool:
+    """Whether a suit, number, colour or partial lock is in force."""
+    return bool(state.suit_lock or state.number_lock or state.color_lock)
+
+
+def must_pass_at_leisure(state: MatchState) -> bool:
+    """The previous 大富豪's first turn, which they must pass (docs/RULES.md §5 #54);
+    where a lead may not be passed, a first turn that is a lead lapses the rule."""
+    return (
+        state.leisure_seat is not None
+        and state.leisure_seat == state.turn
+        and (state.field is not None or state.rules.leader_may_pass)
+    )
+
+
+def kyo_ochi_falls(state: MatchState, first: int) -> int | None:
+    """The previous 富豪 who falls when ``first``, the previous 大富豪, has just
+    finished 1st (docs/RULES.md §5 #53), or None."""
+    previous = state.previous_places
+    if not state.rules.kyo_ochi or previous is None or state.players < 4:
+        return None
+    if previous.index(1) != first or len(state.finished) != 1:
+        return None
+    fugo = previous.index(2)
+    return fugo if state.is_active(fugo) else None
 
 
 def is_eight_cut(state: MatchState, meld: Meld) -> bool:
@@ -58,7 +121,12 @@ def is_lucky_seven(state: MatchState, meld: Meld) -> bool:
 
 def revolution_cause(state: MatchState, meld: Meld) -> RevolutionCause | None:
     """Why this play revolts, or None. One play revolts at most once."""
-    if state.omen or meld.size < 3:
+    if state.omen:
+        return None
+    if meld.size < 3:
+        # both jokers together, whatever they stand for (docs/RULES.md §5 #37)
+        if meld.jokers == 2 == meld.size and rule_on(state, "joker_revolution"):
+            return RevolutionCause.JOKER_REVOLUTION
         return None
     rules = state.rules
     if is_omen(state, meld):
@@ -75,13 +143,28 @@ def revolution_cause(state: MatchState, meld: Meld) -> RevolutionCause | None:
         revolts = rules.stairs_revolt and meld.size >= rules.stairs_revolt_from
         if meld.kind == Kind.STAIRS and revolts:
             return RevolutionCause.STAIRS_REVOLUTION
+    if rule_on(state, "nanasan_revolution") and group_of(meld, 3, RANK_7):
+        return RevolutionCause.NANASAN_REVOLUTION  # exactly three real 7s (§5 #36)
     return None
 
 
-def flush_reason(state: MatchState, meld: Meld) -> FlushReason | None:
-    """Which flush effect this play has, in docs/RULES.md §3's order, or None."""
+def flush_reason(
+    state: MatchState, meld: Meld, in_force: frozenset[str] | None = None
+) -> FlushReason | None:
+    """Which flush effect this play has, in docs/RULES.md §5.5's order, or None;
+    ``in_force``: the rules that apply to it (less an omen play's own)."""
     if is_eight_cut(state, meld):
         return FlushReason.EIGHT_CUT
+    further = further_flush(
+        state.rules,
+        state.in_force if in_force is None else in_force,
+        state.revolution,
+        state.reversed_order,
+        meld,
+        state.field,
+    )
+    if further is not None:
+        return further
     size = meld.size
     if size == 1:
         return FlushReason.SPADE3_RETURN if is_spade3_return(state, meld) else None
@@ -101,6 +184,18 @@ def starts_eleven_back(state: MatchState, meld: Meld) -> bool:
     """Whether a play of ``meld`` on ``state`` starts an eleven-back: a jack while
     none is in force (docs/RULES.md §3)."""
     return rule_on(state, "eleven_back") and not state.eleven_back and meld.real_count(RANK_J) > 0
+
+
+def ends_eleven_back(state: MatchState, meld: Meld) -> bool:
+    """Whether a play of ``meld`` on ``state`` ends the eleven-back in force: a six
+    under six-return (docs/RULES.md §5 #42); a jack beside it starts none."""
+    return bool(state.eleven_back) and rule_on(state, "six_return") and meld.real_count(RANK_6) > 0
+
+
+def starts_two_back(state: MatchState, meld: Meld) -> bool:
+    """Whether a play of ``meld`` on ``state`` starts a two-back: a real 2 while none
+    is in force (docs/RULES.md §5 #43)."""
+    return rule_on(state, "two_back") and not state.two_back and meld.real_count(RANK_2) > 0
 
 
 def starts_suit_lock(after: MatchState) -> bool:
@@ -132,6 +227,25 @@ def four_stop_applies(state: MatchState, meld: Meld) -> bool:
 
 def is_four_stop_answer(meld: Meld) -> bool:
     return group_of(meld, 2, RANK_4)
+
+
+def is_eight_cut_answer(meld: Meld, field: Meld | None) -> bool:
+    """A single or group of real 8s only, of the pending cut's size (§5 #34)."""
+    return (
+        field is not None
+        and meld.kind in (Kind.SINGLE, Kind.GROUP)
+        and meld.size == field.size
+        and meld.real_count(RANK_8) == meld.size
+    )
+
+
+def pickable(state: MatchState) -> int:
+    """The cards a pick may take: the discard pile, less the cards of the play
+    that triggered it once they are in it (docs/RULES.md §5.1 Pick)."""
+    last = state.last_play
+    if state.field is None and last is not None:
+        return remove_cards(state.pile, last.mask)
+    return state.pile
 
 
 def is_forbidden_finish(state: MatchState, meld: Meld) -> bool:
@@ -170,13 +284,27 @@ def field_refusal(state: MatchState, meld: Meld) -> tuple[RefusalCode, str] | No
     if field.is_single_joker:
         if is_spade3_return(state, meld):
             return None
+        if joker_return(state.in_force, state.reversed_order, meld, field) is not None:
+            return None
         return (RefusalCode.NOT_STRONGER, "only the spade-3 return may be played on a single joker")
     if meld.kind != field.kind or meld.size != field.size:
         return (RefusalCode.SHAPE_MISMATCH, f"the field needs {_shape(field)}")
+    if is_assassination(state.in_force, state.reversed_order, meld, field):
+        return None  # under any lock (docs/RULES.md §5 #33)
     if state.suit_lock:
-        suits = lock_suits(meld) if state.rules.joker_suits else meld.suits
-        if suits & ~state.suit_lock:
-            return (RefusalCode.SUIT_LOCKED, "the field is locked to other suits")
+        if state.partial_lock:
+            # each joker may stand for one missing locked suit (docs/RULES.md §5.6 #18)
+            if (state.suit_lock & ~meld.suits).bit_count() > meld.jokers:
+                return (
+                    RefusalCode.SUIT_LOCKED,
+                    "each play must hold every suit of the partial lock",
+                )
+        else:
+            suits = lock_suits(meld) if state.rules.joker_suits else meld.suits
+            if suits & ~state.suit_lock:
+                return (RefusalCode.SUIT_LOCKED, "the field is locked to other suits")
+    if state.color_lock and meld.suits & ~state.color_lock:
+        return (RefusalCode.SUIT_LOCKED, "the field is locked to the other colour")
     reversed_order = state.reversed_order
     if meld.kind == Kind.STAIRS and not state.rules.stairs_overlap:
         # above the field's whole span (below it in reversed order)

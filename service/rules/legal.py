@@ -11,6 +11,7 @@ from itertools import combinations, permutations
 from .cards import (
     JOKER,
     JOKER_MASK_BY_COUNT,
+    RANK_8,
     REAL_CARDS,
     cards_of,
     joker_count,
@@ -20,15 +21,25 @@ from .cards import (
     rank_suits,
     reading_card,
 )
-from .commands import Bomb, Discard, Give, Pass, Play, SeatCommand
-from .judging import RANK_4, field_refusal, is_sandstorm, rule_on
+from .commands import Bomb, Discard, Give, Pass, Pick, Play, SeatCommand
+from .judging import (
+    RANK_4,
+    field_refusal,
+    is_sandstorm,
+    must_pass_at_leisure,
+    pickable,
+    rule_on,
+)
 from .melds import TOP_RANK, Kind, Meld
 from .memo import PLAYS_BY_MASK, PLAYS_WITH_READING, RANK_GROUPS, SUIT_STAIRS, remember
 from .state import MatchState
 from .vocabulary import (
+    EIGHT_CUT_RETURN,
     EXCHANGE,
     FOUR_STOP,
     IN_GAME,
+    KING_PASTOR,
+    PICKS,
     PLAY,
     QUEEN_BOMBER,
     SEVEN_PASS,
@@ -37,6 +48,11 @@ from .vocabulary import (
 
 # every non-empty subset of a 4-bit suit set
 _SUBSETS = [[sub for sub in range(1, 16) if sub & suits == sub] for suits in range(16)]
+# and those of each size: the answer windows ask for a pair of 4s or the cut's 8s
+_SUBSETS_BY_SIZE = [
+    [[sub for sub in _SUBSETS[suits] if sub.bit_count() == size] for size in range(5)]
+    for suits in range(16)
+]
 _D3 = 1
 
 
@@ -48,17 +64,27 @@ def legal_actions(state: MatchState) -> list[SeatCommand]:
     hand = state.hands[seat]
     waiting = state.waiting_for
     if waiting == PLAY:
+        if must_pass_at_leisure(state):
+            return [_PASSES[seat]]
         plays: list[SeatCommand] = [_play(seat, m) for m in legal_melds(state)]
         if state.field is not None or state.rules.leader_may_pass:
             plays.append(_PASSES[seat])
         return plays
-    if waiting == FOUR_STOP:
+    if waiting in (FOUR_STOP, EIGHT_CUT_RETURN):
         answers: list[SeatCommand] = [Pass(seat)]
         fours = rank_suits(hand, RANK_4)
-        for pair in _SUBSETS[fours]:
-            if pair.bit_count() == 2:
-                answers.append(Play(seat, pair << RANK_4 * 4))
+        eights = rank_suits(hand, RANK_8)
+        size = state.field.size if state.field is not None else 0
+        if waiting == FOUR_STOP:
+            answers += [Play(seat, p << RANK_4 * 4) for p in _SUBSETS_BY_SIZE[fours][2]]
+        if rule_on(state, "eight_cut_return") and size <= 4:
+            # real 8s of the pending cut's size (docs/RULES.md §5 #34)
+            answers += [Play(seat, e << RANK_8 * 4) for e in _SUBSETS_BY_SIZE[eights][size]]
         return answers
+    if waiting in PICKS:
+        return [Pick(seat, p) for p in _pick_choices(pickable(state), state.pending[0][1])]
+    if waiting == KING_PASTOR:
+        return [Give(seat, g) for g in _card_choices(hand, 1)]
     if waiting == EXCHANGE:
         _, _, count, strongest = state.exchange_steps[0]
         if strongest:
@@ -90,6 +116,14 @@ def _play(seat: int, meld: Meld) -> Play:
     if play is None:
         play = remember(PLAYS_WITH_READING, key, Play(seat, meld.mask, meld.jokers_as))
     return play
+
+
+def _pick_choices(pile: int, count: int) -> list[int]:
+    """Every distinct set of up to ``count`` cards of ``pile``, none included."""
+    choices = {0}
+    for take in range(1, count + 1):
+        choices.update(_card_choices(pile, take))
+    return sorted(choices)
 
 
 def _card_choices(hand: int, count: int) -> list[int]:
@@ -154,21 +188,29 @@ def _candidates(state: MatchState, hand: int, field: Meld | None) -> list[Meld]:
             melds += _emperors(hand)
         return melds
     size = field.size
+    # melds that may be played on any field, whatever ranks the shape let through
+    anywhere: list[Meld] = []
     if field.is_single_joker:
         melds = _groups(hand, jokers, 1)
+        if rule_on(state, "triple_three_return"):
+            anywhere += [m for m in _groups(hand, 0, 3, range(1)) if m.real_count(0) == 3]
     elif field.kind == Kind.STAIRS:
         melds = _stairs(hand, jokers, size, past_ends) if rules.stairs else []
     else:
         melds = _groups(hand, jokers, size, _ranks_that_may_follow(state, field), suited)
-    # melds that may be played on any field, whatever ranks the shape let through
-    anywhere: list[Meld] = []
+        if size == 1 and rule_on(state, "assassination"):
+            weakest = 12 if state.reversed_order else 0  # the 2 reversed, else the 3
+            anywhere += _groups(hand, 0, 1, range(weakest, weakest + 1))
     if emperor_on:
         anywhere += _emperors(hand) + _groups(hand, 0, 4)
     if rule_on(state, "sandstorm"):
         anywhere += [m for m in _groups(hand, 0, 3) if is_sandstorm(state, m)]
     if anywhere:
         listed = {m.mask for m in melds}
-        melds += [m for m in anywhere if m.mask not in listed]
+        for meld in anywhere:
+            if meld.mask not in listed:
+                listed.add(meld.mask)
+                melds.append(meld)
     return melds
 
 

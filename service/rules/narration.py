@@ -113,20 +113,43 @@ def describe(record: dict[str, Any], players: int, writing: Writing = CODES) -> 
             return f"seat {seat} invokes the omen: local rules off"
         case "ElevenBackStarted":
             return f"eleven-back ({record['reading']})"
+        case "ElevenBackStrengthened":
+            return "strong eleven-back: it lasts through the next trick"
+        case "ElevenBackEnded":
+            return f"{words(record['cause'])}: eleven-back ends"
+        case "TwoBackStarted":
+            return "two-back: the order is reversed until the flush"
         case "SuitLocked":
             if not record["suits"]:
                 return "suit lock lifted"
-            return f"suit lock: {' '.join(map(writing.suit, record['suits']))}"
+            lock = "partial lock" if record.get("partial") else "suit lock"
+            return f"{lock}: {' '.join(map(writing.suit, record['suits']))}"
+        case "ColorLocked":
+            return f"colour lock: {record['color']}"
+        case "LocksReleased":
+            return f"{words(record['cause'])}: every lock ends"
         case "NumberLocked":
             return f"number lock from {record['rank']}"
         case "DirectionReversed":
-            return "nine-reverse: direction reversed"
+            return f"{words(record.get('cause') or 'nine_reverse')}: direction reversed"
         case "PlayersSkipped":
-            return f"five-skip: {seats(record['seats'])} skipped"
+            causes = " + ".join(map(words, record.get("causes") or ("five_skip",)))
+            return f"{causes}: {seats(record['seats'])} skipped"
         case "StepRequired":
             return f"seat {seat} must {words(record['step'])} {record['count']}"
         case "FourStopOffered":
             return f"four-stop offered to {seats(record['seats'])}"
+        case "EightCutReturnOffered":
+            fours = " or a pair of 4s" if record.get("four_stop") else ""
+            return f"eight-cut return offered to {seats(record['seats'])} (8s{fours})"
+        case "PilePicked":
+            taken = cards(record, writing=writing)
+            to = f" for seat {record['to']}" if record["to"] != seat else ""
+            why_pick = words(record["reason"])
+            return f"seat {seat} takes {taken} from the discard pile{to} ({why_pick})"
+        case "CardChosen":
+            chosen = cards(record, writing=writing)
+            return f"seat {seat} chooses {chosen} to pass on (king pastor)"
         case "RanksBombed":
             return f"seat {seat} bombs {' '.join(record['ranks'])}"
         case "CardsDiscarded":
@@ -173,7 +196,8 @@ def _dealt(record: dict[str, Any], writing: Writing) -> str:
 def _finished(record: dict[str, Any], players: int, writing: Writing) -> str:
     seat, number = record["seat"], record["place"]
     if record["type"] == "PlayerFell":
-        text = f"seat {seat} falls to {place(seat, number, players)}: miyako-ochi"
+        cause = words(record.get("cause") or "miyako_ochi")
+        text = f"seat {seat} falls to {place(seat, number, players)}: {cause}"
     else:
         text = f"seat {seat} finishes {place(seat, number, players)}"
         if record.get("forbidden"):

@@ -26,7 +26,7 @@ from .cards import (
     parse_rank,
     parse_reading,
 )
-from .commands import Bomb, Discard, Give, Pass, Play, SeatCommand
+from .commands import Bomb, Discard, Give, Pass, Pick, Play, SeatCommand
 from .refusals import Refused
 from .vocabulary import Action, RefusalCode
 
@@ -101,6 +101,8 @@ def written(command: SeatCommand) -> Written:
             return Written(Action.DISCARD, tuple(format_mask(command.cards)))
         case Bomb():
             return Written(Action.BOMB, ranks=tuple(format_rank(r) for r in command.ranks))
+        case Pick():
+            return Written(Action.PICK, tuple(format_mask(command.cards)))
         case _:
             assert_never(command)
 
@@ -125,6 +127,8 @@ def seat_command(
             return Discard(seat, parse_mask(cards))
         case Action.BOMB:
             return Bomb(seat, parse_ranks(ranks))
+        case Action.PICK:
+            return Pick(seat, parse_mask(cards))
     raise Refused(RefusalCode.BAD_REQUEST, f"unknown action {action!r}")
 
 

@@ -7,13 +7,60 @@ from __future__ import annotations
 from .cards import RANK_2, RANK_3, RANK_8, RANK_J, SUIT_S, make_card
 from .melds import Kind, Meld
 from .rulesets import RuleSet
+from .vocabulary import Color, FlushReason
 
 SPADE_3 = make_card(RANK_3, SUIT_S)
+SPADE_2 = make_card(RANK_2, SUIT_S)
+RANK_5, RANK_6, RANK_7 = 2, 3, 4
+# the cuts in revolution (docs/RULES.md §5 #27 to #29): the eight-cut's reading, another rank
+X_CUTS = (("five_cut", RANK_5), ("six_cut", RANK_6), ("seven_cut", RANK_7))
+FURTHER_FLUSHES = frozenset(
+    ("five_cut", "six_cut", "seven_cut", "spade2_return", "triple_three_return", "assassination")
+)
 
 
 def group_of(meld: Meld, size: int, rank: int) -> bool:
     """A group of exactly ``size`` real cards of ``rank`` (jokers never count)."""
     return meld.kind == Kind.GROUP and meld.size == size and meld.real_count(rank) == size
+
+
+def leisure_seat(rules: RuleSet, previous_places: tuple[int, ...] | None) -> int | None:
+    """The previous 大富豪, who must pass on their first turn (docs/RULES.md §5 #54)."""
+    if not rules.daifugo_leisure or previous_places is None:
+        return None
+    return previous_places.index(1) if 1 in previous_places else None
+
+
+RED, BLACK = 0b0101, 0b1010  # ♢♡ and ♣♠ as suit bits (D C H S)
+COLORS = {RED: Color.RED, BLACK: Color.BLACK}
+
+
+def color_of(suits: int) -> int:
+    """The colour (its suits) of a joker-free play's suit set, 0 when mixed."""
+    if suits and not suits & ~RED:
+        return RED
+    if suits and not suits & ~BLACK:
+        return BLACK
+    return 0
+
+
+def lock_starting(recent: tuple[int, ...], count: int) -> tuple[int, int]:
+    """The colour lock and partial lock the last ``count`` plays of the trick
+    start (docs/RULES.md §5 #38, #39): (colour suits or 0, shared suits or 0). A
+    play holding a joker (-1) starts neither; sets all alike start the suit
+    lock, not a partial one."""
+    if len(recent) < count:
+        return 0, 0
+    window = recent[-count:]
+    if -1 in window:
+        return 0, 0
+    colors = {color_of(suits) for suits in window}
+    color = colors.pop() if len(colors) == 1 else 0
+    shared = -1
+    for suits in window:
+        shared &= suits
+    partial = shared if shared and len(set(window)) > 1 else 0
+    return color, partial
 
 
 def lock_suits(meld: Meld) -> int:
@@ -30,18 +77,76 @@ def cuts_eight(rules: RuleSet, in_force: frozenset[str], meld: Meld) -> bool:
     alone: bots, which see a view and not the state, judge with it too."""
     if "eight_cut" not in in_force:
         return False
-    eights = meld.real_count(RANK_8)
+    return cuts_as(rules, meld, RANK_8)
+
+
+def cuts_as(rules: RuleSet, meld: Meld, rank: int) -> bool:
+    """Whether ``meld`` cuts by the preset's eight-cut reading with ``rank`` in
+    place of 8 (docs/RULES.md §2; §5 #27 to #29 read the other ranks the same way)."""
+    real = meld.real_count(rank)
     reading = rules.eight_cut_reading
     if reading == "uecda":
-        # a real 8, or stairs whose span (a joker included) holds the 8
-        return bool(eights) or (meld.kind == Kind.STAIRS and meld.low <= RANK_8 <= meld.high)
-    if not eights:
+        # a real card, or stairs whose span (a joker included) holds the rank
+        return bool(real) or (meld.kind == Kind.STAIRS and meld.low <= rank <= meld.high)
+    if not real:
         return False
     if reading == "federation":
-        return meld.kind in (Kind.SINGLE, Kind.GROUP) and eights + meld.jokers == meld.size
+        return meld.kind in (Kind.SINGLE, Kind.GROUP) and real + meld.jokers == meld.size
     if reading == "torasobi":
         return meld.kind != Kind.STAIRS
     return True
+
+
+def joker_return(
+    in_force: frozenset[str], reversed_order: bool, meld: Meld, field: Meld | None
+) -> str | None:
+    """Which of §5's plays onto a single joker ``meld`` is (#30 to #32), or None."""
+    if field is None or not field.is_single_joker:
+        return None
+    if "spade2_return" in in_force and reversed_order and meld.mask == 1 << SPADE_2:
+        return "spade2_return"
+    if "triple_three_return" in in_force and group_of(meld, 3, RANK_3):
+        return "triple_three_return"
+    if "joker_return" in in_force and meld.is_single_joker:
+        return "joker_return"
+    return None
+
+
+def is_assassination(
+    in_force: frozenset[str], reversed_order: bool, meld: Meld, field: Meld | None
+) -> bool:
+    """A real single of the weakest rank on a real single of the strongest, in
+    the order in force (docs/RULES.md §5 #33)."""
+    if "assassination" not in in_force or field is None:
+        return False
+    if meld.kind != Kind.SINGLE or field.kind != Kind.SINGLE or meld.jokers or field.jokers:
+        return False
+    weakest, strongest = (RANK_2, RANK_3) if reversed_order else (RANK_3, RANK_2)
+    return meld.low == weakest and field.low == strongest
+
+
+def further_flush(
+    rules: RuleSet,
+    in_force: frozenset[str],
+    revolution: bool,
+    reversed_order: bool,
+    meld: Meld,
+    field: Meld | None,
+) -> FlushReason | None:
+    """The flush effect of §5 a play has (#27 to #31, #33), in §5.5's order,
+    judged under the state before it, or None."""
+    if in_force.isdisjoint(FURTHER_FLUSHES):
+        return None
+    if revolution:
+        for rule, rank in X_CUTS:
+            if rule in in_force and cuts_as(rules, meld, rank):
+                return FlushReason(rule)
+    returned = joker_return(in_force, reversed_order, meld, field)
+    if returned is not None and returned != "joker_return":
+        return FlushReason(returned)
+    if is_assassination(in_force, reversed_order, meld, field):
+        return FlushReason.ASSASSINATION
+    return None
 
 
 def finishes_forbidden(

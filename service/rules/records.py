@@ -90,7 +90,7 @@ def _tuple_or_none(value: Any) -> Any:
 
 
 # fields that are tuples of plain values
-for _name in ("seats", "places", "previous_places", "seating", "stalemate"):
+for _name in ("seats", "places", "previous_places", "seating", "stalemate", "causes"):
     _CONVERTERS[_name] = (_tuple_or_none, _tuple_or_none)
 
 

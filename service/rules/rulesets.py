@@ -1,4 +1,4 @@
-"""Rule sets: the four presets and the options a host may change (docs/RULES.md §1–§3, §6).
+"""Rule sets: the four presets and the options a host may change (docs/RULES.md §1–§3, §5, §6).
 
 A rule set is one frozen value. The presets differ only where docs/RULES.md §2 says
 they read a rule differently; those readings are fields too (``*_reading``,
@@ -19,17 +19,32 @@ ForbiddenReading = Literal["federation", "torasobi", "classic"]
 BottomOrder = Literal["federation", "newest_last"]
 
 # Seed 001's 26 local rules, in the seed's order (docs/RULES.md §3).
-LOCAL_RULES = (
+SEED_RULES = (
     "revolution", "stairs", "eight_cut", "spade3_return", "forbidden_finish",
     "suit_lock", "number_lock", "miyako_ochi", "gekokujo", "eleven_back",
     "queen_bomber", "sandstorm", "ambulance", "rokurokubi", "four_stop",
     "five_skip", "seven_pass", "ten_discard", "nine_reverse", "emperor", "coup",
     "great_revolution", "omen", "down_number", "lucky_seven", "tenpenchi",
 )  # fmt: skip
+# The further local rules of docs/RULES.md §5, in its order (#27 on).
+FURTHER_RULES = (
+    "five_cut", "six_cut", "seven_cut", "spade2_return", "triple_three_return", "joker_return",
+    "assassination", "eight_cut_return", "finish_flush", "nanasan_revolution",
+    "joker_revolution", "color_lock", "partial_lock", "queen_release", "strong_eleven_back",
+    "six_return", "two_back", "six_reverse", "queen_reverse", "king_reverse", "king_skip",
+    "ten_skip", "salvage", "kings_march", "zombie", "king_pastor", "kyo_ochi",
+    "daifugo_leisure", "d3_start",
+)  # fmt: skip
+LOCAL_RULES = SEED_RULES + FURTHER_RULES
 
-
-# what an omen switches off for the rest of the game (docs/RULES.md §3 #23)
-CANCELLED_BY_OMEN = frozenset(LOCAL_RULES[8:]) | {"revolution", "eight_cut", "spade3_return"}
+# what an omen switches off for the rest of the game (docs/RULES.md §3 #23, §5.1 Omen):
+# §3's effects and §5's, but not the locks, the places and the first lead
+CANCELLED_BY_OMEN = (
+    frozenset(SEED_RULES[8:]) | {"revolution", "eight_cut", "spade3_return"}
+) | (frozenset(FURTHER_RULES) - {"color_lock", "partial_lock", "kyo_ochi", "daifugo_leisure",
+                                  "d3_start"})  # fmt: skip
+# option names an older rule set used, and the names they go by now
+_RENAMED = {"first_lead_must_include_d3": "d3_start"}
 
 
 class RuleSetError(ValueError):
@@ -71,6 +86,36 @@ class RuleSet:
     down_number: bool = False
     lucky_seven: bool = False
     tenpenchi: bool = False
+    # §5 the further local rules
+    five_cut: bool = False
+    six_cut: bool = False
+    seven_cut: bool = False
+    spade2_return: bool = False
+    triple_three_return: bool = False
+    joker_return: bool = False
+    assassination: bool = False
+    eight_cut_return: bool = False
+    finish_flush: bool = False
+    nanasan_revolution: bool = False
+    joker_revolution: bool = False
+    color_lock: bool = False
+    partial_lock: bool = False
+    queen_release: bool = False
+    strong_eleven_back: bool = False
+    six_return: bool = False
+    two_back: bool = False
+    six_reverse: bool = False
+    queen_reverse: bool = False
+    king_reverse: bool = False
+    king_skip: bool = False
+    ten_skip: bool = False
+    salvage: bool = False
+    kings_march: bool = False
+    zombie: bool = False
+    king_pastor: bool = False
+    kyo_ochi: bool = False
+    daifugo_leisure: bool = False
+    d3_start: bool = False
     # how each preset reads the rules it shares (docs/RULES.md §1, §2)
     stairs_revolt: bool = True
     eight_cut_reading: EightCutReading = "torasobi"
@@ -80,7 +125,6 @@ class RuleSet:
     forbidden_reading: ForbiddenReading = "torasobi"
     forced_forbidden_finish: bool = False
     bottom_order: BottomOrder = "newest_last"
-    first_lead_must_include_d3: bool = False
     blind_cards_with_four: int = 0
     unused_with_two: int = field(default=14)
     # the readings of the UECda contest's rules (docs/RULES.md §6); off elsewhere
@@ -102,6 +146,7 @@ class RuleSet:
         """This rule set with ``options`` applied, each checked by name and type."""
         changes: dict[str, Any] = {}
         for name, value in options.items():
+            name = _RENAMED.get(name, name)
             changes[name] = _checked_option(name, value)
         return replace(self, **changes)
 
@@ -178,7 +223,7 @@ CLASSIC = RuleSet(
     suit_lock_after=3,
     number_lock_after=3,
     forbidden_reading="classic",
-    first_lead_must_include_d3=True,
+    d3_start=True,
 )
 # The UEC computer Daihinmin contest's standard rules, as its reference server
 # plays them (docs/RULES.md §6).
@@ -219,6 +264,6 @@ def rule_set(preset: str, options: Mapping[str, Any] | None = None) -> RuleSet:
 
 
 def all_local_rules_on(rules: RuleSet) -> RuleSet:
-    """``rules`` with all 26 local rules switched on (benchmarks, property tests)."""
+    """``rules`` with every local rule switched on (benchmarks, property tests)."""
     options: dict[str, Any] = {name: True for name in LOCAL_RULES}
     return rules.with_options(options)

@@ -40,15 +40,19 @@ class MatchState:
     results: tuple[tuple[int, ...], ...] = ()
     unused: int = 0
     out: int = 0  # discarded (ten-discard, queen bomb); cards kept on leaving stay in hands
-    played: int = 0
+    trick: int = 0  # the cards on the field this trick, every meld of it
+    pile: int = 0  # the discard pile: public (docs/RULES.md §5.1)
     leader: int = 0
     turn: int | None = None
     exchange_steps: tuple[tuple[int, int, int, bool], ...] = ()
-    pending: tuple[tuple[WaitingFor, int], ...] = ()
-    four_stop: tuple[int, ...] = ()
+    pending: tuple[tuple[WaitingFor, int, int], ...] = ()  # (step, count, seat) in order
+    four_stop: tuple[int, ...] = ()  # the seats still to ask in an answer window
+    window: WaitingFor = FOUR_STOP  # that window: FOUR_STOP or EIGHT_CUT_RETURN (§5 #34)
+    chosen: tuple[tuple[int, int], ...] = ()  # king pastor: (seat, card) chosen so far
     field: Meld | None = None
     field_seat: int | None = None
     last_play: Meld | None = None
+    last_seat: int | None = None  # who made last_play (it outlives the flush)
     trick_leader: int = 0
     passed: int = 0
     pass_run: int = 0  # passes in a row since the last play (the stalemate rule)
@@ -56,17 +60,24 @@ class MatchState:
     stalemate: tuple[int, ...] = ()  # the order a stalemate ranks the players still in
     revolution: bool = False
     eleven_back: ElevenBack = ElevenBack.NONE
+    eleven_back_lasts: int = 0  # flushes a strong eleven-back outlives (docs/RULES.md §5 #41)
+    two_back: bool = False  # §5 #43: until the flush
     direction: int = 1
     omen: bool = False
     suit_lock: int = 0
+    partial_lock: bool = False  # suit_lock is a partial lock (docs/RULES.md §5 #39)
+    color_lock: int = 0  # the suits of the locked colour (§5 #38), 0 when none
+    recent_suits: tuple[int, ...] = ()  # the trick's last plays' suit sets, -1 holding a joker
     suit_run: int = 0
     suit_run_suits: int = 0
     number_lock: bool = False
     number_run: int = 0
     active: int = 0
     finished: tuple[int, ...] = ()
+    finished_in_trick: bool = False  # someone finished while this trick's field was on (§5 #35)
     bottom: tuple[tuple[int, Bottom], ...] = ()
     first_play_d3: bool = False
+    leisure_seat: int | None = None  # the previous 大富豪 before their first turn (§5 #54)
     final_places: tuple[int, ...] | None = None
 
     def copy(self) -> MatchState:
@@ -83,15 +94,19 @@ class MatchState:
         new.results = self.results
         new.unused = self.unused
         new.out = self.out
-        new.played = self.played
+        new.trick = self.trick
+        new.pile = self.pile
         new.leader = self.leader
         new.turn = self.turn
         new.exchange_steps = self.exchange_steps
         new.pending = self.pending
         new.four_stop = self.four_stop
+        new.window = self.window
+        new.chosen = self.chosen
         new.field = self.field
         new.field_seat = self.field_seat
         new.last_play = self.last_play
+        new.last_seat = self.last_seat
         new.trick_leader = self.trick_leader
         new.passed = self.passed
         new.pass_run = self.pass_run
@@ -99,17 +114,24 @@ class MatchState:
         new.stalemate = self.stalemate
         new.revolution = self.revolution
         new.eleven_back = self.eleven_back
+        new.eleven_back_lasts = self.eleven_back_lasts
+        new.two_back = self.two_back
         new.direction = self.direction
         new.omen = self.omen
         new.suit_lock = self.suit_lock
+        new.partial_lock = self.partial_lock
+        new.color_lock = self.color_lock
+        new.recent_suits = self.recent_suits
         new.suit_run = self.suit_run
         new.suit_run_suits = self.suit_run_suits
         new.number_lock = self.number_lock
         new.number_run = self.number_run
         new.active = self.active
         new.finished = self.finished
+        new.finished_in_trick = self.finished_in_trick
         new.bottom = self.bottom
         new.first_play_d3 = self.first_play_d3
+        new.leisure_seat = self.leisure_seat
         new.final_places = self.final_places
         return new
 
@@ -128,15 +150,15 @@ class MatchState:
         if self.exchange_steps:
             return EXCHANGE
         if self.four_stop:
-            return FOUR_STOP
+            return self.window
         if self.pending:
             return self.pending[0][0]
         return PLAY
 
     @property
     def reversed_order(self) -> bool:
-        """The strength order in force: revolution XOR eleven-back."""
-        return self.revolution != (self.eleven_back == STRENGTH)
+        """The strength order in force: revolution XOR eleven-back XOR two-back."""
+        return (self.revolution != (self.eleven_back == STRENGTH)) != self.two_back
 
     @property
     def turn_direction(self) -> int:

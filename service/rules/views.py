@@ -1,10 +1,11 @@
 """What a viewer may see: one function builds a view from the state and one
 filters events. Every outward path (gRPC, REST, SSE, the page) goes through them.
 
-A seat sees its own hand, counts of the others and public plays. A spectator
+A seat sees its own hand, counts of the others and public plays, and the
+discard pile (docs/RULES.md §5.1: face up, ten-discards included). A spectator
 sees no hands. A player who leaves the game holding cards keeps them in their
-hand until the next deal, seen by them alone. Blind and unused cards and
-discards are seen by nobody until the match ends, when everything is revealed
+hand until the next deal, seen by them alone. Blind and unused cards
+are seen by nobody until the match ends, when everything is revealed
 to everyone. The auditor's view (everything) opens only then; a replay of a
 match that has ended shows every card at every step of it (``match_over``).
 """
@@ -28,13 +29,14 @@ from .cards import (
     suit_letters,
 )
 from .melds import Kind, Meld, classify
+from .readings import COLORS
 from .records import to_record
 from .rulesets import CANCELLED_BY_OMEN, RuleSet
 from .state import MatchState
 from .vocabulary import (
     ORDER,
     Bottom,
-    DiscardReason,
+    Color,
     ElevenBack,
     Phase,
     ViewerKind,
@@ -104,6 +106,11 @@ class View:
     unused: tuple[str, ...] | None
     out_of_play: tuple[str, ...] | None
     options: dict[str, Any]
+    # docs/RULES.md §5: public to everyone
+    two_back: bool = False
+    discard_pile: tuple[str, ...] = ()
+    color_lock: str | None = None  # "red" | "black"
+    partial_lock: bool = False  # suit_lock is a partial lock
 
     def to_dict(self) -> dict[str, Any]:
         return {f.name: _plain(getattr(self, f.name)) for f in fields(self)}
@@ -178,6 +185,10 @@ def build_view(state: MatchState, viewer: Viewer, *, match_over: bool = False) -
         unused=_codes(state.unused) if revealed else None,
         out_of_play=_codes(state.out) if revealed else None,
         options=dict(_options_of(state.rules)),
+        two_back=state.two_back,
+        discard_pile=_codes(state.pile),
+        color_lock=COLORS.get(state.color_lock),
+        partial_lock=state.partial_lock,
     )
 
 
@@ -204,11 +215,25 @@ def position_of(view: View, rules: RuleSet) -> MatchState:
     state.suit_run = view.suit_run
     state.suit_run_suits = parse_suits(view.suit_run_suits)
     state.number_run = view.number_run
+    state.two_back = view.two_back
+    state.color_lock = _COLOR_SUITS[Color(view.color_lock)] if view.color_lock else 0
+    state.partial_lock = view.partial_lock
+    state.pile = _mask_of_codes(view.discard_pile)
     state.passed = _seat_mask(view.passed)
     state.active = _seat_mask(view.active)
     state.field_seat = view.field_seat
     state.field = state.last_play = _field_meld(view, state)
     return state
+
+
+_COLOR_SUITS = {color: suits for suits, color in COLORS.items()}
+
+
+def _mask_of_codes(codes: tuple[str, ...]) -> int:
+    mask = 0
+    for code in codes:  # jokers repeat
+        mask = add_cards(mask, mask_of((parse_card(code),)))
+    return mask
 
 
 def _seat_mask(seats: tuple[int, ...]) -> int:
@@ -222,11 +247,8 @@ def _field_meld(view: View, position: MatchState) -> Meld | None:
     """The meld on the field, read back from its card codes and joker readings."""
     if not view.field:
         return None
-    mask = 0
-    for code in view.field:  # jokers repeat
-        mask = add_cards(mask, mask_of((parse_card(code),)))
     return classify(
-        mask,
+        _mask_of_codes(view.field),
         tuple(parse_reading(code) for code in view.field_jokers_as),
         reversed_order=position.reversed_order,
         stairs_allowed=True,
@@ -269,21 +291,24 @@ def visible_record(event: ev.Event, viewer: Viewer, revealed: bool) -> dict[str,
                 cards if event.seats[index] == seat else None
                 for index, cards in enumerate(record["hands"])
             ]
+        case ev.CardChosen():
+            if seat != event.seat:
+                _hide(record, "cards", event.cards)
         case ev.CardsGiven():
             if seat not in (event.seat, event.to):
-                _hide(record, "cards", event.cards)
-        case ev.CardsDiscarded():
-            if event.reason == DiscardReason.TEN_DISCARD and seat != event.seat:
                 _hide(record, "cards", event.cards)
         case ev.PlayerFinished() | ev.PlayerFell():
             if seat != event.seat:
                 _hide(record, "leftover", event.leftover)
         case (
             ev.ExchangeStarted() | ev.CardsPlayed() | ev.Passed() | ev.RevolutionChanged()
-            | ev.OmenInvoked() | ev.ElevenBackStarted() | ev.SuitLocked() | ev.NumberLocked()
-            | ev.DirectionReversed() | ev.PlayersSkipped() | ev.StepRequired()
-            | ev.FourStopOffered() | ev.RanksBombed() | ev.FieldFlushed() | ev.TurnMoved()
-            | ev.GameEnded() | ev.MatchEnded()
+            | ev.OmenInvoked() | ev.ElevenBackStarted() | ev.ElevenBackStrengthened()
+            | ev.ElevenBackEnded() | ev.TwoBackStarted() | ev.SuitLocked() | ev.ColorLocked()
+            | ev.LocksReleased() | ev.NumberLocked() | ev.DirectionReversed()
+            | ev.PlayersSkipped() | ev.StepRequired() | ev.FourStopOffered()
+            | ev.EightCutReturnOffered() | ev.PilePicked() | ev.RanksBombed()
+            | ev.CardsDiscarded()  # the discard pile is face up (docs/RULES.md §5.1)
+            | ev.FieldFlushed() | ev.TurnMoved() | ev.GameEnded() | ev.MatchEnded()
         ):  # fmt: skip
             pass  # public: everyone sees all of it
         case _:

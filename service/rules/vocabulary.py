@@ -19,8 +19,10 @@ class Phase(StrEnum):
 
 
 class WaitingFor(StrEnum):
-    """What the game waits for from the seat whose turn it is. The last three
-    are also the steps a play may require (``StepRequired``)."""
+    """What the game waits for from the seat whose turn it is. SEVEN_PASS,
+    TEN_DISCARD, QUEEN_BOMBER, the picks and KING_PASTOR are also the steps a play
+    may require (``StepRequired``); FOUR_STOP and EIGHT_CUT_RETURN are answer
+    windows (docs/RULES.md §5.4)."""
 
     PLAY = "play"
     EXCHANGE = "exchange"
@@ -28,6 +30,11 @@ class WaitingFor(StrEnum):
     TEN_DISCARD = "ten_discard"
     QUEEN_BOMBER = "queen_bomber"
     FOUR_STOP = "four_stop"
+    EIGHT_CUT_RETURN = "eight_cut_return"
+    SALVAGE = "salvage"
+    KINGS_MARCH = "kings_march"
+    ZOMBIE = "zombie"
+    KING_PASTOR = "king_pastor"
 
 
 class Action(StrEnum):
@@ -38,6 +45,7 @@ class Action(StrEnum):
     GIVE = "give"
     DISCARD = "discard"
     BOMB = "bomb"
+    PICK = "pick"
 
 
 class GiveReason(StrEnum):
@@ -46,6 +54,7 @@ class GiveReason(StrEnum):
     EXCHANGE = "exchange"
     SEVEN_PASS = "seven_pass"
     TAKEN = "taken"  # the automatic exchange took them before any give
+    KING_PASTOR = "king_pastor"  # the chosen cards pass on (docs/RULES.md §5 #52)
 
 
 class DiscardReason(StrEnum):
@@ -66,6 +75,13 @@ class FlushReason(StrEnum):
     SANDSTORM = "sandstorm"
     EMPEROR = "emperor"
     FOUR_STOP = "four_stop"
+    FIVE_CUT = "five_cut"
+    SIX_CUT = "six_cut"
+    SEVEN_CUT = "seven_cut"
+    SPADE2_RETURN = "spade2_return"
+    TRIPLE_THREE_RETURN = "triple_three_return"
+    ASSASSINATION = "assassination"
+    FINISH_FLUSH = "finish_flush"
 
 
 class RevolutionCause(StrEnum):
@@ -77,6 +93,8 @@ class RevolutionCause(StrEnum):
     OMEN = "omen"
     GREAT_REVOLUTION = "great_revolution"
     EMPEROR = "emperor"
+    NANASAN_REVOLUTION = "nanasan_revolution"
+    JOKER_REVOLUTION = "joker_revolution"
 
 
 class FinishCause(StrEnum):
@@ -89,6 +107,45 @@ class FinishCause(StrEnum):
     FORCED = "forced"  # federation: a leader holding only forbidden cards
     STALEMATE = "stalemate"
     LAST = "last"  # the last player in when the game ended
+
+
+class FallCause(StrEnum):
+    """Why a seat fell to the bottom (``PlayerFell``)."""
+
+    MIYAKO_OCHI = "miyako_ochi"
+    KYO_OCHI = "kyo_ochi"  # the previous 富豪 (docs/RULES.md §5 #53)
+
+
+class ReverseCause(StrEnum):
+    """The rank that reversed the turn order (``DirectionReversed``)."""
+
+    NINE_REVERSE = "nine_reverse"
+    SIX_REVERSE = "six_reverse"
+    QUEEN_REVERSE = "queen_reverse"
+    KING_REVERSE = "king_reverse"
+
+
+class SkipCause(StrEnum):
+    """The skip rules of a play (``PlayersSkipped``); their skips add up."""
+
+    FIVE_SKIP = "five_skip"
+    KING_SKIP = "king_skip"
+    TEN_SKIP = "ten_skip"
+
+
+class Color(StrEnum):
+    """The colour a colour lock holds the field to (``ColorLocked``)."""
+
+    RED = "red"
+    BLACK = "black"
+
+
+class EndCause(StrEnum):
+    """What ended a lock or an eleven-back before its flush (``ElevenBackEnded``,
+    ``LocksReleased``)."""
+
+    SIX_RETURN = "six_return"
+    QUEEN_RELEASE = "queen_release"
 
 
 class ElevenBack(StrEnum):
@@ -144,5 +201,11 @@ SEVEN_PASS: Final = WaitingFor.SEVEN_PASS
 TEN_DISCARD: Final = WaitingFor.TEN_DISCARD
 QUEEN_BOMBER: Final = WaitingFor.QUEEN_BOMBER
 FOUR_STOP: Final = WaitingFor.FOUR_STOP
+EIGHT_CUT_RETURN: Final = WaitingFor.EIGHT_CUT_RETURN
+SALVAGE: Final = WaitingFor.SALVAGE
+KINGS_MARCH: Final = WaitingFor.KINGS_MARCH
+ZOMBIE: Final = WaitingFor.ZOMBIE
+KING_PASTOR: Final = WaitingFor.KING_PASTOR
 STRENGTH: Final = ElevenBack.STRENGTH
 ORDER: Final = ElevenBack.ORDER
+PICKS: Final = (SALVAGE, KINGS_MARCH, ZOMBIE)  # the steps that take from the pile (§5.4)

@@ -68,7 +68,7 @@ def _env_without() -> frozenset[str]:
 def rule_sets(
     draw: st.DrawFn, max_games: int = 3, without: frozenset[str] = frozenset()
 ) -> RuleSet:
-    """Any preset, each of the 26 local rules on or off, eleven_back in all
+    """Any preset, each local rule (docs/RULES.md §3, §5) on or off, eleven_back in all
     three readings, 1..``max_games`` games per set, and 2, 1 or 0 jokers.
     The rules named in ``without`` stay off."""
     preset = draw(st.sampled_from(PRESET_NAMES), label="preset")

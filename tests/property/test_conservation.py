@@ -1,8 +1,9 @@
 """Property 2: cards are conserved after every event.
 
-Hands (the cards a player keeps on leaving included) + played cards +
-discarded cards (``state.out``) + blind + unused cards are the whole deck of
-the rule set, with no card in two places."""
+Hands (the cards a player keeps on leaving included) + the cards on the field
+this trick + the discard pile (flushed and discarded cards, less those picked
+back, docs/RULES.md §5.1) + blind + unused cards are the whole deck of the rule
+set, with no card in two places."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from ._support import Step, examples, play_match, players_counts, rule_sets, who
 
 def places_of_cards(state: MatchState) -> dict[str, int]:
     places = {f"hand {seat}": hand for seat, hand in enumerate(state.hands)}
-    places.update(played=state.played, out=state.out, blind=state.blind, unused=state.unused)
+    places.update(trick=state.trick, pile=state.pile, blind=state.blind, unused=state.unused)
     return places
 
 

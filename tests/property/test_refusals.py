@@ -24,6 +24,7 @@ from service.rules import (
     Discard,
     Give,
     Pass,
+    Pick,
     Play,
     Refusal,
     RuleSet,
@@ -45,6 +46,7 @@ from service.rules.cards import (
 )
 from service.rules.commands import Command
 from service.rules.dealing import deck_for
+from service.rules.judging import must_pass_at_leisure, pickable
 from service.rules.legal import legal_actions
 from service.rules.state import MatchState
 from service.rules.vocabulary import Phase, WaitingFor
@@ -102,6 +104,11 @@ def wrong_kinds(seat: int, waiting: str | None, cards: int) -> list[Command]:
         WaitingFor.SEVEN_PASS: (Give,),
         WaitingFor.TEN_DISCARD: (Discard,),
         WaitingFor.QUEEN_BOMBER: (Bomb,),
+        WaitingFor.EIGHT_CUT_RETURN: (Play, Pass),
+        WaitingFor.SALVAGE: (Pick,),
+        WaitingFor.KINGS_MARCH: (Pick,),
+        WaitingFor.ZOMBIE: (Pick,),
+        WaitingFor.KING_PASTOR: (Give,),
     }
     every: list[Command] = [
         Play(seat, cards),
@@ -109,6 +116,7 @@ def wrong_kinds(seat: int, waiting: str | None, cards: int) -> list[Command]:
         Give(seat, cards),
         Discard(seat, cards),
         Bomb(seat, (0,)),
+        Pick(seat, 0),
     ]
     return [c for c in every if not isinstance(c, accepted.get(waiting, ()))]
 
@@ -184,7 +192,10 @@ def probes(state: MatchState) -> list[ProbeMaker]:
         lambda: RANK_LISTS.map(lambda r: (Bomb(seat, tuple(r)), ANY)),
     ]
     unheld = cards & ~hand & REAL_CARDS
-    if waiting == WaitingFor.PLAY:
+    if waiting == WaitingFor.PLAY and must_pass_at_leisure(state):
+        # the previous 大富豪's first turn (docs/RULES.md §5 #54): any play, held or not
+        options.append(lambda: card_sets(cards).map(lambda c: (Play(seat, c), "wrong_action")))
+    elif waiting == WaitingFor.PLAY:
         options.append(lambda: card_sets(unheld).map(lambda c: (Play(seat, c), "card_not_in_hand")))
         if state.field is None and not state.rules.leader_may_pass:
             options.append(lambda: st.just((Pass(seat), "cannot_pass")))
@@ -210,6 +221,25 @@ def probes(state: MatchState) -> list[ProbeMaker]:
                     .map(lambda uh: remove_cards(uh[1], uh[1] & -uh[1]) | uh[0])
                     .map(lambda c: (make(seat, c), "card_not_in_hand"))
                 )
+            )
+    if waiting in (WaitingFor.SALVAGE, WaitingFor.KINGS_MARCH, WaitingFor.ZOMBIE):
+        count = state.pending[0][1]
+        # more cards than the pick allows, wherever they are (docs/RULES.md §5.4)
+        options.append(
+            lambda: card_sets(cards, count + 1, count + 3).map(
+                lambda c: (Pick(seat, c), "wrong_action")
+            )
+        )
+        outside = cards & ~pickable(state) & REAL_CARDS
+        if outside:
+            options.append(
+                lambda: card_sets(outside, 1, 1).map(lambda c: (Pick(seat, c), "card_not_in_hand"))
+            )
+    if waiting == WaitingFor.KING_PASTOR:
+        options.append(lambda: card_sets(hand, 2, 4).map(lambda c: (Give(seat, c), "wrong_action")))
+        if unheld:
+            options.append(
+                lambda: card_sets(unheld, 1, 1).map(lambda c: (Give(seat, c), "card_not_in_hand"))
             )
     if waiting == WaitingFor.QUEEN_BOMBER:
         count = state.pending[0][1]

@@ -4,13 +4,14 @@ For every viewer (each seat, the spectator), after every event of a random
 match, ``build_view`` and ``visible_record`` (not revealed) show no card the
 viewer may not know. What a viewer may know, per game:
 
-* the cards played on the field, and the queen-bomber discards (public);
+* the cards played on the field, and every discard (public: they go face up
+  into the discard pile, docs/RULES.md §5.1);
 * for a seat, every card that has been in its own hand this game: dealt,
   received by exchange, seven-pass or tenpenchi, and so also the cards it gave
   away, discarded or left the game with.
 
 Everything else (other hands, the blind and unused cards, other seats'
-seven-pass, ten-discard and leftover cards) must not show, nor the order a
+seven-pass and leftover cards) must not show, nor the order a
 stalemate would rank the players by (uecda). A record is judged
 when its event happens: it is a pure function of the event, so it shows the
 same later, when a viewer may only know more. Joker readings (``as``) name
@@ -154,7 +155,7 @@ def check_match(match: Match) -> None:
                 knowledge.observe_hands(state, before)
             if isinstance(event, ev.CardsPlayed):
                 knowledge.make_public(event.cards)
-            if isinstance(event, ev.CardsDiscarded) and event.reason == "queen_bomber":
+            if isinstance(event, ev.CardsDiscarded):
                 knowledge.make_public(event.cards)
             if state.phase == Phase.MATCH_OVER:
                 break

@@ -16,7 +16,7 @@ from service.scenarios import run_scenario
 
 Step = dict[str, Any]
 
-_CARD_KEYS = ("field",)
+_CARD_KEYS = ("field", "discard_pile")
 _SEAT_KEYS = ("hands", "hand_sizes", "places")
 
 
@@ -71,6 +71,10 @@ def give(seat: int, text: str, reject: str | None = None, **expect: Any) -> Step
 
 def discard(seat: int, text: str, reject: str | None = None, **expect: Any) -> Step:
     return _step(seat, "discard", cards(text), reject, expect)
+
+
+def pick(seat: int, text: str, reject: str | None = None, **expect: Any) -> Step:
+    return _step(seat, "pick", cards(text), reject, expect)
 
 
 def bomb(seat: int, ranks: str, reject: str | None = None, **expect: Any) -> Step:

@@ -9,7 +9,7 @@ from clients.terminal import describe_action
 from service.grpc.actions import action_to_message, command_from_message
 from service.rest.actions import action_of
 from service.rules import Deal, decide, fold, initial_state, rule_set
-from service.rules.commands import Bomb, Discard, Give, Pass, Play, SeatCommand
+from service.rules.commands import Bomb, Discard, Give, Pass, Pick, Play, SeatCommand
 from service.rules.dealing import deck_for
 from service.rules.legal import legal_actions
 from service.rules.notation import format_command, parse_command, seat_command, written
@@ -25,6 +25,8 @@ SAMPLES: list[SeatCommand] = [
     parse_command("seat 1 give 3D TS"),
     parse_command("seat 4 discard 2C"),
     Bomb(2, (2, 7)),
+    parse_command("seat 3 pick 9H KS"),
+    Pick(1, 0),  # a pick that takes nothing: ``seat 1 pick``
 ]
 
 

@@ -14,6 +14,7 @@ from service.rules.commands import Play
 from service.rules.events import CardsPlayed
 from service.rules.evolve import evolve
 from service.rules.judging import (
+    ends_eleven_back,
     field_refusal,
     flush_reason,
     four_stop_applies,
@@ -22,9 +23,11 @@ from service.rules.judging import (
     starts_eleven_back,
     starts_number_lock,
     starts_suit_lock,
+    starts_two_back,
 )
 from service.rules.legal import legal_actions
 from service.rules.melds import classify
+from service.rules.rulesets import RuleSet, all_local_rules_on
 from service.rules.state import MatchState
 from service.rules.views import Viewer, build_view, position_of
 from service.rules.vocabulary import Phase
@@ -33,6 +36,7 @@ PUBLIC = (
     "players", "in_force", "phase", "game_number", "previous_places", "results", "turn",
     "field", "field_seat", "passed", "active", "revolution", "eleven_back", "direction",
     "omen", "suit_lock", "suit_run", "suit_run_suits", "number_lock", "number_run",
+    "two_back", "color_lock", "partial_lock", "pile",
 )  # fmt: skip
 
 
@@ -57,6 +61,8 @@ def judged(state: MatchState, play: Play) -> tuple[object, ...]:
         four_stop_applies(state, meld),
         is_forbidden_finish(state, meld),
         starts_eleven_back(state, meld),
+        ends_eleven_back(state, meld),
+        starts_two_back(state, meld),
         field_refusal(state, meld),
         starts_suit_lock(after),
         after.suit_run_suits,
@@ -64,13 +70,23 @@ def judged(state: MatchState, play: Play) -> tuple[object, ...]:
     )
 
 
-@pytest.mark.parametrize("preset", ["federation", "torasobi", "classic", "uecda", "many"])
+def rules_of(preset: str) -> RuleSet:
+    if preset == "many":
+        return rule_set("torasobi", {
+            "games_per_set": 3, "sandstorm": True, "ambulance": True, "rokurokubi": True,
+            "four_stop": True, "emperor": True, "coup": True, "great_revolution": True,
+            "omen": True, "down_number": True, "lucky_seven": True, "eleven_back": "strength",
+        })  # fmt: skip
+    if preset == "further":  # every local rule of docs/RULES.md §3 and §5 on
+        return all_local_rules_on(rule_set("torasobi", {"games_per_set": 3}))
+    return rule_set(preset, {"games_per_set": 3})
+
+
+@pytest.mark.parametrize(
+    "preset", ["federation", "torasobi", "classic", "uecda", "many", "further"]
+)
 def test_a_views_position_holds_no_card_and_is_judged_as_the_state(preset: str) -> None:
-    rules = rule_set("torasobi", {
-        "games_per_set": 3, "sandstorm": True, "ambulance": True, "rokurokubi": True,
-        "four_stop": True, "emperor": True, "coup": True, "great_revolution": True,
-        "omen": True, "down_number": True, "lucky_seven": True, "eleven_back": "strength",
-    }) if preset == "many" else rule_set(preset, {"games_per_set": 3})  # fmt: skip
+    rules = rules_of(preset)
     policies = [random_policy(random.Random(seat)) for seat in range(4)]
     played = play_match(rules, 4, preset.encode(), policies)
     state = initial_state(rules, 4)
@@ -81,7 +97,7 @@ def test_a_views_position_holds_no_card_and_is_judged_as_the_state(preset: str) 
             continue
         position = position_of(build_view(state, Viewer.of_seat(state.turn)), rules)
         assert position.hands == (0,) * state.players
-        assert position.blind == position.unused == position.out == position.played == 0
+        assert position.blind == position.unused == position.out == position.trick == 0
         assert position.exchange_steps == () and position.stalemate == ()
         for name in PUBLIC:
             assert getattr(position, name) == getattr(state, name), name

@@ -44,7 +44,8 @@ def test_words_are_their_wire_values() -> None:
     for vocabulary in (
         words.Phase, words.WaitingFor, words.FlushReason, words.RevolutionCause,
         words.FinishCause, words.GiveReason, words.DiscardReason, words.RefusalCode,
-        words.ViewerKind, words.Action, words.ElevenBack, words.Bottom,
+        words.ViewerKind, words.Action, words.ElevenBack, words.Bottom, words.FallCause,
+        words.ReverseCause, words.SkipCause, words.Color, words.EndCause,
     ):  # fmt: skip
         for member in vocabulary:
             assert member == member.value and isinstance(member, str)
@@ -84,6 +85,8 @@ def test_the_page_has_words_for_every_event_and_every_reason() -> None:
         words.WaitingFor.SEVEN_PASS,
         words.WaitingFor.TEN_DISCARD,
         words.WaitingFor.QUEEN_BOMBER,
+        *words.PICKS,
+        words.WaitingFor.KING_PASTOR,
     }
     assert _js_object_keys(source, "STEPS") == steps
 

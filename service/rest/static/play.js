@@ -210,7 +210,10 @@ export class SeatPlay {
     // Off the seat's turn Play and Pass are disabled. On it they stay pressable:
     // when a play is not allowed the service's refusal says why (cannot_pass,
     // suit_locked…), which a silently disabled button would not.
-    const step = ["exchange", "seven_pass", "ten_discard", "queen_bomber"].includes(waiting);
+    const step = [
+      "exchange", "seven_pass", "ten_discard", "queen_bomber", "salvage", "kings_march", "zombie",
+      "king_pastor",
+    ].includes(waiting);
     setEnabled("act-play", this.myTurn, !step);
     setEnabled("act-pass", this.myTurn, !step);
     const giveCount = this.legal.find((action) => action.action === "give")?.cards?.length ?? 0;
@@ -223,9 +226,29 @@ export class SeatPlay {
     setEnabled("act-bomb", kinds.has("bomb"), kinds.has("bomb"));
     $("act-bomb").textContent = `Bomb ${bombCount} ${plural(bombCount, "rank")}`;
     this.renderBombRanks(kinds.has("bomb"));
+    this.renderPicks(kinds.has("pick"));
     // the focused control just went away (Give, once given): keep the focus
     // in the play area rather than let it fall to the start of the page
     if (hiding) ($("act-play").hidden ? $("hand-title") : $("act-play")).focus();
+  }
+
+  /** Salvage, king's march, zombie (docs/RULES.md §5): one button per legal pick. */
+  renderPicks(shown) {
+    const box = $("pile-picks");
+    box.hidden = !shown;
+    const picks = shown ? this.legal.filter((action) => action.action === "pick").slice(0, 60) : [];
+    const key = picks.map((pick) => pick.cards.join(" ")).join("|");
+    if (box.dataset.key === key) return;
+    box.dataset.key = key;
+    box.replaceChildren(
+      ...picks.map((pick) => {
+        const button = document.createElement("button");
+        button.type = "button";
+        button.textContent = pick.cards.length ? `Take ${cardsInWords(pick.cards)}` : "Take nothing";
+        button.addEventListener("click", () => this.act({ action: "pick", cards: pick.cards }));
+        return button;
+      }),
+    );
   }
 
   renderBombRanks(shown) {
@@ -297,6 +320,12 @@ export class SeatPlay {
     if (waiting === "seven_pass") return `give ${count} ${plural(count, "card")} to the next player`;
     if (waiting === "ten_discard") return `discard ${count} ${plural(count, "card")}`;
     if (waiting === "queen_bomber") return `name ${count} ${plural(count, "rank")} to bomb`;
+    if (waiting === "salvage" || waiting === "kings_march") {
+      return `take up to ${count} ${plural(count, "card")} from the discard pile, or nothing`;
+    }
+    if (waiting === "zombie") return "take a card from the discard pile for the next player, or nothing";
+    if (waiting === "king_pastor") return "choose 1 card to pass to the next player";
+    if (waiting === "eight_cut_return") return "answer the eight-cut with 8s of its size, or pass";
     if (waiting === "four_stop") return "answer the eight with a pair of 4s, or pass";
     const field = this.view.field;
     if (!field?.length) return "you lead; play any cards";

@@ -38,6 +38,8 @@ const EFFECTS = {
   RevolutionChanged: "revolution",
   SuitLocked: "lock",
   NumberLocked: "lock",
+  ColorLocked: "lock",
+  TwoBackStarted: "revolution",
   PlayerFinished: "finish",
 };
 
@@ -99,10 +101,20 @@ function renderStates(view) {
   if (view.eleven_back) {
     add("eleven-back", "11バック Eleven-back", `Eleven-back: ${view.eleven_back === "order" ? "turn order" : "strength"} reversed`);
   }
+  if (view.two_back) add("two-back", "2バック Two-back", "Two-back: strength reversed until the flush");
   if (view.direction < 0) add("direction", "↺ Order reversed", "Turn order reversed");
+  const pile = view.discard_pile ?? [];
+  if (pile.length) {
+    add("discard-pile", `捨て札 ${pile.length}`, `Discard pile: ${pile.length} ${pile.length === 1 ? "card" : "cards"}, ${cardsInWords(pile)}`);
+  }
   const locked = view.suit_lock ?? [];
-  if (locked.length) {
+  if (locked.length && view.partial_lock) {
+    add("partial-lock", `片縛り ${locked.map(suitSymbol).join("")}`, `Partial lock: every play holds ${locked.map(suitName).join(" and ")}`);
+  } else if (locked.length) {
     add("suit-lock", `縛り ${locked.map(suitSymbol).join("")}`, `Suit lock: ${locked.map(suitName).join(" and ")}`);
+  }
+  if (view.color_lock) {
+    add("color-lock", `色縛り ${view.color_lock === "red" ? "♥♦" : "♠♣"}`, `Colour lock: ${view.color_lock} cards only`);
   }
   if (view.number_lock) add("number-lock", "数字しばり Number lock", "Number lock: one rank stronger each play");
   if (view.omen) add("omen", "オーメン Omen", "Omen: no more revolutions or special effects");
@@ -208,7 +220,7 @@ function renderSeats(view, names) {
       item.dataset.place = place;
     }
     if (view.forbidden?.includes(number)) parts.push("forbidden finish");
-    if (view.fallen?.includes(number)) parts.push("fell (miyako-ochi)");
+    if (view.fallen?.includes(number)) parts.push("fell (miyako-ochi or kyō-ochi)");
     if (!place && view.active && !view.active.includes(number) && view.phase === "in_game") {
       parts.push("out");
     }

@@ -36,6 +36,13 @@ const FLUSH_REASONS = {
   sandstorm: "Sandstorm (three 3s): the field is flushed",
   emperor: "Emperor: the field is flushed",
   four_stop: "Four-stop: the eight-cut is stopped and the field is flushed",
+  five_cut: "Five-cut in revolution! The field is flushed",
+  six_cut: "Six-cut in revolution! The field is flushed",
+  seven_cut: "Seven-cut in revolution! The field is flushed",
+  spade2_return: "Spade-2 return! The field is flushed",
+  triple_three_return: "Three 3s return the joker! The field is flushed",
+  assassination: "Assassination! The field is flushed",
+  finish_flush: "A player went out: the field is flushed",
 };
 
 const REVOLUTION_CAUSES = {
@@ -45,12 +52,18 @@ const REVOLUTION_CAUSES = {
   omen: "omen, three 6s",
   great_revolution: "great revolution, four 2s",
   emperor: "emperor",
+  nanasan_revolution: "nanasan, three 7s",
+  joker_revolution: "joker revolution, both jokers",
 };
 
 const STEPS = {
   seven_pass: (count) => `give ${count} ${plural(count, "card")} to the next player (seven-pass)`,
   ten_discard: (count) => `discard ${count} ${plural(count, "card")} (ten-discard)`,
   queen_bomber: (count) => `name ${count} ${plural(count, "rank")} to bomb (queen bomber)`,
+  salvage: () => "take up to 1 card from the discard pile (salvage)",
+  kings_march: (count) => `take up to ${count} ${plural(count, "card")} from the discard pile (king's march)`,
+  zombie: () => "take up to 1 card from the discard pile for the next player (zombie)",
+  king_pastor: () => "choose 1 card to pass on (king pastor)",
 };
 
 export function plural(count, word) {
@@ -111,18 +124,38 @@ export function describeEvent(event, { names = [], players = 0, me = null, symbo
       return event.reading === "order"
         ? "Eleven-back: turn order reversed until the field flushes"
         : "Eleven-back: strength reversed until the field flushes";
+    case "ElevenBackStrengthened":
+      return "Strong eleven-back: it lasts through the next trick";
+    case "ElevenBackEnded":
+      return `${event.cause === "six_return" ? "Six-return" : humanise(event.cause)}: eleven-back ends`;
+    case "TwoBackStarted":
+      return "Two-back: strength reversed until the field flushes";
     case "SuitLocked":
-      return `Suit lock: ${suits(event.suits)}`;
+      if (!event.suits?.length) return "Suit lock lifted";
+      return `${event.partial ? "Partial lock" : "Suit lock"}: ${suits(event.suits)}`;
+    case "ColorLocked":
+      return `Colour lock: ${event.color}`;
+    case "LocksReleased":
+      return "Queen release: every lock ends";
     case "NumberLocked":
       return `Number lock from ${rankName(event.rank)}: each play must be one rank stronger`;
     case "DirectionReversed":
-      return "Turn order reversed";
+      return `Turn order reversed${event.cause ? ` (${humanise(event.cause)})` : ""}`;
     case "PlayersSkipped":
-      return `Skipped: ${event.seats.map(seat).join(", ")}`;
+      return `Skipped${event.causes?.length ? ` (${event.causes.map(humanise).join(" + ")})` : ""}: ${event.seats.map(seat).join(", ")}`;
     case "StepRequired":
       return `${seat(event.seat)} must ${(STEPS[event.step] ?? ((c) => `${humanise(event.step)} ${c}`))(event.count)}`;
     case "FourStopOffered":
       return `Four-stop: ${event.seats.map(seat).join(", ")} may answer with a pair of 4s`;
+    case "EightCutReturnOffered":
+      return `Eight-cut return: ${event.seats.map(seat).join(", ")} may answer with 8s${event.four_stop ? " or a pair of 4s" : ""}`;
+    case "PilePicked": {
+      const taken = event.cards?.length ? cards(event.cards) : "nothing";
+      const to = event.to !== event.seat ? ` for ${seat(event.to)}` : "";
+      return `${seat(event.seat)} took ${taken} from the discard pile${to} (${humanise(event.reason)})`;
+    }
+    case "CardChosen":
+      return `${seat(event.seat)} chose ${cardsOrCount(event, "cards", symbols)} to pass on (king pastor)`;
     case "RanksBombed":
       return `${seat(event.seat)} bombed ${event.ranks.map(rankName).join(", ")}`;
     case "CardsDiscarded":
@@ -134,7 +167,7 @@ export function describeEvent(event, { names = [], players = 0, me = null, symbo
       return `${seat(event.seat)} finished ${placeWords(event.place, n)}${how}${cause}`;
     }
     case "PlayerFell":
-      return `Miyako-ochi: ${seat(event.seat)} falls to ${placeWords(event.place, n)}`;
+      return `${event.cause === "kyo_ochi" ? "Kyō-ochi" : "Miyako-ochi"}: ${seat(event.seat)} falls to ${placeWords(event.place, n)}`;
     case "FieldFlushed":
       return `${FLUSH_REASONS[event.reason] ?? `Field flushed (${humanise(event.reason)})`}; ${seat(event.leader)} leads`;
     case "TurnMoved":
@@ -167,6 +200,10 @@ export const UNLOGGED = new Set(["TurnMoved"]);
 
 /** What a lock adds to the play that started it: " — suit lock ♠♥". */
 export function lockSuffix(event, symbols = true) {
+  if (event.type === "ColorLocked") return ` — colour lock ${event.color}`;
+  if (event.type === "SuitLocked" && event.partial) {
+    return ` — partial lock ${symbols ? event.suits.map(suitSymbol).join("") : event.suits.map(suitName).join(" and ")}`;
+  }
   if (event.type === "SuitLocked") {
     return ` — suit lock ${symbols ? event.suits.map(suitSymbol).join("") : event.suits.map(suitName).join(" and ")}`;
   }

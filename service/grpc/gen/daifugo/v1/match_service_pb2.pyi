@@ -36,6 +36,11 @@ class WaitingFor(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     WAITING_FOR_TEN_DISCARD: _ClassVar[WaitingFor]
     WAITING_FOR_QUEEN_BOMBER: _ClassVar[WaitingFor]
     WAITING_FOR_FOUR_STOP: _ClassVar[WaitingFor]
+    WAITING_FOR_EIGHT_CUT_RETURN: _ClassVar[WaitingFor]
+    WAITING_FOR_SALVAGE: _ClassVar[WaitingFor]
+    WAITING_FOR_KINGS_MARCH: _ClassVar[WaitingFor]
+    WAITING_FOR_ZOMBIE: _ClassVar[WaitingFor]
+    WAITING_FOR_KING_PASTOR: _ClassVar[WaitingFor]
 
 class FieldKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -67,6 +72,11 @@ WAITING_FOR_SEVEN_PASS: WaitingFor
 WAITING_FOR_TEN_DISCARD: WaitingFor
 WAITING_FOR_QUEEN_BOMBER: WaitingFor
 WAITING_FOR_FOUR_STOP: WaitingFor
+WAITING_FOR_EIGHT_CUT_RETURN: WaitingFor
+WAITING_FOR_SALVAGE: WaitingFor
+WAITING_FOR_KINGS_MARCH: WaitingFor
+WAITING_FOR_ZOMBIE: WaitingFor
+WAITING_FOR_KING_PASTOR: WaitingFor
 FIELD_KIND_UNSPECIFIED: FieldKind
 FIELD_KIND_SINGLE: FieldKind
 FIELD_KIND_GROUP: FieldKind
@@ -188,18 +198,26 @@ class Bomb(_message.Message):
     ranks: _containers.RepeatedScalarFieldContainer[str]
     def __init__(self, ranks: _Optional[_Iterable[str]] = ...) -> None: ...
 
+class Pick(_message.Message):
+    __slots__ = ("cards",)
+    CARDS_FIELD_NUMBER: _ClassVar[int]
+    cards: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, cards: _Optional[_Iterable[str]] = ...) -> None: ...
+
 class Action(_message.Message):
-    __slots__ = ("play", "give", "discard", "bomb")
+    __slots__ = ("play", "give", "discard", "bomb", "pick")
     PLAY_FIELD_NUMBER: _ClassVar[int]
     PASS_FIELD_NUMBER: _ClassVar[int]
     GIVE_FIELD_NUMBER: _ClassVar[int]
     DISCARD_FIELD_NUMBER: _ClassVar[int]
     BOMB_FIELD_NUMBER: _ClassVar[int]
+    PICK_FIELD_NUMBER: _ClassVar[int]
     play: Play
     give: Give
     discard: Discard
     bomb: Bomb
-    def __init__(self, play: _Optional[_Union[Play, _Mapping]] = ..., give: _Optional[_Union[Give, _Mapping]] = ..., discard: _Optional[_Union[Discard, _Mapping]] = ..., bomb: _Optional[_Union[Bomb, _Mapping]] = ..., **kwargs) -> None: ...
+    pick: Pick
+    def __init__(self, play: _Optional[_Union[Play, _Mapping]] = ..., give: _Optional[_Union[Give, _Mapping]] = ..., discard: _Optional[_Union[Discard, _Mapping]] = ..., bomb: _Optional[_Union[Bomb, _Mapping]] = ..., pick: _Optional[_Union[Pick, _Mapping]] = ..., **kwargs) -> None: ...
 
 class ActRequest(_message.Message):
     __slots__ = ("match_id", "request_id", "action", "include_turn", "await_turn")
@@ -310,7 +328,7 @@ class Event(_message.Message):
     def __init__(self, seq: _Optional[int] = ..., type: _Optional[str] = ..., data: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., at_ms: _Optional[int] = ...) -> None: ...
 
 class View(_message.Message):
-    __slots__ = ("viewer", "seat", "preset", "players", "phase", "game_number", "games_per_set", "turn", "waiting_for", "step_count", "four_stop_seats", "hand", "hand_sizes", "field", "field_jokers_as", "field_kind", "field_seat", "revolution", "eleven_back", "direction", "suit_lock", "number_lock", "omen", "passed", "active", "places", "forbidden", "fallen", "previous_places", "results", "blind", "unused", "turn_deadline_ms", "options", "seating", "spectator_delay_ms", "phase_value", "waiting_for_value", "field_kind_value", "eleven_back_value", "suit_run", "suit_run_suits", "number_run")
+    __slots__ = ("viewer", "seat", "preset", "players", "phase", "game_number", "games_per_set", "turn", "waiting_for", "step_count", "four_stop_seats", "hand", "hand_sizes", "field", "field_jokers_as", "field_kind", "field_seat", "revolution", "eleven_back", "direction", "suit_lock", "number_lock", "omen", "passed", "active", "places", "forbidden", "fallen", "previous_places", "results", "blind", "unused", "turn_deadline_ms", "options", "seating", "spectator_delay_ms", "phase_value", "waiting_for_value", "field_kind_value", "eleven_back_value", "two_back", "discard_pile", "color_lock", "partial_lock", "suit_run", "suit_run_suits", "number_run")
     class PlacesEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -358,6 +376,10 @@ class View(_message.Message):
     WAITING_FOR_VALUE_FIELD_NUMBER: _ClassVar[int]
     FIELD_KIND_VALUE_FIELD_NUMBER: _ClassVar[int]
     ELEVEN_BACK_VALUE_FIELD_NUMBER: _ClassVar[int]
+    TWO_BACK_FIELD_NUMBER: _ClassVar[int]
+    DISCARD_PILE_FIELD_NUMBER: _ClassVar[int]
+    COLOR_LOCK_FIELD_NUMBER: _ClassVar[int]
+    PARTIAL_LOCK_FIELD_NUMBER: _ClassVar[int]
     SUIT_RUN_FIELD_NUMBER: _ClassVar[int]
     SUIT_RUN_SUITS_FIELD_NUMBER: _ClassVar[int]
     NUMBER_RUN_FIELD_NUMBER: _ClassVar[int]
@@ -401,10 +423,14 @@ class View(_message.Message):
     waiting_for_value: WaitingFor
     field_kind_value: FieldKind
     eleven_back_value: ElevenBack
+    two_back: bool
+    discard_pile: _containers.RepeatedScalarFieldContainer[str]
+    color_lock: str
+    partial_lock: bool
     suit_run: int
     suit_run_suits: _containers.RepeatedScalarFieldContainer[str]
     number_run: int
-    def __init__(self, viewer: _Optional[str] = ..., seat: _Optional[int] = ..., preset: _Optional[str] = ..., players: _Optional[int] = ..., phase: _Optional[str] = ..., game_number: _Optional[int] = ..., games_per_set: _Optional[int] = ..., turn: _Optional[int] = ..., waiting_for: _Optional[str] = ..., step_count: _Optional[int] = ..., four_stop_seats: _Optional[_Iterable[int]] = ..., hand: _Optional[_Iterable[str]] = ..., hand_sizes: _Optional[_Iterable[int]] = ..., field: _Optional[_Iterable[str]] = ..., field_jokers_as: _Optional[_Iterable[str]] = ..., field_kind: _Optional[str] = ..., field_seat: _Optional[int] = ..., revolution: _Optional[bool] = ..., eleven_back: _Optional[str] = ..., direction: _Optional[int] = ..., suit_lock: _Optional[_Iterable[str]] = ..., number_lock: _Optional[bool] = ..., omen: _Optional[bool] = ..., passed: _Optional[_Iterable[int]] = ..., active: _Optional[_Iterable[int]] = ..., places: _Optional[_Mapping[int, int]] = ..., forbidden: _Optional[_Iterable[int]] = ..., fallen: _Optional[_Iterable[int]] = ..., previous_places: _Optional[_Iterable[int]] = ..., results: _Optional[_Iterable[_Union[GameResult, _Mapping]]] = ..., blind: _Optional[_Iterable[str]] = ..., unused: _Optional[_Iterable[str]] = ..., turn_deadline_ms: _Optional[int] = ..., options: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., seating: _Optional[_Iterable[int]] = ..., spectator_delay_ms: _Optional[int] = ..., phase_value: _Optional[_Union[Phase, str]] = ..., waiting_for_value: _Optional[_Union[WaitingFor, str]] = ..., field_kind_value: _Optional[_Union[FieldKind, str]] = ..., eleven_back_value: _Optional[_Union[ElevenBack, str]] = ..., suit_run: _Optional[int] = ..., suit_run_suits: _Optional[_Iterable[str]] = ..., number_run: _Optional[int] = ...) -> None: ...
+    def __init__(self, viewer: _Optional[str] = ..., seat: _Optional[int] = ..., preset: _Optional[str] = ..., players: _Optional[int] = ..., phase: _Optional[str] = ..., game_number: _Optional[int] = ..., games_per_set: _Optional[int] = ..., turn: _Optional[int] = ..., waiting_for: _Optional[str] = ..., step_count: _Optional[int] = ..., four_stop_seats: _Optional[_Iterable[int]] = ..., hand: _Optional[_Iterable[str]] = ..., hand_sizes: _Optional[_Iterable[int]] = ..., field: _Optional[_Iterable[str]] = ..., field_jokers_as: _Optional[_Iterable[str]] = ..., field_kind: _Optional[str] = ..., field_seat: _Optional[int] = ..., revolution: _Optional[bool] = ..., eleven_back: _Optional[str] = ..., direction: _Optional[int] = ..., suit_lock: _Optional[_Iterable[str]] = ..., number_lock: _Optional[bool] = ..., omen: _Optional[bool] = ..., passed: _Optional[_Iterable[int]] = ..., active: _Optional[_Iterable[int]] = ..., places: _Optional[_Mapping[int, int]] = ..., forbidden: _Optional[_Iterable[int]] = ..., fallen: _Optional[_Iterable[int]] = ..., previous_places: _Optional[_Iterable[int]] = ..., results: _Optional[_Iterable[_Union[GameResult, _Mapping]]] = ..., blind: _Optional[_Iterable[str]] = ..., unused: _Optional[_Iterable[str]] = ..., turn_deadline_ms: _Optional[int] = ..., options: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., seating: _Optional[_Iterable[int]] = ..., spectator_delay_ms: _Optional[int] = ..., phase_value: _Optional[_Union[Phase, str]] = ..., waiting_for_value: _Optional[_Union[WaitingFor, str]] = ..., field_kind_value: _Optional[_Union[FieldKind, str]] = ..., eleven_back_value: _Optional[_Union[ElevenBack, str]] = ..., two_back: _Optional[bool] = ..., discard_pile: _Optional[_Iterable[str]] = ..., color_lock: _Optional[str] = ..., partial_lock: _Optional[bool] = ..., suit_run: _Optional[int] = ..., suit_run_suits: _Optional[_Iterable[str]] = ..., number_run: _Optional[int] = ...) -> None: ...
 
 class GameResult(_message.Message):
     __slots__ = ("places",)
