@@ -16,39 +16,51 @@ callable). Use one bot per seat; ``reset()`` forgets the previous match.
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from service.rules import events as ev
 from service.rules.cards import (
     JOKER,
+    JOKER_BIT,
     JOKER_MASK_BY_COUNT,
+    RANK_3,
     REAL_CARDS,
     cards_of,
     joker_count,
     mask_of,
-    parse_reading,
     rank_mask,
     remove_cards,
 )
 from service.rules.commands import Bomb, Discard, Give, Pass, Pick, Play, SeatCommand
+from service.rules.evolve import evolve
+from service.rules.judging import (
+    RANK_4,
+    RANK_7,
+    RANK_K,
+    RANK_T,
+    ends_eleven_back,
+    flush_reason,
+    four_stop_applies,
+    is_forbidden_finish,
+    is_lucky_seven,
+    revolution_cause,
+    rule_on,
+    starts_eleven_back,
+    starts_number_lock,
+    starts_suit_lock,
+    starts_two_back,
+)
 from service.rules.melds import TOP_RANK, Kind, Meld
-from service.rules.readings import cuts_eight, finishes_forbidden, further_flush, group_of
+from service.rules.readings import finishes_forbidden
 from service.rules.rulesets import RuleSet
+from service.rules.state import MatchState
 from service.rules.views import View
-from service.rules.vocabulary import ElevenBack, WaitingFor
+from service.rules.vocabulary import ElevenBack, FlushReason, RevolutionCause, WaitingFor
 
 from .strategy import (
-    RANK_2,
-    RANK_3,
-    RANK_4,
-    RANK_6,
-    RANK_7,
-    RANK_8,
-    RANK_9,
-    RANK_J,
-    RANK_T,
-    SPADE_3,
     Odds,
     Plan,
     Planner,
@@ -56,13 +68,10 @@ from .strategy import (
     Tracker,
     Weights,
     card_strength,
-    codes_mask,
     hand_of,
-    is_reversed,
     meld_of,
     real_count,
     strength,
-    suits_of_letters,
     weakest_cards,
 )
 
@@ -100,9 +109,6 @@ def choose_pick(view: View, actions: Sequence[SeatCommand], reversed_order: bool
     if not strong:
         return next((p for p in picks if not p.cards), picks[0])
     return max(strong, key=lambda p: (len(strengths(p)), sum(strengths(p))))
-
-
-RANK_5, RANK_K = 2, 10
 
 
 class Bot:
@@ -160,7 +166,8 @@ class GreedyBot(Bot):
         if len(actions) == 1:
             return actions[0]
         waiting = view.waiting_for
-        reversed_order = is_reversed(view)
+        position = Table.for_view(view, self.rules).position(view)
+        reversed_order = position.reversed_order
         if waiting in WINDOWS:
             return next((a for a in actions if isinstance(a, Play)), actions[0])
         if waiting in PICKS:
@@ -178,7 +185,7 @@ class GreedyBot(Bot):
             return self._bomb(view, actions, reversed_order)
         plays = [a for a in actions if isinstance(a, Play)]
         if self.avoid_forbidden:
-            plays = _without_forbidden(view, Table.for_view(view, self.rules), plays) or plays
+            plays = _without_forbidden(view, position, plays) or plays
         if not plays:
             return actions[0]
         if view.field is None:
@@ -255,148 +262,66 @@ class Effects:
     tens: int = 0
 
 
-def _is_emperor_shape(meld: Meld) -> bool:
-    """An emperor, or four of a rank in all four suits (docs/RULES.md §3 #20)."""
-    return meld.kind == Kind.EMPEROR or (
-        meld.kind == Kind.GROUP and meld.size == 4 and not meld.jokers
-    )
-
-
-def is_eight_cut(view: View, table: Table, meld: Meld) -> bool:
-    return cuts_eight(table.rules, table.in_force(view), meld)
-
-
-def is_forbidden_finish(view: View, table: Table, meld: Meld, *, spade3_return: bool) -> bool:
-    """docs/RULES.md §2 forbidden finish, judged before the play, in each reading."""
-    return finishes_forbidden(
-        table.rules,
-        table.in_force(view),
-        meld,
-        revolution=view.revolution,
-        spade3_return=spade3_return,
-    )
-
-
-def effects_of(view: View, table: Table, meld: Meld, hand: int, field_meld: Meld | None) -> Effects:
-    on = table.on
-    rules = table.rules
+def effects_on(position: MatchState, meld: Meld, hand: int) -> Effects:
+    """What playing ``meld`` from ``hand`` does on the public ``position``, as the
+    engine judges it (``service.rules.judging``)."""
     finishes = remove_cards(hand, meld.mask) == 0
-    spade3_return = (
-        field_meld is not None
-        and field_meld.is_single_joker
-        and meld.mask == 1 << SPADE_3
-        and on(view, "spade3_return")
-    )
-    eight_cut = is_eight_cut(view, table, meld)
-    great = not view.omen and on(view, "great_revolution") and group_of(meld, 4, RANK_2)
-    revolts = not view.omen and (
-        (on(view, "joker_revolution") and meld.size == 2 == meld.jokers)
-        or (on(view, "nanasan_revolution") and group_of(meld, 3, RANK_7))
-    )
-    revolts = revolts or (
-        not view.omen
-        and meld.size >= 3
-        and (
-            (on(view, "omen") and group_of(meld, 3, RANK_6))
-            or great
-            or (on(view, "emperor") and _is_emperor_shape(meld))
-            or (on(view, "coup") and group_of(meld, 3, RANK_9))
-            or (
-                rules.revolution
-                and (
-                    (meld.kind == Kind.GROUP and meld.size >= 4)
-                    or (
-                        meld.kind == Kind.STAIRS
-                        and meld.size >= rules.stairs_revolt_from
-                        and rules.stairs_revolt
-                    )
-                )
-            )
-        )
-    )
-    further = further_flush(
-        rules, table.in_force(view), view.revolution, is_reversed(view), meld, field_meld
-    )
-    flushes = (
-        eight_cut
-        or further is not None
-        or spade3_return
-        or (group_of(meld, 2, RANK_9) and on(view, "ambulance"))
-        or (group_of(meld, 2, RANK_6) and on(view, "rokurokubi"))
-        or (group_of(meld, 3, RANK_3) and on(view, "sandstorm"))
-        or (on(view, "emperor") and _is_emperor_shape(meld))
-    )
-    four_stop = (
-        eight_cut
-        and on(view, "four_stop")
-        and meld.kind == Kind.SINGLE
-        and meld.real_count(RANK_8) == 1
-    )
-    eleven = (
-        on(view, "eleven_back")
-        and rules.eleven_back == "strength"
-        and not view.eleven_back
-        and meld.real_count(RANK_J) > 0
-    )
+    cause = revolution_cause(position, meld)
+    flush = flush_reason(position, meld)
+    great = cause == RevolutionCause.GREAT_REVOLUTION
+    strength = position.rules.eleven_back == ElevenBack.STRENGTH
+    eleven = strength and starts_eleven_back(position, meld)
     # six-return ends a strength eleven-back; two-back reverses once more (§5 #42, #43)
-    six_return = (
-        on(view, "six_return")
-        and view.eleven_back == ElevenBack.STRENGTH
-        and meld.real_count(RANK_6) > 0
-    )
-    two_back = on(view, "two_back") and not view.two_back and meld.real_count(RANK_2) > 0
-    forbidden = (
-        finishes
-        and not great
-        and is_forbidden_finish(view, table, meld, spade3_return=spade3_return)
-    )
+    six_return = position.eleven_back == ElevenBack.STRENGTH and ends_eleven_back(position, meld)
     return Effects(
         finishes=finishes,
-        forbidden=forbidden,
-        revolts=revolts,
-        flushes=flushes,
-        four_stop=four_stop,
-        eleven_strength=eleven ^ six_return ^ two_back,
+        forbidden=finishes and not great and is_forbidden_finish(position, meld),
+        revolts=cause is not None,
+        flushes=flush is not None,
+        four_stop=flush == FlushReason.EIGHT_CUT and four_stop_applies(position, meld),
+        eleven_strength=eleven ^ six_return ^ starts_two_back(position, meld),
         great_revolution=great,
-        lucky_seven=on(view, "lucky_seven") and group_of(meld, 3, RANK_7),
-        sevens=meld.real_count(RANK_7) if on(view, "seven_pass") else 0,
-        tens=meld.real_count(RANK_T) if on(view, "ten_discard") else 0,
+        lucky_seven=is_lucky_seven(position, meld),
+        sevens=meld.real_count(RANK_7) if rule_on(position, "seven_pass") else 0,
+        tens=meld.real_count(RANK_T) if rule_on(position, "ten_discard") else 0,
     )
 
 
-def _field_meld(view: View, reversed_order: bool) -> Meld | None:
-    if not view.field:
-        return None
-    readings = tuple(parse_reading(code) for code in view.field_jokers_as)
-    return meld_of(codes_mask(view.field), readings, reversed_order)
+def locks_after(position: MatchState, seat: int, meld: Meld) -> tuple[int, bool]:
+    """The suit lock and the number lock in force once ``seat`` plays ``meld`` on
+    ``position``: the engine counts the play's runs, and judges whether they lock."""
+    after = evolve(
+        position,
+        ev.CardsPlayed(seat, meld.mask, int(meld.kind), meld.low, meld.high, meld.jokers_as),
+    )
+    suits = after.suit_lock or (after.suit_run_suits if starts_suit_lock(after) else 0)
+    return suits, after.number_lock or starts_number_lock(after)
 
 
-def _risky_cards(view: View, table: Table) -> int:
+@functools.lru_cache(maxsize=64)
+def _risky_cards(rules: RuleSet, in_force: frozenset[str], revolution: bool) -> int:
     """Cards that may not be played alone as the last card (docs/RULES.md §2)."""
-    rules = table.rules
-    if not rules.forbidden_finish:
-        return 0
-    risky = JOKER_MASK_BY_COUNT[2] | rank_mask(RANK_3 if view.revolution else RANK_2)
-    if rules.forbidden_reading != "federation" or table.on(view, "eight_cut"):
-        risky |= rank_mask(RANK_8)
-    if rules.forbidden_reading == "federation":
-        risky |= 1 << SPADE_3
-    if rules.forbidden_reading == "torasobi" and rules.eleven_back:
-        risky |= rank_mask(RANK_J)
+    risky = 0
+    for card in range(52):
+        single = Meld(Kind.SINGLE, 1 << card, 1, card >> 2, card >> 2, 1 << (card & 3), 0)
+        if finishes_forbidden(rules, in_force, single, revolution=revolution, spade3_return=False):
+            risky |= 1 << card
+    joker = Meld(Kind.SINGLE, JOKER_BIT, 1, TOP_RANK, TOP_RANK, 0, 1)
+    if finishes_forbidden(rules, in_force, joker, revolution=revolution, spade3_return=False):
+        risky |= JOKER_MASK_BY_COUNT[2]
     return risky
 
 
-def _without_forbidden(view: View, table: Table, plays: list[Play]) -> list[Play]:
+def _without_forbidden(view: View, position: MatchState, plays: list[Play]) -> list[Play]:
     """The plays that neither finish forbidden nor leave only cards that would
     (or all of them, when there is no such choice)."""
     hand = hand_of(view)
-    reversed_order = is_reversed(view)
-    field = _field_meld(view, reversed_order)
-    risky = _risky_cards(view, table)
+    reversed_order = position.reversed_order
+    risky = _risky_cards(position.rules, position.in_force, position.revolution)
     kept = []
     for play in plays:
         meld = meld_of(play.cards, play.jokers_as, reversed_order)
-        if meld is None or not effects_of(view, table, meld, hand, field).forbidden:
+        if meld is None or not effects_on(position, meld, hand).forbidden:
             kept.append(play)
     safer = [p for p in kept if not _only_risky(remove_cards(hand, p.cards), risky)]
     return safer or kept
@@ -468,9 +393,10 @@ class StrongerBot(Bot):
         waiting = view.waiting_for
         if waiting in WINDOWS:
             return next((a for a in actions if isinstance(a, Play)), actions[0])
+        table = Table.for_view(view, self.rules)
         if waiting in PICKS:
-            return choose_pick(view, actions, is_reversed(view))
-        decision = _Decision(view, Table.for_view(view, self.rules), tracker, self.weights)
+            return choose_pick(view, actions, table.position(view).reversed_order)
+        decision = _Decision(view, table, tracker, self.weights)
         if waiting == WaitingFor.QUEEN_BOMBER:
             return decision.bomb(actions)
         if waiting in STEPS_OF_CARDS:
@@ -485,6 +411,7 @@ class _Decision:
     def __init__(self, view: View, table: Table, tracker: Tracker, weights: Weights) -> None:
         self.view = view
         self.table = table
+        self.position = position = table.position(view)
         self.weights = weights
         self.hand = hand_of(view)
         self.me = view.seat if view.seat is not None else -1
@@ -496,10 +423,10 @@ class _Decision:
         self.opponents = [
             seat for seat in view.active if seat != self.me and view.hand_sizes[seat] > 0
         ]
-        self.spade3 = table.on(view, "spade3_return")
+        self.spade3 = rule_on(position, "spade3_return")
         self._odds: dict[tuple[int, ...], Odds] = {}
         self.odds = self.odds_for(self.opponents)
-        self.planner = Planner(view, table, self.odds, weights)
+        self.planner = Planner(position, self.odds, weights)
         self.base_order = view.revolution
 
     def odds_for(self, seats: list[int]) -> Odds:
@@ -576,9 +503,8 @@ class _Decision:
 
     def play(self, actions: Sequence[SeatCommand]) -> SeatCommand:
         view = self.view
-        trick_order = is_reversed(view)
+        trick_order = self.position.reversed_order
         lead = view.field is None
-        field = _field_meld(view, trick_order)
         now = self.plan(self.hand, self.base_order)
         best: SeatCommand = actions[0]
         best_value = float("-inf")
@@ -591,16 +517,16 @@ class _Decision:
                 meld = meld_of(action.cards, action.jokers_as, trick_order)
                 if meld is None:
                     continue
-                value = self._play_value(meld, field, lead, trick_order)
+                value = self._play_value(meld, lead, trick_order)
             else:
                 continue
             if value > best_value + 1e-9:
                 best, best_value = action, value
         return best
 
-    def _play_value(self, meld: Meld, field: Meld | None, lead: bool, trick_order: bool) -> float:
+    def _play_value(self, meld: Meld, lead: bool, trick_order: bool) -> float:
         weights = self.weights
-        effects = effects_of(self.view, self.table, meld, self.hand, field)
+        effects = effects_on(self.position, meld, self.hand)
         if effects.finishes:
             return -weights.finish if effects.forbidden else weights.finish
         if effects.great_revolution:
@@ -614,7 +540,7 @@ class _Decision:
             if not left:
                 return weights.finish * 0.5
         plan = self.plan(left, base_order)
-        wins = self._trick_odds(meld, effects, field, lead, after_order)
+        wins = self._trick_odds(meld, effects, lead, after_order)
         value = -plan.cost + weights.lead_value * wins
         if plan.sure_out:
             value += weights.sure_out * wins
@@ -636,9 +562,7 @@ class _Decision:
         sizes = self.view.hand_sizes
         return any(sizes[seat] == meld.size for seat in self._responders(lead))
 
-    def _trick_odds(
-        self, meld: Meld, effects: Effects, field: Meld | None, lead: bool, order: bool
-    ) -> float:
+    def _trick_odds(self, meld: Meld, effects: Effects, lead: bool, order: bool) -> float:
         """P(nobody beats this play, so we lead next)."""
         if effects.flushes:
             if effects.four_stop:
@@ -651,33 +575,10 @@ class _Decision:
         odds = self.odds_for(responders)
         if meld.kind == Kind.EMPEROR:
             return 1.0
-        lock = suits_of_letters(self.view.suit_lock)
-        rules = self.table.rules
-        if (
-            not lock
-            and field is not None
-            and rules.suit_lock
-            and rules.suit_lock_after == 2
-            and not meld.jokers
-            and not field.jokers
-            and meld.suits == field.suits
-        ):
-            lock = meld.suits
+        lock, number_lock = locks_after(self.position, self.me, meld)
         if meld.kind == Kind.STAIRS:
             return odds.stairs_wins(meld.size, meld.low, order, lock)
-        power = meld.strength(order)
-        number_lock = self.view.number_lock
-        if (
-            not number_lock
-            and field is not None
-            and rules.number_lock
-            and rules.number_lock_after == 2
-            and power < TOP_RANK
-            and field.low < TOP_RANK
-            and power == field.strength(order) + 1
-        ):
-            number_lock = True
-        return odds.group_wins(meld.size, power, order, lock, number_lock)
+        return odds.group_wins(meld.size, meld.strength(order), order, lock, number_lock)
 
 
 __all__ = ["Bot", "GreedyBot", "RandomBot", "StrongerBot"]

@@ -2,19 +2,25 @@
 rules that are public for the table, the cards it has seen leave play, how
 likely a meld is to win its trick, and how far a hand is from going out.
 
-Nothing here reads a ``MatchState``: every input is a ``View`` (what the seat
-may see), the legal actions, and what the bot remembers from earlier views.
+Nothing here reads a match's state: every input is a ``View`` (what the seat
+may see), the public position it shows (``position_of``: no card in it), the
+legal actions, and what the bot remembers from earlier views. What a meld does
+under the rules is the engine's own judgment (``service.rules.judging``,
+``readings``) of that position.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from itertools import islice
 from math import comb
+from typing import Any
 
 from service.rules.cards import (
     JOKER,
+    JOKER_BIT,
     REAL_CARDS,
     add_cards,
     cards_of,
@@ -24,15 +30,13 @@ from service.rules.cards import (
     rank_mask,
     rank_of,
 )
-from service.rules.melds import TOP_RANK, Meld, classify
-from service.rules.rulesets import CANCELLED_BY_OMEN, PRESETS, RuleSet, RuleSetError
-from service.rules.views import View
+from service.rules.judging import RANK_4, flush_reason, four_stop_applies
+from service.rules.melds import TOP_RANK, Kind, Meld, classify
+from service.rules.readings import SPADE_3, cuts_eight, finishes_forbidden
+from service.rules.rulesets import PRESETS, RuleSet, RuleSetError
+from service.rules.state import MatchState
+from service.rules.views import View, position_of
 
-RANK_3, RANK_4, RANK_6, RANK_7, RANK_8, RANK_9 = 0, 1, 3, 4, 5, 6
-RANK_T, RANK_J, RANK_2 = 7, 8, 12
-SUIT_S = 3
-SPADE_3 = SUIT_S  # 3♠: rank 0, suit S
-SUIT_LETTERS = "DCHS"
 MAX_SPLITS = 40  # ways to pick stairs out of one hand that a plan tries at most
 
 
@@ -50,18 +54,6 @@ def codes_mask(codes: Iterable[str]) -> int:
     for code in codes:
         mask = add_cards(mask, mask_of((parse_card(code),)))
     return mask
-
-
-def is_reversed(view: View) -> bool:
-    """The strength order in force now: revolution XOR eleven-back XOR two-back."""
-    return (view.revolution != (view.eleven_back == "strength")) != view.two_back
-
-
-def suits_of_letters(letters: Iterable[str]) -> int:
-    suits = 0
-    for letter in letters:
-        suits |= 1 << SUIT_LETTERS.index(letter)
-    return suits
 
 
 def strength(rank: int, reversed_order: bool) -> int:
@@ -106,29 +98,29 @@ class Table:
         """The table's rules: given, else those the view carries, else the preset's."""
         if rules is not None:
             return Table(rules)
-        preset = PRESETS.get(view.preset, PRESETS["torasobi"])
-        if view.options:
-            options = {k: v for k, v in view.options.items() if k != "preset"}
-            try:
-                return Table(preset.with_options(options))
-            except RuleSetError:
-                pass  # a newer service's option this client does not know
-        return Table(preset)
+        options = tuple(sorted((k, v) for k, v in view.options.items() if k != "preset"))
+        try:
+            return Table(_rules_of(view.preset, options))
+        except TypeError:  # an option whose value cannot be a cache key
+            return Table(_rules_of.__wrapped__(view.preset, options))
 
-    def on(self, view: View, name: str) -> bool:
-        """Whether local rule ``name`` applies now (an omen cancels most)."""
-        if not getattr(self.rules, name):
-            return False
-        return not (view.omen and name in CANCELLED_BY_OMEN)
-
-    def in_force(self, view: View) -> frozenset[str]:
-        """The local rules that apply now, as the engine's readings take them."""
-        switched_on = self.rules.switched_on()
-        return switched_on - CANCELLED_BY_OMEN if view.omen else switched_on
+    def position(self, view: View) -> MatchState:
+        """The public position ``view`` shows, under these rules (it holds no card)."""
+        return position_of(view, self.rules)
 
     @property
     def holds_passes(self) -> bool:
         return not self.rules.passed_may_play_again
+
+
+@functools.lru_cache(maxsize=64)
+def _rules_of(preset_name: str, options: tuple[tuple[str, Any], ...]) -> RuleSet:
+    """A table's rules from its view (a match's never change: read once, not each turn)."""
+    preset = PRESETS.get(preset_name, PRESETS["torasobi"])
+    try:
+        return preset.with_options(dict(options))
+    except RuleSetError:
+        return preset  # a newer service's option this client does not know
 
 
 # -- memory across one seat's views ------------------------------------------
@@ -322,23 +314,17 @@ class Planner:
     """Splits hands into melds (groups by rank, stairs where they help) and
     prices each meld by how likely it is to win its trick. One per decision."""
 
-    def __init__(self, view: View, table: Table, odds: Odds, weights: Weights) -> None:
-        self.view = view
-        self.table = table
+    def __init__(self, position: MatchState, odds: Odds, weights: Weights) -> None:
+        # a plan's melds are each priced as a lead, on an empty field
+        self.lead = position.copy()
+        self.lead.field = None
+        self.rules = rules = position.rules
+        self.in_force = position.in_force
         self.odds = odds
         self.weights = weights
-        rules = table.rules
         self.stairs = rules.stairs
-        self.forbidden = rules.forbidden_finish
-        self.reading = rules.forbidden_reading
-        self.eight_cut = table.on(view, "eight_cut")
-        self.eight_reading = rules.eight_cut_reading
-        self.four_stop = table.on(view, "four_stop")
-        self.ambulance = table.on(view, "ambulance")
-        self.rokurokubi = table.on(view, "rokurokubi")
-        self.sandstorm = table.on(view, "sandstorm")
-        self.emperor = table.on(view, "emperor")
-        self.eleven = bool(rules.eleven_back)
+        joker = Meld(Kind.SINGLE, JOKER_BIT, 1, TOP_RANK, TOP_RANK, 0, 1)
+        self.joker_safe = not self._forbidden(joker, False)
         self._plans: dict[tuple[int, bool], Plan] = {}
         self._groups: dict[tuple[int, int, bool], tuple[float, bool, bool]] = {}
         self._stairs: dict[tuple[int, int, bool], tuple[float, bool, bool]] = {}
@@ -350,46 +336,34 @@ class Planner:
         found = self._groups.get(key)
         if found is None:
             size = suits.bit_count()
-            wins = self.group_lead_wins(rank, size, reversed_order)
-            safe = self.group_safe(rank, suits, reversed_order)
+            kind = Kind.SINGLE if size == 1 else Kind.GROUP
+            meld = Meld(kind, suits << (rank * 4), size, rank, rank, suits, 0)
+            wins = self.group_lead_wins(meld, reversed_order)
+            safe = not self._forbidden(meld, reversed_order)
             cost = self.weights.per_meld + 1.0 - wins
             found = self._groups[key] = (cost, safe, wins >= 0.999)
         return found
 
-    def group_lead_wins(self, rank: int, size: int, reversed_order: bool) -> float:
-        if rank == RANK_8 and self.eight_cut:
-            if size == 1 and self.four_stop:
+    def group_lead_wins(self, meld: Meld, reversed_order: bool) -> float:
+        """P(a group of real cards, led, wins its trick): sure when it flushes."""
+        if flush_reason(self.lead, meld) is not None:
+            if four_stop_applies(self.lead, meld):
                 return 1.0 - self.odds.any_holds(self.odds.unseen_by_rank[RANK_4], 2)
             return 1.0
-        if size == 2 and (
-            (rank == RANK_9 and self.ambulance) or (rank == RANK_6 and self.rokurokubi)
-        ):
-            return 1.0
-        if (size == 3 and rank == RANK_3 and self.sandstorm) or (size == 4 and self.emperor):
-            return 1.0
-        return self.odds.group_wins(size, strength(rank, reversed_order), reversed_order)
+        return self.odds.group_wins(meld.size, strength(meld.low, reversed_order), reversed_order)
 
-    def group_safe(self, rank: int, suits: int, reversed_order: bool) -> bool:
-        """Whether a group of real cards (``suits`` of ``rank``) may be a
-        finishing play (docs/RULES.md §2, forbidden finish, in each reading)."""
-        if not self.forbidden:
-            return True
-        top = RANK_3 if reversed_order else RANK_2
-        if self.reading == "federation":
-            if rank == top or (rank == RANK_8 and self.eight_cut):
-                return False
-            return not (rank == RANK_3 and suits == 1 << SUIT_S)
-        if self.reading == "classic":
-            return rank not in (top, RANK_8)
-        if suits.bit_count() != 1:
-            return True
-        return not (rank in (RANK_8, top) or (rank == RANK_J and self.eleven))
+    def _forbidden(self, meld: Meld, reversed_order: bool) -> bool:
+        """Whether ``meld`` as the last cards would be a forbidden finish in the
+        order ``reversed_order`` (docs/RULES.md §2, in each preset's reading)."""
+        return finishes_forbidden(
+            self.rules, self.in_force, meld, revolution=reversed_order, spade3_return=False
+        )
 
     def joker_price(self) -> tuple[float, bool, bool]:
         wins = self.odds.group_wins(1, TOP_RANK, False)
         weights = self.weights
         cost = weights.per_meld + 1.0 - wins - weights.joker
-        return (cost, not self.forbidden, wins >= 0.999)
+        return (cost, self.joker_safe, wins >= 0.999)
 
     def stairs_price(
         self, suit: int, low: int, high: int, reversed_order: bool
@@ -397,22 +371,22 @@ class Planner:
         key = (low, high, reversed_order)
         found = self._stairs.get(key)
         if found is None:
-            found = self._stairs[key] = self._stairs_price(low, high, reversed_order)
+            found = self._stairs[key] = self._stairs_price(suit, low, high, reversed_order)
         return found
 
-    def _stairs_price(self, low: int, high: int, reversed_order: bool) -> tuple[float, bool, bool]:
+    def _stairs_price(
+        self, suit: int, low: int, high: int, reversed_order: bool
+    ) -> tuple[float, bool, bool]:
+        # the price is the same in every suit: priced once, in the first one met
         size = high - low + 1
+        mask = 0
+        for rank in range(low, high + 1):
+            mask |= 1 << (rank * 4 + suit)
+        meld = Meld(Kind.STAIRS, mask, size, low, high, 1 << suit, 0)
         wins = self.odds.stairs_wins(size, low, reversed_order)
-        cuts = self.eight_reading in ("classic", "uecda")  # stairs holding the 8 cut
-        if self.eight_cut and cuts and low <= RANK_8 <= high:
+        if cuts_eight(self.rules, self.in_force, meld):
             wins = 1.0
-        safe = True
-        if self.forbidden and self.reading in ("federation", "classic"):
-            top = RANK_3 if reversed_order else RANK_2
-            if low <= top <= high:
-                safe = False
-            if self.reading == "classic" and low <= RANK_8 <= high:
-                safe = False
+        safe = not self._forbidden(meld, reversed_order)
         cost = self.weights.per_meld + 1.0 - wins
         return (cost, safe, wins >= 0.999)
 

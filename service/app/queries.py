@@ -8,8 +8,8 @@ spectator delay, only the events stored at least that long ago (by their
 stored ``at``): the match as it was then. Setting-up events (who sits where)
 are never delayed. Once the match is over everything is shown, at once.
 
-A replay of a finished match shows the full deal at every step: the view of
-the state at seq N with every hand, blind and unused card open (``open_view``).
+A replay of a finished match shows the full deal at every step: the auditor's
+view of the state at seq N, every hand, blind and unused card open.
 """
 
 from __future__ import annotations
@@ -17,12 +17,11 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from eventstore import StoredEvent
 
-from ..rules.cards import format_mask
 from ..rules.state import MatchState as RulesState
 from ..rules.views import AUDITOR, SPECTATOR, View, build_view
 from .catalog import MatchState
@@ -116,22 +115,6 @@ def spectator_view(state: RulesState) -> View:
     return build_view(state, SPECTATOR)
 
 
-def open_view(state: RulesState) -> View:
-    """The state with every card shown: for replaying a match that is over,
-    at any point of it (the rules open the auditor's view only at the end)."""
-    view = build_view(state, SPECTATOR)
-    if view.hands is not None:
-        return view  # the end: already everything
-    return replace(
-        view,
-        viewer=str(AUDITOR),
-        hands=tuple(tuple(format_mask(hand)) for hand in state.hands),
-        blind=tuple(format_mask(state.blind)),
-        unused=tuple(format_mask(state.unused)),
-        out_of_play=tuple(format_mask(state.out)),
-    )
-
-
 class MatchQueries:
     """Spectators' and replayers' reads over the game service's store and folds. Every
     answer is what a spectator may see now; ServiceError(not_found) for an unknown id."""
@@ -174,7 +157,8 @@ class MatchQueries:
                 "not_found", f"no event {seq} to see yet (the last is {seen.visible})"
             )
         match = await self._match_at(match_id, seq)
-        view = open_view(match.game) if seen.match.over else spectator_view(match.game)
+        over = seen.match.over
+        view = build_view(match.game, AUDITOR if over else SPECTATOR, match_over=over)
         return StateSeen(seen, match, view)
 
     async def record(self, match_id: str) -> RecordSeen:

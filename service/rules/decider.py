@@ -14,7 +14,6 @@ from typing import Never, NoReturn
 from . import events as ev
 from .cards import (
     JOKER,
-    RANK_2,
     RANK_3,
     RANK_J,
     REAL_CARDS,
@@ -44,7 +43,6 @@ from .dealing import (
 )
 from .evolve import apply
 from .judging import (
-    RANK_6,
     RANK_7,
     RANK_K,
     RANK_Q,
@@ -53,6 +51,7 @@ from .judging import (
     SKIP_RULES,
     any_lock,
     check_beats_field,
+    ends_eleven_back,
     flush_reason,
     four_stop_applies,
     holds_only_forbidden,
@@ -67,6 +66,10 @@ from .judging import (
     revolution_cause,
     rule_on,
     skips_of,
+    starts_eleven_back,
+    starts_number_lock,
+    starts_suit_lock,
+    starts_two_back,
 )
 from .melds import Kind, Meld, classify
 from .readings import COLORS, group_of, lock_starting
@@ -733,15 +736,11 @@ def _apply_play(work: _Work, seat: int, meld: Meld, *, reason: str) -> None:
         # it ends every lock, those it would start too (docs/RULES.md §5.6 #2)
         work.emit(ev.LocksReleased(EndCause.QUEEN_RELEASE))
     else:
-        if rules.suit_lock and not state.suit_lock and state.suit_run >= rules.suit_lock_after:
+        if starts_suit_lock(state):
             work.emit(ev.SuitLocked(state.suit_run_suits))
         elif rules.joker_suits and state.suit_lock and meld.is_single_joker:
             work.emit(ev.SuitLocked(0))  # a single joker neither makes nor keeps a lock
-        if (
-            rules.number_lock
-            and not state.number_lock
-            and state.number_run >= rules.number_lock_after
-        ):
+        if starts_number_lock(state):
             work.emit(ev.NumberLocked(meld.low))
         if rules.color_lock or rules.partial_lock:
             _further_locks(work, applying)
@@ -814,14 +813,14 @@ def _strength_effects(work: _Work, before: MatchState, meld: Meld) -> None:
     in_force = work.state.in_force
     reading = before.rules.eleven_back
     js = meld.real_count(RANK_J) if "eleven_back" in in_force else 0
-    if before.eleven_back and "six_return" in in_force and meld.real_count(RANK_6):
+    if ends_eleven_back(work.state, meld):
         work.emit(ev.ElevenBackEnded(EndCause.SIX_RETURN))  # a J beside the 6 starts none (§5.6 #4)
     elif js:
-        if not work.state.eleven_back:
+        if starts_eleven_back(before, meld):
             work.emit(ev.ElevenBackStarted(reading))
         if js >= 3 and "strong_eleven_back" in in_force and not work.state.eleven_back_lasts:
             work.emit(ev.ElevenBackStrengthened())
-    if "two_back" in in_force and meld.real_count(RANK_2) and not work.state.two_back:
+    if starts_two_back(work.state, meld):
         work.emit(ev.TwoBackStarted())
 
 

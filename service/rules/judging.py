@@ -3,7 +3,7 @@ field, cuts, revolts, flushes, or finishes forbidden (docs/RULES.md §1–§3)."
 
 from __future__ import annotations
 
-from .cards import JOKER_BITS, RANK_2, RANK_3, RANK_8, rank_mask, remove_cards
+from .cards import JOKER_BITS, RANK_2, RANK_3, RANK_8, RANK_J, rank_mask, remove_cards
 from .melds import TOP_RANK, Kind, Meld
 from .readings import (
     SPADE_3,
@@ -178,6 +178,42 @@ def flush_reason(
     if size == 4 and is_emperor(state, meld):
         return FlushReason.EMPEROR
     return None
+
+
+def starts_eleven_back(state: MatchState, meld: Meld) -> bool:
+    """Whether a play of ``meld`` on ``state`` starts an eleven-back: a jack while
+    none is in force (docs/RULES.md §3)."""
+    return rule_on(state, "eleven_back") and not state.eleven_back and meld.real_count(RANK_J) > 0
+
+
+def ends_eleven_back(state: MatchState, meld: Meld) -> bool:
+    """Whether a play of ``meld`` on ``state`` ends the eleven-back in force: a six
+    under six-return (docs/RULES.md §5 #42); a jack beside it starts none."""
+    return bool(state.eleven_back) and rule_on(state, "six_return") and meld.real_count(RANK_6) > 0
+
+
+def starts_two_back(state: MatchState, meld: Meld) -> bool:
+    """Whether a play of ``meld`` on ``state`` starts a two-back: a real 2 while none
+    is in force (docs/RULES.md §5 #43)."""
+    return rule_on(state, "two_back") and not state.two_back and meld.real_count(RANK_2) > 0
+
+
+def starts_suit_lock(after: MatchState) -> bool:
+    """Whether the play just made (``after``: the state with its run counted) starts
+    a suit lock on the suits of its run (docs/RULES.md §1 Suit lock)."""
+    rules = after.rules
+    return bool(rules.suit_lock) and not after.suit_lock and after.suit_run >= rules.suit_lock_after
+
+
+def starts_number_lock(after: MatchState) -> bool:
+    """Whether the play just made (``after``: the state with its run counted) starts
+    a number lock."""
+    rules = after.rules
+    return (
+        bool(rules.number_lock)
+        and not after.number_lock
+        and after.number_run >= rules.number_lock_after
+    )
 
 
 def four_stop_applies(state: MatchState, meld: Meld) -> bool:

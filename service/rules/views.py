@@ -6,7 +6,8 @@ discard pile (docs/RULES.md §5.1: face up, ten-discards included). A spectator
 sees no hands. A player who leaves the game holding cards keeps them in their
 hand until the next deal, seen by them alone. Blind and unused cards
 are seen by nobody until the match ends, when everything is revealed
-to everyone. The auditor's view (everything) opens only then.
+to everyone. The auditor's view (everything) opens only then; a replay of a
+match that has ended shows every card at every step of it (``match_over``).
 """
 
 from __future__ import annotations
@@ -16,13 +17,31 @@ from dataclasses import dataclass, fields
 from typing import Any, assert_never
 
 from . import events as ev
-from .cards import cards_of, format_cards, format_mask, suit_letters
-from .melds import Kind
+from .cards import (
+    add_cards,
+    cards_of,
+    format_cards,
+    format_mask,
+    mask_of,
+    parse_card,
+    parse_reading,
+    parse_suits,
+    suit_letters,
+)
+from .melds import Kind, Meld, classify
 from .readings import COLORS
 from .records import to_record
-from .rulesets import RuleSet
+from .rulesets import CANCELLED_BY_OMEN, RuleSet
 from .state import MatchState
-from .vocabulary import Bottom, ElevenBack, Phase, ViewerKind, WaitingFor
+from .vocabulary import (
+    ORDER,
+    Bottom,
+    Color,
+    ElevenBack,
+    Phase,
+    ViewerKind,
+    WaitingFor,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +90,9 @@ class View:
     direction: int
     suit_lock: tuple[str, ...]
     number_lock: bool
+    suit_run: int  # plays in a row with one suit set (a suit lock starts at rules.suit_lock_after)
+    suit_run_suits: tuple[str, ...]
+    number_run: int  # plays in a row, each one rank stronger (the number lock's run)
     omen: bool
     passed: tuple[int, ...]
     active: tuple[int, ...]
@@ -112,9 +134,10 @@ def _codes(mask: int) -> tuple[str, ...]:
     return tuple(format_mask(mask))
 
 
-def build_view(state: MatchState, viewer: Viewer) -> View:
-    """The state as ``viewer`` may see it."""
-    revealed = state.phase == Phase.MATCH_OVER
+def build_view(state: MatchState, viewer: Viewer, *, match_over: bool = False) -> View:
+    """The state as ``viewer`` may see it. ``match_over``: the state is a step of a
+    match that has since ended (a replay), so every card of it is open."""
+    revealed = match_over or state.phase == Phase.MATCH_OVER
     if viewer.kind == ViewerKind.AUDITOR and not revealed:
         raise ViewNotOpen("the auditor's view opens when the match ends")
     seat = viewer.seat if viewer.kind == ViewerKind.SEAT else None
@@ -146,6 +169,9 @@ def build_view(state: MatchState, viewer: Viewer) -> View:
         direction=state.turn_direction,
         suit_lock=tuple(suit_letters(state.suit_lock)),
         number_lock=state.number_lock,
+        suit_run=state.suit_run,
+        suit_run_suits=tuple(suit_letters(state.suit_run_suits)),
+        number_run=state.number_run,
         omen=state.omen,
         passed=tuple(s for s in range(state.players) if state.passed >> s & 1),
         active=tuple(s for s in range(state.players) if state.is_active(s)),
@@ -163,6 +189,72 @@ def build_view(state: MatchState, viewer: Viewer) -> View:
         discard_pile=_codes(state.pile),
         color_lock=COLORS.get(state.color_lock),
         partial_lock=state.partial_lock,
+    )
+
+
+def position_of(view: View, rules: RuleSet) -> MatchState:
+    """The public position ``view`` shows, under the table's ``rules``, as a state
+    that holds no cards (no hand, blind, unused or discarded card): what a seat's
+    client passes to the engine's own judgments (``judging``, ``readings``)."""
+    state = MatchState(rules, view.players, (0,) * view.players, rules.switched_on())
+    if view.omen:
+        state.in_force = state.in_force - CANCELLED_BY_OMEN
+    state.phase = view.phase
+    state.game_number = view.game_number
+    state.previous_places = view.previous_places
+    state.results = view.results
+    state.turn = view.turn
+    state.seating = view.seating
+    state.revolution = view.revolution
+    state.eleven_back = view.eleven_back
+    # the view shows the direction turns go in now; the state keeps the table's
+    state.direction = -view.direction if view.eleven_back == ORDER else view.direction
+    state.omen = view.omen
+    state.suit_lock = parse_suits(view.suit_lock)
+    state.number_lock = view.number_lock
+    state.suit_run = view.suit_run
+    state.suit_run_suits = parse_suits(view.suit_run_suits)
+    state.number_run = view.number_run
+    state.two_back = view.two_back
+    state.color_lock = _COLOR_SUITS[Color(view.color_lock)] if view.color_lock else 0
+    state.partial_lock = view.partial_lock
+    state.pile = _mask_of_codes(view.discard_pile)
+    state.passed = _seat_mask(view.passed)
+    state.active = _seat_mask(view.active)
+    state.field_seat = view.field_seat
+    state.field = state.last_play = _field_meld(view, state)
+    return state
+
+
+_COLOR_SUITS = {color: suits for suits, color in COLORS.items()}
+
+
+def _mask_of_codes(codes: tuple[str, ...]) -> int:
+    mask = 0
+    for code in codes:  # jokers repeat
+        mask = add_cards(mask, mask_of((parse_card(code),)))
+    return mask
+
+
+def _seat_mask(seats: tuple[int, ...]) -> int:
+    mask = 0
+    for seat in seats:
+        mask |= 1 << seat
+    return mask
+
+
+def _field_meld(view: View, position: MatchState) -> Meld | None:
+    """The meld on the field, read back from its card codes and joker readings."""
+    if not view.field:
+        return None
+    return classify(
+        _mask_of_codes(view.field),
+        tuple(parse_reading(code) for code in view.field_jokers_as),
+        reversed_order=position.reversed_order,
+        stairs_allowed=True,
+        emperor_allowed=True,
+        past_ends=True,
+        joker_suits=position.rules.joker_suits,
     )
 
 

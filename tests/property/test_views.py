@@ -161,6 +161,9 @@ def check_match(match: Match) -> None:
                 break
             with pytest.raises(ViewNotOpen):
                 build_view(state, AUDITOR)
+            replayed = build_view(state, AUDITOR, match_over=True)  # once it has ended
+            assert replayed.hands == tuple(tuple(format_mask(hand)) for hand in state.hands)
+            assert replayed.blind == tuple(format_mask(state.blind))
             for index, viewer in viewers(players):
                 where = f"command {number} ({step.command}), {type(event).__name__}, {viewer}"
                 record = visible_record(event, viewer, revealed=False)

@@ -328,7 +328,7 @@ class Event(_message.Message):
     def __init__(self, seq: _Optional[int] = ..., type: _Optional[str] = ..., data: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., at_ms: _Optional[int] = ...) -> None: ...
 
 class View(_message.Message):
-    __slots__ = ("viewer", "seat", "preset", "players", "phase", "game_number", "games_per_set", "turn", "waiting_for", "step_count", "four_stop_seats", "hand", "hand_sizes", "field", "field_jokers_as", "field_kind", "field_seat", "revolution", "eleven_back", "direction", "suit_lock", "number_lock", "omen", "passed", "active", "places", "forbidden", "fallen", "previous_places", "results", "blind", "unused", "turn_deadline_ms", "options", "seating", "spectator_delay_ms", "phase_value", "waiting_for_value", "field_kind_value", "eleven_back_value", "two_back", "discard_pile", "color_lock", "partial_lock")
+    __slots__ = ("viewer", "seat", "preset", "players", "phase", "game_number", "games_per_set", "turn", "waiting_for", "step_count", "four_stop_seats", "hand", "hand_sizes", "field", "field_jokers_as", "field_kind", "field_seat", "revolution", "eleven_back", "direction", "suit_lock", "number_lock", "omen", "passed", "active", "places", "forbidden", "fallen", "previous_places", "results", "blind", "unused", "turn_deadline_ms", "options", "seating", "spectator_delay_ms", "phase_value", "waiting_for_value", "field_kind_value", "eleven_back_value", "two_back", "discard_pile", "color_lock", "partial_lock", "suit_run", "suit_run_suits", "number_run")
     class PlacesEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -380,6 +380,9 @@ class View(_message.Message):
     DISCARD_PILE_FIELD_NUMBER: _ClassVar[int]
     COLOR_LOCK_FIELD_NUMBER: _ClassVar[int]
     PARTIAL_LOCK_FIELD_NUMBER: _ClassVar[int]
+    SUIT_RUN_FIELD_NUMBER: _ClassVar[int]
+    SUIT_RUN_SUITS_FIELD_NUMBER: _ClassVar[int]
+    NUMBER_RUN_FIELD_NUMBER: _ClassVar[int]
     viewer: str
     seat: int
     preset: str
@@ -424,7 +427,10 @@ class View(_message.Message):
     discard_pile: _containers.RepeatedScalarFieldContainer[str]
     color_lock: str
     partial_lock: bool
-    def __init__(self, viewer: _Optional[str] = ..., seat: _Optional[int] = ..., preset: _Optional[str] = ..., players: _Optional[int] = ..., phase: _Optional[str] = ..., game_number: _Optional[int] = ..., games_per_set: _Optional[int] = ..., turn: _Optional[int] = ..., waiting_for: _Optional[str] = ..., step_count: _Optional[int] = ..., four_stop_seats: _Optional[_Iterable[int]] = ..., hand: _Optional[_Iterable[str]] = ..., hand_sizes: _Optional[_Iterable[int]] = ..., field: _Optional[_Iterable[str]] = ..., field_jokers_as: _Optional[_Iterable[str]] = ..., field_kind: _Optional[str] = ..., field_seat: _Optional[int] = ..., revolution: _Optional[bool] = ..., eleven_back: _Optional[str] = ..., direction: _Optional[int] = ..., suit_lock: _Optional[_Iterable[str]] = ..., number_lock: _Optional[bool] = ..., omen: _Optional[bool] = ..., passed: _Optional[_Iterable[int]] = ..., active: _Optional[_Iterable[int]] = ..., places: _Optional[_Mapping[int, int]] = ..., forbidden: _Optional[_Iterable[int]] = ..., fallen: _Optional[_Iterable[int]] = ..., previous_places: _Optional[_Iterable[int]] = ..., results: _Optional[_Iterable[_Union[GameResult, _Mapping]]] = ..., blind: _Optional[_Iterable[str]] = ..., unused: _Optional[_Iterable[str]] = ..., turn_deadline_ms: _Optional[int] = ..., options: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., seating: _Optional[_Iterable[int]] = ..., spectator_delay_ms: _Optional[int] = ..., phase_value: _Optional[_Union[Phase, str]] = ..., waiting_for_value: _Optional[_Union[WaitingFor, str]] = ..., field_kind_value: _Optional[_Union[FieldKind, str]] = ..., eleven_back_value: _Optional[_Union[ElevenBack, str]] = ..., two_back: _Optional[bool] = ..., discard_pile: _Optional[_Iterable[str]] = ..., color_lock: _Optional[str] = ..., partial_lock: _Optional[bool] = ...) -> None: ...
+    suit_run: int
+    suit_run_suits: _containers.RepeatedScalarFieldContainer[str]
+    number_run: int
+    def __init__(self, viewer: _Optional[str] = ..., seat: _Optional[int] = ..., preset: _Optional[str] = ..., players: _Optional[int] = ..., phase: _Optional[str] = ..., game_number: _Optional[int] = ..., games_per_set: _Optional[int] = ..., turn: _Optional[int] = ..., waiting_for: _Optional[str] = ..., step_count: _Optional[int] = ..., four_stop_seats: _Optional[_Iterable[int]] = ..., hand: _Optional[_Iterable[str]] = ..., hand_sizes: _Optional[_Iterable[int]] = ..., field: _Optional[_Iterable[str]] = ..., field_jokers_as: _Optional[_Iterable[str]] = ..., field_kind: _Optional[str] = ..., field_seat: _Optional[int] = ..., revolution: _Optional[bool] = ..., eleven_back: _Optional[str] = ..., direction: _Optional[int] = ..., suit_lock: _Optional[_Iterable[str]] = ..., number_lock: _Optional[bool] = ..., omen: _Optional[bool] = ..., passed: _Optional[_Iterable[int]] = ..., active: _Optional[_Iterable[int]] = ..., places: _Optional[_Mapping[int, int]] = ..., forbidden: _Optional[_Iterable[int]] = ..., fallen: _Optional[_Iterable[int]] = ..., previous_places: _Optional[_Iterable[int]] = ..., results: _Optional[_Iterable[_Union[GameResult, _Mapping]]] = ..., blind: _Optional[_Iterable[str]] = ..., unused: _Optional[_Iterable[str]] = ..., turn_deadline_ms: _Optional[int] = ..., options: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., seating: _Optional[_Iterable[int]] = ..., spectator_delay_ms: _Optional[int] = ..., phase_value: _Optional[_Union[Phase, str]] = ..., waiting_for_value: _Optional[_Union[WaitingFor, str]] = ..., field_kind_value: _Optional[_Union[FieldKind, str]] = ..., eleven_back_value: _Optional[_Union[ElevenBack, str]] = ..., two_back: _Optional[bool] = ..., discard_pile: _Optional[_Iterable[str]] = ..., color_lock: _Optional[str] = ..., partial_lock: _Optional[bool] = ..., suit_run: _Optional[int] = ..., suit_run_suits: _Optional[_Iterable[str]] = ..., number_run: _Optional[int] = ...) -> None: ...
 
 class GameResult(_message.Message):
     __slots__ = ("places",)
