@@ -107,11 +107,16 @@ def _start(data: dict[str, Any]) -> MatchState:
             previous_places = tuple(int(previous[str(seat)]) for seat in range(players))
         except (KeyError, TypeError, ValueError):
             raise ScenarioError("start.previous_places needs a place for every seat") from None
+    leader, game_number = start.get("leader"), start.get("game_number", 1)
+    # checked here, not left to the decider: the compiled engine's command would refuse
+    # a string as a TypeError and read true as seat 1
+    if not (leader is None or type(leader) is int) or type(game_number) is not int:
+        raise ScenarioError("start: bad_request: leader and game_number are whole numbers")
     setup = SetUp(
         hands=masks,
-        leader=start.get("leader"),
+        leader=leader,
         revolution=bool(start.get("revolution", False)),
-        game_number=start.get("game_number", 1),
+        game_number=game_number,
         previous_places=previous_places,
         skip_exchange=bool(start.get("skip_exchange", False)),
     )
