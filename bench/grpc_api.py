@@ -114,10 +114,13 @@ class Server:
 
 
 @contextlib.contextmanager
-def server_process(kind: str, redis_url: str, loop: Loop = "asyncio") -> Iterator[Server]:
-    """Run ``--serve kind`` in a child process, on the event loop ``loop``."""
+def server_process(
+    kind: str, redis_url: str, loop: Loop = "asyncio", bench: str = "bench.grpc_api"
+) -> Iterator[Server]:
+    """Run ``--serve kind`` of the module ``bench`` in a child process, on the event
+    loop ``loop``."""
     child = subprocess.Popen(
-        [sys.executable, "-m", "bench.grpc_api", "--serve", kind, "--loop", loop],
+        [sys.executable, "-m", bench, "--serve", kind, "--loop", loop],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         env={**os.environ, "REDIS_URL": redis_url},

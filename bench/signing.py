@@ -30,16 +30,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import hashlib
 import os
 import secrets
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -49,11 +46,13 @@ from clients.bots import GreedyBot, RandomBot, StrongerBot
 from clients.sdk import DaifugoClient, Refused, SeatSession
 from eventstore import InMemoryEventStore, RedisServer, StoredEvent
 from eventstore.hashing import canonical_json, event_hash
+from service import event_loop
 from service.app.keyring import Keyring
 from service.app.match import stream_of
 from service.app.service import GameService, MatchOptions
 from service.app.signing import Signer, generate_keys, now_ms
 from service.audit import audit_events
+from service.event_loop import LOOPS
 from service.records import (
     ActionReceipt,
     KeySet,
@@ -69,7 +68,6 @@ from service.rules.views import Viewer, build_view
 from service.runtime import running_service, tune_gc_for_serving
 
 from .grpc_api import (
-    Server,
     act_latency,
     cpu_seconds,
     floor_latency,
@@ -287,23 +285,6 @@ async def serve_game(redis_url: str, signed: bool) -> None:
         await serve_until_stdin_closes(running.grpc_port)
 
 
-@contextlib.contextmanager
-def game_process(kind: str, redis_url: str) -> Iterator[Server]:
-    child = subprocess.Popen(
-        [sys.executable, "-m", "bench.signing", "--serve", kind],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        env={**os.environ, "REDIS_URL": redis_url},
-        text=True,
-    )
-    assert child.stdin is not None and child.stdout is not None
-    try:
-        yield Server(int(child.stdout.readline()), child.pid)
-    finally:
-        child.stdin.close()
-        child.wait(timeout=30)
-
-
 STALL_WAIT = 5.0  # seconds a seat waits for its turn before it looks again
 
 
@@ -383,8 +364,8 @@ async def action_path(
     floor_latencies: list[float] = []
     floor_rates: list[float] = []
     with (
-        game_process("signed", redis_url) as signed,
-        game_process("unsigned", redis_url) as unsigned,
+        server_process("signed", redis_url, bench="bench.signing") as signed,
+        server_process("unsigned", redis_url, bench="bench.signing") as unsigned,
         server_process("floor", redis_url) as floor,
     ):
         servers = {"signed": signed, "unsigned": unsigned}
@@ -472,11 +453,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, default=6.0, help="per concurrent round")
     parser.add_argument("--no-action-path", action="store_true", help="parts 1 and 2 only")
     parser.add_argument("--serve", choices=("signed", "unsigned"), help=argparse.SUPPRESS)
+    parser.add_argument("--loop", choices=LOOPS, default="asyncio", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     redis_url = os.environ.get("REDIS_URL")
     if args.serve:
         assert redis_url, "a served side is given REDIS_URL"
-        asyncio.run(serve_game(redis_url, args.serve == "signed"))
+        event_loop.run(serve_game(redis_url, args.serve == "signed"), args.loop)
         return 0
     per_record(args.records, max(args.rounds, 5))
     per_event(max(args.rounds, 5))
