@@ -49,7 +49,10 @@ def check_waiting_state(state: MatchState, where: str) -> None:
     seat = state.turn
     assert seat is not None
     if not state.is_active(seat):
-        assert state.waiting_for == WaitingFor.QUEEN_BOMBER and not state.hands[seat], (
+        # only the steps of a play that emptied the hand outlast its player: the queen
+        # bomb's ranks, and the zombie's pick for the next player (docs/RULES.md §5 #51)
+        steps_after_leaving = (WaitingFor.QUEEN_BOMBER, WaitingFor.ZOMBIE)
+        assert state.waiting_for in steps_after_leaving and not state.hands[seat], (
             f"{where}: seat {seat} has left and is to act: {describe(state)}"
         )
 
