@@ -7,13 +7,12 @@ that leaves the writer time to do it first."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
-import time
 
 from eventstore import EventStoreError, InMemoryCheckpoints
 
 from .service import GameService, ServiceError
+from .ticking import tick_until_stopped
 
 log = logging.getLogger("daifugo.sealer")
 UNSEALED_LAST = "SeedRevealed"  # the last event of an ended match that has no seal yet
@@ -37,15 +36,7 @@ class Sealer:
     async def run(self) -> None:
         checkpoints = InMemoryCheckpoints(await self._unsealed())
         watcher = asyncio.create_task(self._watch(checkpoints))
-        try:
-            while not self._stopping.is_set():
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._stopping.wait(), self.tick)
-                if not self._stopping.is_set():
-                    await self._seal_due(int(time.time() * 1000))
-        finally:
-            watcher.cancel()
-            await asyncio.wait([watcher], timeout=2.0)
+        await tick_until_stopped(self._stopping, self.tick, self._seal_due, watcher)
 
     async def _unsealed(self) -> dict[str, int]:
         """Every stream's position now; ended unsealed matches are due at once."""

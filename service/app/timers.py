@@ -13,14 +13,13 @@ own (``service:timeout:<version>``), which no caller's scoped digest can be.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
-import time
 
 from eventstore import EventStoreError, InMemoryCheckpoints, StoredEvent
 
 from .match import ENDING, live_streams, stream_of
 from .service import GameService, ServiceError
+from .ticking import tick_until_stopped
 
 log = logging.getLogger("daifugo.timers")
 RETRY_MS = 1000  # a timeout that failed is tried again this long after
@@ -43,15 +42,7 @@ class TurnTimers:
     async def run(self) -> None:
         checkpoints = InMemoryCheckpoints(await self._live_positions())
         watcher = asyncio.create_task(self._watch(checkpoints))
-        try:
-            while not self._stopping.is_set():
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._stopping.wait(), self.tick)
-                if not self._stopping.is_set():
-                    await self._fire(int(time.time() * 1000))
-        finally:
-            watcher.cancel()
-            await asyncio.wait([watcher], timeout=2.0)
+        await tick_until_stopped(self._stopping, self.tick, self._fire, watcher)
 
     async def _live_positions(self) -> dict[str, int]:
         """Start where every stream is now, with a deadline for each timed live match.
