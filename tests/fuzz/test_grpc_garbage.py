@@ -123,7 +123,7 @@ def test_well_typed_wrong_messages(
 # mostly the seat to act's, whose actions get past the token and turn checks, and
 # other seats', whose actions (a pass, say) would be legal for the seat to act
 ROLES = [*["to act"] * 4, *["not to act"] * 3, "host", "finished seat", "waiting seat"]
-KINDS = [*["play"] * 3, *["pass"] * 2, "give", "discard", "bomb"]
+KINDS = [*["play"] * 3, *["pass"] * 2, "give", "discard", "bomb", "pick"]
 
 
 def test_actions_with_cards_from_the_hands_change_only_what_they_may(
@@ -163,6 +163,7 @@ def test_actions_with_cards_from_the_hands_change_only_what_they_may(
             "give": pb.Action(give=pb.Give(cards=cards)),
             "discard": pb.Action(discard=pb.Discard(cards=cards)),
             "bomb": pb.Action(bomb=pb.Bomb(ranks=ranks)),
+            "pick": pb.Action(pick=pb.Pick(cards=cards)),
         }[kind]
         request = pb.ActRequest(
             match_id=fuzz_target.live.match_id,

@@ -47,7 +47,7 @@ JSON = st.recursive(
 ACTION_LIKE = st.fixed_dictionaries(
     {},
     optional={
-        "action": st.sampled_from(["play", "pass", "give", "discard", "bomb"]) | JSON,
+        "action": st.sampled_from(["play", "pass", "give", "discard", "bomb", "pick"]) | JSON,
         "cards": st.lists(st.sampled_from(["3D", "JK", "10H", "5Z", ""]), max_size=60) | JSON,
         "jokers_as": st.lists(st.sampled_from(["3D", "JK", "x"]), max_size=4) | JSON,
         "ranks": st.lists(st.sampled_from(["5", "10", "Q", "Z"]), max_size=4) | JSON,
