@@ -21,7 +21,6 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from service.rules import events as ev
 from service.rules.cards import (
     JOKER,
     JOKER_BIT,
@@ -35,7 +34,7 @@ from service.rules.cards import (
     remove_cards,
 )
 from service.rules.commands import Bomb, Discard, Give, Pass, Pick, Play, SeatCommand
-from service.rules.evolve import evolve
+from service.rules.evolve import runs_counted
 from service.rules.judging import (
     RANK_4,
     RANK_7,
@@ -56,7 +55,7 @@ from service.rules.judging import (
 from service.rules.melds import TOP_RANK, Kind, Meld
 from service.rules.readings import finishes_forbidden
 from service.rules.rulesets import RuleSet
-from service.rules.state import MatchState
+from service.rules.state import Position
 from service.rules.views import View
 from service.rules.vocabulary import ElevenBack, FlushReason, RevolutionCause, WaitingFor
 
@@ -262,7 +261,7 @@ class Effects:
     tens: int = 0
 
 
-def effects_on(position: MatchState, meld: Meld, hand: int) -> Effects:
+def effects_on(position: Position, meld: Meld, hand: int) -> Effects:
     """What playing ``meld`` from ``hand`` does on the public ``position``, as the
     engine judges it (``service.rules.judging``)."""
     finishes = remove_cards(hand, meld.mask) == 0
@@ -287,13 +286,10 @@ def effects_on(position: MatchState, meld: Meld, hand: int) -> Effects:
     )
 
 
-def locks_after(position: MatchState, seat: int, meld: Meld) -> tuple[int, bool]:
-    """The suit lock and the number lock in force once ``seat`` plays ``meld`` on
+def locks_after(position: Position, meld: Meld) -> tuple[int, bool]:
+    """The suit lock and the number lock in force once ``meld`` is played on
     ``position``: the engine counts the play's runs, and judges whether they lock."""
-    after = evolve(
-        position,
-        ev.CardsPlayed(seat, meld.mask, int(meld.kind), meld.low, meld.high, meld.jokers_as),
-    )
+    after = runs_counted(position, meld)
     suits = after.suit_lock or (after.suit_run_suits if starts_suit_lock(after) else 0)
     return suits, after.number_lock or starts_number_lock(after)
 
@@ -312,7 +308,7 @@ def _risky_cards(rules: RuleSet, in_force: frozenset[str], revolution: bool) -> 
     return risky
 
 
-def _without_forbidden(view: View, position: MatchState, plays: list[Play]) -> list[Play]:
+def _without_forbidden(view: View, position: Position, plays: list[Play]) -> list[Play]:
     """The plays that neither finish forbidden nor leave only cards that would
     (or all of them, when there is no such choice)."""
     hand = hand_of(view)
@@ -575,7 +571,7 @@ class _Decision:
         odds = self.odds_for(responders)
         if meld.kind == Kind.EMPEROR:
             return 1.0
-        lock, number_lock = locks_after(self.position, self.me, meld)
+        lock, number_lock = locks_after(self.position, meld)
         if meld.kind == Kind.STAIRS:
             return odds.stairs_wins(meld.size, meld.low, order, lock)
         return odds.group_wins(meld.size, meld.strength(order), order, lock, number_lock)

@@ -34,7 +34,7 @@ from service.rules.judging import RANK_4, flush_reason, four_stop_applies
 from service.rules.melds import TOP_RANK, Kind, Meld, classify
 from service.rules.readings import SPADE_3, cuts_eight, finishes_forbidden
 from service.rules.rulesets import PRESETS, RuleSet, RuleSetError
-from service.rules.state import MatchState
+from service.rules.state import Position
 from service.rules.views import View, position_of
 
 MAX_SPLITS = 40  # ways to pick stairs out of one hand that a plan tries at most
@@ -104,7 +104,7 @@ class Table:
         except TypeError:  # an option whose value cannot be a cache key
             return Table(_rules_of.__wrapped__(view.preset, options))
 
-    def position(self, view: View) -> MatchState:
+    def position(self, view: View) -> Position:
         """The public position ``view`` shows, under these rules (it holds no card)."""
         return position_of(view, self.rules)
 
@@ -314,7 +314,7 @@ class Planner:
     """Splits hands into melds (groups by rank, stairs where they help) and
     prices each meld by how likely it is to win its trick. One per decision."""
 
-    def __init__(self, position: MatchState, odds: Odds, weights: Weights) -> None:
+    def __init__(self, position: Position, odds: Odds, weights: Weights) -> None:
         # a plan's melds are each priced as a lead, on an empty field
         self.lead = position.copy()
         self.lead.field = None

@@ -7,7 +7,7 @@ from .decider import Decision, decide
 from .evolve import evolve, fold
 from .refusals import REASON_CODES, Refusal
 from .rulesets import LOCAL_RULES, PRESETS, RuleSet, RuleSetError, rule_set
-from .state import MatchState, initial_state
+from .state import MatchState, Position, initial_state
 
 __all__ = [
     "LOCAL_RULES",
@@ -23,6 +23,7 @@ __all__ = [
     "Pass",
     "Pick",
     "Play",
+    "Position",
     "Refusal",
     "RuleSet",
     "RuleSetError",

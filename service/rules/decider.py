@@ -135,13 +135,13 @@ def decide(state: MatchState, command: Command) -> Decision:
 def _decide(state: MatchState, command: Command) -> list[ev.Event]:
     # isinstance, not ``match``: mypyc compiles a class pattern to a generic
     # isinstance call, and an isinstance of a compiled class to one type compare
-    if isinstance(command, Deal):
+    if isinstance(command, (Play, Pass, Give, Discard, Bomb, Pick)):
+        _check_seat_command(state, command)
+        return _seat_command(state, command)
+    elif isinstance(command, Deal):
         return _deal(state, command)
     elif isinstance(command, SetUp):
         return _set_up(state, command)
-    elif isinstance(command, (Play, Pass, Give, Discard, Bomb, Pick)):
-        _check_seat_command(state, command)
-        return _seat_command(state, command)
     else:
         _no_command(command)
 
@@ -152,7 +152,7 @@ def _seat_command(state: MatchState, command: SeatCommand) -> list[ev.Event]:
     # isinstance call, and an isinstance of a compiled class to one type compare
     if isinstance(command, Play):
         if waiting is PLAY:
-            if must_pass_at_leisure(state):
+            if state.leisure_seat is not None and must_pass_at_leisure(state):
                 raise Refused(
                     RefusalCode.WRONG_ACTION, "the previous 大富豪 passes on their first turn"
                 )
@@ -252,26 +252,28 @@ def _stalemate(work: _Work) -> None:
 # -- checks shared by every seat's command -----------------------------------
 
 
-def _check_seat_command(state: MatchState, command: Command) -> None:
-    seat = getattr(command, "seat", None)
+def _check_seat_command(state: MatchState, command: SeatCommand) -> None:
+    seat = command.seat
     if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < state.players:
         raise Refused(
             RefusalCode.BAD_REQUEST, f"no seat {seat!r} in a {state.players}-player match"
         )
-    if isinstance(command, (Play, Give, Discard)):
-        cards = command.cards
-        if not isinstance(cards, int) or cards <= 0 or not is_canonical(cards):
-            raise Refused(RefusalCode.BAD_REQUEST, "the cards are missing or not cards")
-    if isinstance(command, Pick):
+    if isinstance(command, Pass):
+        pass
+    elif isinstance(command, Play):
+        _check_cards(command.cards)
+        if any(
+            not isinstance(card, int) or not (0 <= card <= JOKER or is_past_ends(card))
+            for card in command.jokers_as
+        ):
+            raise Refused(RefusalCode.BAD_REQUEST, "a joker reading is not a card")
+    elif isinstance(command, (Give, Discard)):
+        _check_cards(command.cards)
+    elif isinstance(command, Pick):
         cards = command.cards
         if not _is_int(cards) or cards < 0 or not is_canonical(cards):
             raise Refused(RefusalCode.BAD_REQUEST, "the cards are not cards")
-    if isinstance(command, Play) and any(
-        not isinstance(card, int) or not (0 <= card <= JOKER or is_past_ends(card))
-        for card in command.jokers_as
-    ):
-        raise Refused(RefusalCode.BAD_REQUEST, "a joker reading is not a card")
-    if isinstance(command, Bomb):
+    elif isinstance(command, Bomb):
         ranks = command.ranks
         if (
             not ranks
@@ -279,10 +281,17 @@ def _check_seat_command(state: MatchState, command: Command) -> None:
             or any(not isinstance(rank, int) or not 0 <= rank < 13 for rank in ranks)
         ):
             raise Refused(RefusalCode.BAD_REQUEST, "name each rank once")
+    else:
+        _no_command(command)
     if state.phase is not IN_GAME:
         raise Refused(RefusalCode.GAME_OVER, "no game is in progress")
     if seat != state.turn:
         raise Refused(RefusalCode.NOT_YOUR_TURN, f"it is seat {state.turn}'s turn")
+
+
+def _check_cards(cards: int) -> None:
+    if not isinstance(cards, int) or cards <= 0 or not is_canonical(cards):
+        raise Refused(RefusalCode.BAD_REQUEST, "the cards are missing or not cards")
 
 
 def _check_count(state: MatchState, seat: int, cards: int, count: int) -> None:
@@ -682,7 +691,7 @@ def _play(state: MatchState, command: Play) -> list[ev.Event]:
         tuple(command.jokers_as),
         reversed_order=state.reversed_order,
         stairs_allowed=rules.stairs,
-        emperor_allowed=rule_on(state, "emperor"),
+        emperor_allowed="emperor" in state.in_force,
         past_ends=rules.stairs_past_ends,
         joker_suits=rules.joker_suits,
     )
@@ -723,10 +732,6 @@ def _apply_play(work: _Work, seat: int, meld: Meld, *, reason: str) -> None:
     great_revolution = cause is RevolutionCause.GREAT_REVOLUTION
     finishing = before.hands[seat] == meld.mask
     forbidden = finishing and not great_revolution and is_forbidden_finish(before, meld)
-
-    def count_if_on(rule: str, rank: int) -> int:
-        """How many real cards of ``rank`` trigger ``rule`` (0 when it is off)."""
-        return meld.real_count(rank) if rule in in_force else 0
 
     work.emit(
         ev.CardsPlayed(seat, meld.mask, int(meld.kind), meld.low, meld.high, meld.jokers_as, reason)
@@ -775,13 +780,13 @@ def _apply_play(work: _Work, seat: int, meld: Meld, *, reason: str) -> None:
         for rule in reverses_of(in_force, meld):
             work.emit(ev.DirectionReversed(-work.state.direction, rule))
     if state.is_active(seat):
-        sevens = count_if_on("seven_pass", RANK_7)
+        sevens = meld.real_count(RANK_7) if "seven_pass" in in_force else 0
         if sevens and state.next_active(seat) is not None:
             work.emit(ev.StepRequired(seat, WaitingFor.SEVEN_PASS, sevens))
-        tens = count_if_on("ten_discard", RANK_T)
+        tens = meld.real_count(RANK_T) if "ten_discard" in in_force else 0
         if tens:
             work.emit(ev.StepRequired(seat, WaitingFor.TEN_DISCARD, tens))
-    queens = count_if_on("queen_bomber", RANK_Q)
+    queens = meld.real_count(RANK_Q) if "queen_bomber" in in_force else 0
     # a player who has left takes no further step, but a bomber whose play emptied their
     # hand still names the ranks (docs/RULES.md §3 Clarifications 1): not one a flush's
     # lead sent away
@@ -831,7 +836,7 @@ def _end_turn(work: _Work, seat: int) -> None:
     if state.field is None:
         _give_lead(work, state.trick_leader)
         return
-    if state.finished_in_trick and rule_on(state, "finish_flush"):
+    if state.finished_in_trick and "finish_flush" in state.in_force:
         _flush(work, FlushReason.FINISH_FLUSH)  # once nothing of the action is pending (§5 #35)
         return
     last = state.last_play

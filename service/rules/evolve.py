@@ -8,11 +8,44 @@ from typing import assert_never
 
 from . import events as ev
 from .cards import JOKER_BITS, REAL_CARDS, add_cards, remove_cards
+from .events import (
+    CardChosen,
+    CardsDiscarded,
+    CardsGiven,
+    CardsPlayed,
+    ColorLocked,
+    DirectionReversed,
+    EightCutReturnOffered,
+    ElevenBackEnded,
+    ElevenBackStarted,
+    ElevenBackStrengthened,
+    ExchangeStarted,
+    FieldFlushed,
+    FourStopOffered,
+    GameDealt,
+    GameEnded,
+    HandsSwapped,
+    LocksReleased,
+    MatchEnded,
+    NumberLocked,
+    OmenInvoked,
+    Passed,
+    PilePicked,
+    PlayerFell,
+    PlayerFinished,
+    PlayersSkipped,
+    RanksBombed,
+    RevolutionChanged,
+    StepRequired,
+    SuitLocked,
+    TurnMoved,
+    TwoBackStarted,
+)
 from .melds import Kind, Meld
 from .memo import MELDS_PLAYED, remember
 from .readings import BLACK, RED, leisure_seat, lock_suits
 from .rulesets import CANCELLED_BY_OMEN
-from .state import MatchState
+from .state import MatchState, Position
 from .vocabulary import (
     EIGHT_CUT_RETURN,
     FOUR_STOP,
@@ -46,78 +79,78 @@ def apply(state: MatchState, event: ev.Event) -> None:
     frequent events come first; mypy rejects an event left without a branch.
     isinstance, not ``match``: mypyc compiles a class pattern to a generic
     isinstance call, and an isinstance of a compiled class to one type compare."""
-    if isinstance(event, ev.CardsPlayed):
-        _cards_played(state, event)
-    elif isinstance(event, ev.TurnMoved):
+    if isinstance(event, TurnMoved):
         state.turn = event.seat
-    elif isinstance(event, ev.Passed):
+    elif isinstance(event, Passed):
         _passed(state, event)
-    elif isinstance(event, ev.FieldFlushed):
+    elif isinstance(event, CardsPlayed):
+        _cards_played(state, event)
+    elif isinstance(event, FieldFlushed):
         _field_flushed(state, event)
-    elif isinstance(event, ev.PlayerFinished):
-        _player_finished(state, event)
-    elif isinstance(event, ev.GameDealt):
-        _game_dealt(state, event)
-    elif isinstance(event, ev.GameEnded):
-        _game_ended(state, event)
-    elif isinstance(event, ev.SuitLocked):
+    elif isinstance(event, SuitLocked):
         state.suit_lock = event.suits
         state.partial_lock = event.partial
-    elif isinstance(event, ev.ColorLocked):
-        state.color_lock = RED if event.color == Color.RED else BLACK
-    elif isinstance(event, ev.LocksReleased):
-        _clear_locks(state)
-    elif isinstance(event, ev.RevolutionChanged):
-        state.revolution = event.revolution
-    elif isinstance(event, ev.CardsGiven):
+    elif isinstance(event, PlayerFinished):
+        _player_finished(state, event)
+    elif isinstance(event, CardsGiven):
         _cards_given(state, event)
-    elif isinstance(event, ev.ExchangeStarted):
+    elif isinstance(event, GameDealt):
+        _game_dealt(state, event)
+    elif isinstance(event, GameEnded):
+        _game_ended(state, event)
+    elif isinstance(event, ColorLocked):
+        state.color_lock = RED if event.color == Color.RED else BLACK
+    elif isinstance(event, LocksReleased):
+        _clear_locks(state)
+    elif isinstance(event, RevolutionChanged):
+        state.revolution = event.revolution
+    elif isinstance(event, ExchangeStarted):
         state.exchange_steps = event.steps
         state.turn = event.steps[0][0]
-    elif isinstance(event, ev.StepRequired):
+    elif isinstance(event, StepRequired):
         _step_required(state, event)
-    elif isinstance(event, ev.CardsDiscarded):
+    elif isinstance(event, CardsDiscarded):
         _cards_discarded(state, event)
-    elif isinstance(event, ev.NumberLocked):
+    elif isinstance(event, NumberLocked):
         state.number_lock = True
-    elif isinstance(event, ev.DirectionReversed):
+    elif isinstance(event, DirectionReversed):
         state.direction = event.direction
-    elif isinstance(event, ev.ElevenBackStarted):
+    elif isinstance(event, ElevenBackStarted):
         state.eleven_back = event.reading
-    elif isinstance(event, ev.ElevenBackStrengthened):
+    elif isinstance(event, ElevenBackStrengthened):
         state.eleven_back_lasts = 1
-    elif isinstance(event, ev.ElevenBackEnded):
+    elif isinstance(event, ElevenBackEnded):
         state.eleven_back = ElevenBack.NONE
         state.eleven_back_lasts = 0
-    elif isinstance(event, ev.TwoBackStarted):
+    elif isinstance(event, TwoBackStarted):
         state.two_back = True
-    elif isinstance(event, ev.PlayersSkipped):
+    elif isinstance(event, PlayersSkipped):
         pass  # it only informs: the turn moves with the next event
-    elif isinstance(event, ev.FourStopOffered):
+    elif isinstance(event, FourStopOffered):
         state.four_stop = event.seats
         state.window = FOUR_STOP
         state.turn = event.seats[0]
-    elif isinstance(event, ev.EightCutReturnOffered):
+    elif isinstance(event, EightCutReturnOffered):
         state.four_stop = event.seats
         state.window = FOUR_STOP if event.four_stop else EIGHT_CUT_RETURN
         state.turn = event.seats[0]
-    elif isinstance(event, ev.PilePicked):
+    elif isinstance(event, PilePicked):
         _pile_picked(state, event)
-    elif isinstance(event, ev.CardChosen):
+    elif isinstance(event, CardChosen):
         state.chosen = (*state.chosen, (event.seat, event.cards))
         _step_done(state)
-    elif isinstance(event, ev.RanksBombed):
+    elif isinstance(event, RanksBombed):
         _step_done(state)
-    elif isinstance(event, ev.PlayerFell):
+    elif isinstance(event, PlayerFell):
         _leave(state, event.seat)
         state.bottom = (*state.bottom, (event.seat, Bottom.FALLEN))
-    elif isinstance(event, ev.OmenInvoked):
+    elif isinstance(event, OmenInvoked):
         state.omen = True
         state.in_force -= CANCELLED_BY_OMEN
-    elif isinstance(event, ev.HandsSwapped):
+    elif isinstance(event, HandsSwapped):
         _set_hand(state, event.seats[0], event.hands[0])
         _set_hand(state, event.seats[1], event.hands[1])
-    elif isinstance(event, ev.MatchEnded):
+    elif isinstance(event, MatchEnded):
         state.phase = Phase.MATCH_OVER
     else:
         assert_never(event)
@@ -212,7 +245,15 @@ def _suits_of(mask: int) -> int:
     return suits
 
 
-def _track_runs(s: MatchState, meld: Meld) -> None:
+def runs_counted(position: Position, meld: Meld) -> Position:
+    """``position`` with a play of ``meld`` counted in the runs that start the
+    suit, number, colour and partial locks (for a client judging a play ahead)."""
+    after = position.copy()
+    _track_runs(after, meld)
+    return after
+
+
+def _track_runs(s: Position, meld: Meld) -> None:
     """Count plays in a row with the same suit set, and plays in a row each one
     rank stronger than the last (the runs that start suit and number locks);
     keep the trick's last suit sets (colour and partial locks)."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 from .cards import JOKER_BITS, RANK_2, RANK_3, RANK_8, RANK_J, rank_mask, remove_cards
 from .melds import TOP_RANK, Kind, Meld
 from .readings import (
+    FURTHER_FLUSHES,
     SPADE_3,
     cuts_eight,
     finishes_forbidden,
@@ -16,7 +17,7 @@ from .readings import (
     lock_suits,
 )
 from .refusals import Refused
-from .state import MatchState
+from .state import Position
 from .vocabulary import FlushReason, RefusalCode, ReverseCause, RevolutionCause, SkipCause
 
 RANK_4, RANK_5, RANK_6, RANK_7, RANK_9, RANK_T, RANK_Q, RANK_K = 1, 2, 3, 4, 6, 7, 9, 10
@@ -32,7 +33,7 @@ REVERSE_RULES = frozenset(rule for rule, _ in REVERSES)
 SKIP_RULES = frozenset(rule for rule, _ in SKIPS)
 
 
-def rule_on(state: MatchState, name: str) -> bool:
+def rule_on(state: Position, name: str) -> bool:
     """Whether local rule ``name`` is on and not switched off by an omen."""
     return name in state.in_force
 
@@ -54,12 +55,12 @@ def reverses_of(in_force: frozenset[str], meld: Meld) -> list[ReverseCause]:
     return [rule for rule, rank in REVERSES if rule in in_force and meld.real_count(rank)]
 
 
-def any_lock(state: MatchState) -> bool:
+def any_lock(state: Position) -> bool:
     """Whether a suit, number, colour or partial lock is in force."""
     return bool(state.suit_lock or state.number_lock or state.color_lock)
 
 
-def must_pass_at_leisure(state: MatchState) -> bool:
+def must_pass_at_leisure(state: Position) -> bool:
     """The previous 大富豪's first turn, which they must pass (docs/RULES.md §5 #54);
     where a lead may not be passed, a first turn that is a lead lapses the rule."""
     return (
@@ -69,7 +70,7 @@ def must_pass_at_leisure(state: MatchState) -> bool:
     )
 
 
-def kyo_ochi_falls(state: MatchState, first: int) -> int | None:
+def kyo_ochi_falls(state: Position, first: int) -> int | None:
     """The previous 富豪 who falls when ``first``, the previous 大富豪, has just
     finished 1st (docs/RULES.md §5 #53), or None."""
     previous = state.previous_places
@@ -81,11 +82,11 @@ def kyo_ochi_falls(state: MatchState, first: int) -> int | None:
     return fugo if state.is_active(fugo) else None
 
 
-def is_eight_cut(state: MatchState, meld: Meld) -> bool:
+def is_eight_cut(state: Position, meld: Meld) -> bool:
     return cuts_eight(state.rules, state.in_force, meld)
 
 
-def is_spade3_return(state: MatchState, meld: Meld) -> bool:
+def is_spade3_return(state: Position, meld: Meld) -> bool:
     field = state.field
     return (
         field is not None
@@ -96,30 +97,30 @@ def is_spade3_return(state: MatchState, meld: Meld) -> bool:
     )
 
 
-def is_emperor(state: MatchState, meld: Meld) -> bool:
-    shaped = meld.kind == Kind.EMPEROR or (
-        meld.kind == Kind.GROUP and meld.size == 4 and meld.jokers == 0
+def is_emperor(state: Position, meld: Meld) -> bool:
+    return "emperor" in state.in_force and (
+        meld.kind == Kind.EMPEROR
+        or (meld.kind == Kind.GROUP and meld.size == 4 and not meld.jokers)
     )
-    return shaped and rule_on(state, "emperor")
 
 
-def is_sandstorm(state: MatchState, meld: Meld) -> bool:
-    return group_of(meld, 3, RANK_3) and rule_on(state, "sandstorm")
+def is_sandstorm(state: Position, meld: Meld) -> bool:
+    return "sandstorm" in state.in_force and group_of(meld, 3, RANK_3)
 
 
-def is_great_revolution(state: MatchState, meld: Meld) -> bool:
+def is_great_revolution(state: Position, meld: Meld) -> bool:
     return rule_on(state, "great_revolution") and group_of(meld, 4, RANK_2)
 
 
-def is_omen(state: MatchState, meld: Meld) -> bool:
+def is_omen(state: Position, meld: Meld) -> bool:
     return rule_on(state, "omen") and group_of(meld, 3, RANK_6)
 
 
-def is_lucky_seven(state: MatchState, meld: Meld) -> bool:
+def is_lucky_seven(state: Position, meld: Meld) -> bool:
     return rule_on(state, "lucky_seven") and group_of(meld, 3, RANK_7)
 
 
-def revolution_cause(state: MatchState, meld: Meld) -> RevolutionCause | None:
+def revolution_cause(state: Position, meld: Meld) -> RevolutionCause | None:
     """Why this play revolts, or None. One play revolts at most once."""
     if state.omen:
         return None
@@ -149,22 +150,19 @@ def revolution_cause(state: MatchState, meld: Meld) -> RevolutionCause | None:
 
 
 def flush_reason(
-    state: MatchState, meld: Meld, in_force: frozenset[str] | None = None
+    state: Position, meld: Meld, in_force: frozenset[str] | None = None
 ) -> FlushReason | None:
     """Which flush effect this play has, in docs/RULES.md §5.5's order, or None;
     ``in_force``: the rules that apply to it (less an omen play's own)."""
     if is_eight_cut(state, meld):
         return FlushReason.EIGHT_CUT
-    further = further_flush(
-        state.rules,
-        state.in_force if in_force is None else in_force,
-        state.revolution,
-        state.reversed_order,
-        meld,
-        state.field,
-    )
-    if further is not None:
-        return further
+    applying = state.in_force if in_force is None else in_force
+    if not applying.isdisjoint(FURTHER_FLUSHES):
+        further = further_flush(
+            state.rules, applying, state.revolution, state.reversed_order, meld, state.field
+        )
+        if further is not None:
+            return further
     size = meld.size
     if size == 1:
         return FlushReason.SPADE3_RETURN if is_spade3_return(state, meld) else None
@@ -180,32 +178,32 @@ def flush_reason(
     return None
 
 
-def starts_eleven_back(state: MatchState, meld: Meld) -> bool:
+def starts_eleven_back(state: Position, meld: Meld) -> bool:
     """Whether a play of ``meld`` on ``state`` starts an eleven-back: a jack while
     none is in force (docs/RULES.md §3)."""
     return rule_on(state, "eleven_back") and not state.eleven_back and meld.real_count(RANK_J) > 0
 
 
-def ends_eleven_back(state: MatchState, meld: Meld) -> bool:
+def ends_eleven_back(state: Position, meld: Meld) -> bool:
     """Whether a play of ``meld`` on ``state`` ends the eleven-back in force: a six
     under six-return (docs/RULES.md §5 #42); a jack beside it starts none."""
     return bool(state.eleven_back) and rule_on(state, "six_return") and meld.real_count(RANK_6) > 0
 
 
-def starts_two_back(state: MatchState, meld: Meld) -> bool:
+def starts_two_back(state: Position, meld: Meld) -> bool:
     """Whether a play of ``meld`` on ``state`` starts a two-back: a real 2 while none
     is in force (docs/RULES.md §5 #43)."""
     return rule_on(state, "two_back") and not state.two_back and meld.real_count(RANK_2) > 0
 
 
-def starts_suit_lock(after: MatchState) -> bool:
+def starts_suit_lock(after: Position) -> bool:
     """Whether the play just made (``after``: the state with its run counted) starts
     a suit lock on the suits of its run (docs/RULES.md §1 Suit lock)."""
     rules = after.rules
     return bool(rules.suit_lock) and not after.suit_lock and after.suit_run >= rules.suit_lock_after
 
 
-def starts_number_lock(after: MatchState) -> bool:
+def starts_number_lock(after: Position) -> bool:
     """Whether the play just made (``after``: the state with its run counted) starts
     a number lock."""
     rules = after.rules
@@ -216,7 +214,7 @@ def starts_number_lock(after: MatchState) -> bool:
     )
 
 
-def four_stop_applies(state: MatchState, meld: Meld) -> bool:
+def four_stop_applies(state: Position, meld: Meld) -> bool:
     return (
         rule_on(state, "four_stop")
         and meld.kind == Kind.SINGLE
@@ -239,7 +237,7 @@ def is_eight_cut_answer(meld: Meld, field: Meld | None) -> bool:
     )
 
 
-def pickable(state: MatchState) -> int:
+def pickable(state: Position) -> int:
     """The cards a pick may take: the discard pile, less the cards of the play
     that triggered it once they are in it (docs/RULES.md §5.1 Pick)."""
     last = state.last_play
@@ -248,7 +246,7 @@ def pickable(state: MatchState) -> int:
     return state.pile
 
 
-def is_forbidden_finish(state: MatchState, meld: Meld) -> bool:
+def is_forbidden_finish(state: Position, meld: Meld) -> bool:
     """Whether ``meld``, as a player's last cards, is a forbidden finish; judged
     under the state before the play (docs/RULES.md §2)."""
     return finishes_forbidden(
@@ -260,7 +258,7 @@ def is_forbidden_finish(state: MatchState, meld: Meld) -> bool:
     )
 
 
-def holds_only_forbidden(state: MatchState, hand: int) -> bool:
+def holds_only_forbidden(state: Position, hand: int) -> bool:
     """Federation's forced forbidden finish: a leader holding nothing else."""
     top = RANK_3 if state.revolution else RANK_2
     forbidden = JOKER_BITS | rank_mask(top) | 1 << SPADE_3
@@ -269,14 +267,14 @@ def holds_only_forbidden(state: MatchState, hand: int) -> bool:
     return hand != 0 and hand & ~forbidden == 0
 
 
-def check_beats_field(state: MatchState, meld: Meld) -> None:
+def check_beats_field(state: Position, meld: Meld) -> None:
     """Refuse ``meld`` unless it may be played on the field now."""
     refusal = field_refusal(state, meld)
     if refusal is not None:
         raise Refused(*refusal)
 
 
-def field_refusal(state: MatchState, meld: Meld) -> tuple[RefusalCode, str] | None:
+def field_refusal(state: Position, meld: Meld) -> tuple[RefusalCode, str] | None:
     """Why ``meld`` may not be played on the field now, or None if it may."""
     field = state.field
     if field is None or is_sandstorm(state, meld) or is_emperor(state, meld):
@@ -289,7 +287,8 @@ def field_refusal(state: MatchState, meld: Meld) -> tuple[RefusalCode, str] | No
         return (RefusalCode.NOT_STRONGER, "only the spade-3 return may be played on a single joker")
     if meld.kind != field.kind or meld.size != field.size:
         return (RefusalCode.SHAPE_MISMATCH, f"the field needs {_shape(field)}")
-    if is_assassination(state.in_force, state.reversed_order, meld, field):
+    reversed_order = state.reversed_order
+    if is_assassination(state.in_force, reversed_order, meld, field):
         return None  # under any lock (docs/RULES.md §5 #33)
     if state.suit_lock:
         if state.partial_lock:
@@ -305,7 +304,6 @@ def field_refusal(state: MatchState, meld: Meld) -> tuple[RefusalCode, str] | No
                 return (RefusalCode.SUIT_LOCKED, "the field is locked to other suits")
     if state.color_lock and meld.suits & ~state.color_lock:
         return (RefusalCode.SUIT_LOCKED, "the field is locked to the other colour")
-    reversed_order = state.reversed_order
     if meld.kind == Kind.STAIRS and not state.rules.stairs_overlap:
         # above the field's whole span (below it in reversed order)
         if meld.high < field.low if reversed_order else meld.low > field.high:
@@ -315,21 +313,22 @@ def field_refusal(state: MatchState, meld: Meld) -> tuple[RefusalCode, str] | No
     if state.number_lock and meld.kind != Kind.STAIRS and not meld.is_single_joker:
         if strength != to_beat + 1:
             return (RefusalCode.NUMBER_LOCKED, "the field is locked to the next rank")
-    if strength > to_beat or _is_down_number(state, meld, field):
+    if strength > to_beat or (
+        "down_number" in state.in_force and _is_down_number(meld, field, strength, to_beat)
+    ):
         return None
     return (RefusalCode.NOT_STRONGER, "the play does not beat the field")
 
 
-def _is_down_number(state: MatchState, meld: Meld, field: Meld) -> bool:
-    reversed_order = state.reversed_order
+def _is_down_number(meld: Meld, field: Meld, strength: int, to_beat: int) -> bool:
+    """A real single one weaker than the field's, of its suit (docs/RULES.md §3 #24)."""
     return (
-        rule_on(state, "down_number")
-        and meld.kind == Kind.SINGLE == field.kind
+        meld.kind == Kind.SINGLE == field.kind
         and not meld.jokers
         and not field.jokers
         and meld.suits == field.suits
         and meld.low != TOP_RANK
-        and meld.strength(reversed_order) == field.strength(reversed_order) - 1
+        and strength == to_beat - 1
     )
 
 

@@ -1,10 +1,14 @@
-"""The state of a match, rebuilt from events by ``evolve``.
+"""The state of a match, rebuilt from events by ``evolve``: the public position
+(``Position``: what every viewer may know, and all the engine's judgments read)
+and, beside it in a ``MatchState``, the holdings: the cards in each hand, the
+blind, the unused cards, the cards out of play and those chosen in king pastor,
+which a view shows only to whoever may see them.
 
-Treat a ``MatchState`` as immutable: ``evolve`` copies before it changes
-anything. Each field is declared once, below, with its value before the first
-deal; a fold copies the state once per action, so ``copy`` sits on the hot path
-and is written out field by field (a loop is several times slower, compiled or
-not): a unit test regenerates it from the declaration and fails when it differs.
+Treat both as immutable: ``evolve`` copies before it changes anything. Each field
+is declared once, below, with its value before the first deal; a fold copies the
+state once per action, so ``copy`` sits on the hot path and is written out field
+by field (a loop is several times slower, compiled or not): a unit test
+regenerates it from the declarations and fails when it differs.
 """
 
 from __future__ import annotations
@@ -28,18 +32,17 @@ from .vocabulary import (
 
 
 @dataclass(slots=True, repr=False)
-class MatchState:
+class Position:
+    """The public position of a match: rules in force, field, locks, revolution,
+    order, turn, passes, places and the discard pile; it holds no hidden card."""
+
     rules: RuleSet
     players: int
-    hands: tuple[int, ...]
     in_force: frozenset[str]  # local rules on and not switched off by an omen
     phase: Phase = Phase.BEFORE_DEAL
     game_number: int = 0
-    blind: int = 0
     previous_places: tuple[int, ...] | None = None
     results: tuple[tuple[int, ...], ...] = ()
-    unused: int = 0
-    out: int = 0  # discarded (ten-discard, queen bomb); cards kept on leaving stay in hands
     trick: int = 0  # the cards on the field this trick, every meld of it
     pile: int = 0  # the discard pile: public (docs/RULES.md §5.1)
     leader: int = 0
@@ -48,7 +51,6 @@ class MatchState:
     pending: tuple[tuple[WaitingFor, int, int], ...] = ()  # (step, count, seat) in order
     four_stop: tuple[int, ...] = ()  # the seats still to ask in an answer window
     window: WaitingFor = FOUR_STOP  # that window: FOUR_STOP or EIGHT_CUT_RETURN (§5 #34)
-    chosen: tuple[tuple[int, int], ...] = ()  # king pastor: (seat, card) chosen so far
     field: Meld | None = None
     field_seat: int | None = None
     last_play: Meld | None = None
@@ -80,20 +82,16 @@ class MatchState:
     leisure_seat: int | None = None  # the previous 大富豪 before their first turn (§5 #54)
     final_places: tuple[int, ...] | None = None
 
-    def copy(self) -> MatchState:
+    def copy(self) -> Position:
         # generated from the fields above (tests/unit/test_state_fields.py)
-        new = MatchState.__new__(MatchState)
+        new = Position.__new__(Position)
         new.rules = self.rules
         new.players = self.players
-        new.hands = self.hands
         new.in_force = self.in_force
         new.phase = self.phase
         new.game_number = self.game_number
-        new.blind = self.blind
         new.previous_places = self.previous_places
         new.results = self.results
-        new.unused = self.unused
-        new.out = self.out
         new.trick = self.trick
         new.pile = self.pile
         new.leader = self.leader
@@ -102,7 +100,6 @@ class MatchState:
         new.pending = self.pending
         new.four_stop = self.four_stop
         new.window = self.window
-        new.chosen = self.chosen
         new.field = self.field
         new.field_seat = self.field_seat
         new.last_play = self.last_play
@@ -137,7 +134,7 @@ class MatchState:
 
     def __repr__(self) -> str:
         return (
-            f"<MatchState {self.rules.preset} game {self.game_number} {self.phase}"
+            f"<{type(self).__name__} {self.rules.preset} game {self.game_number} {self.phase}"
             f" turn={self.turn} waiting={self.waiting_for}>"
         )
 
@@ -207,6 +204,75 @@ class MatchState:
         return bottom_block(self.rules.bottom_order, self.bottom)
 
 
+@dataclass(slots=True, repr=False)
+class MatchState(Position):
+    """The position and the holdings: the whole state, which only the engine,
+    the service and an auditor after the match hold."""
+
+    hands: tuple[int, ...] = ()
+    blind: int = 0
+    unused: int = 0
+    # discarded (ten-discard, queen bomb), shown once the match is over; cards kept on
+    # leaving stay in hands
+    out: int = 0
+    chosen: tuple[tuple[int, int], ...] = ()  # king pastor: (seat, card) chosen so far
+
+    def copy(self) -> MatchState:
+        # generated from the fields of both classes (tests/unit/test_state_fields.py)
+        new = MatchState.__new__(MatchState)
+        new.rules = self.rules
+        new.players = self.players
+        new.in_force = self.in_force
+        new.phase = self.phase
+        new.game_number = self.game_number
+        new.previous_places = self.previous_places
+        new.results = self.results
+        new.trick = self.trick
+        new.pile = self.pile
+        new.leader = self.leader
+        new.turn = self.turn
+        new.exchange_steps = self.exchange_steps
+        new.pending = self.pending
+        new.four_stop = self.four_stop
+        new.window = self.window
+        new.field = self.field
+        new.field_seat = self.field_seat
+        new.last_play = self.last_play
+        new.last_seat = self.last_seat
+        new.trick_leader = self.trick_leader
+        new.passed = self.passed
+        new.pass_run = self.pass_run
+        new.seating = self.seating
+        new.stalemate = self.stalemate
+        new.revolution = self.revolution
+        new.eleven_back = self.eleven_back
+        new.eleven_back_lasts = self.eleven_back_lasts
+        new.two_back = self.two_back
+        new.direction = self.direction
+        new.omen = self.omen
+        new.suit_lock = self.suit_lock
+        new.partial_lock = self.partial_lock
+        new.color_lock = self.color_lock
+        new.recent_suits = self.recent_suits
+        new.suit_run = self.suit_run
+        new.suit_run_suits = self.suit_run_suits
+        new.number_lock = self.number_lock
+        new.number_run = self.number_run
+        new.active = self.active
+        new.finished = self.finished
+        new.finished_in_trick = self.finished_in_trick
+        new.bottom = self.bottom
+        new.first_play_d3 = self.first_play_d3
+        new.leisure_seat = self.leisure_seat
+        new.final_places = self.final_places
+        new.hands = self.hands
+        new.blind = self.blind
+        new.unused = self.unused
+        new.out = self.out
+        new.chosen = self.chosen
+        return new
+
+
 def bottom_block(order: str, bottom: tuple[tuple[int, Bottom], ...]) -> list[int]:
     """Seats at the bottom, best place first (docs/RULES.md §1 Forbidden finish)."""
     if order == "federation":
@@ -220,8 +286,10 @@ def initial_state(rules: RuleSet, players: int) -> MatchState:
     """A match before its first deal."""
     if not 2 <= players <= 5:
         raise ValueError("a match has 2 to 5 players")
-    return MatchState(rules, players, (0,) * players, rules.switched_on())
+    return MatchState(rules, players, rules.switched_on(), hands=(0,) * players)
 
 
-# every field of a MatchState, in its declared order
+# every field of a MatchState, in its declared order: the position's, then the holdings'
 FIELDS = tuple(f.name for f in fields(MatchState))
+POSITION_FIELDS = tuple(f.name for f in fields(Position))
+HOLDINGS_FIELDS = FIELDS[len(POSITION_FIELDS) :]

@@ -32,7 +32,7 @@ from .melds import Kind, Meld, classify
 from .readings import COLORS
 from .records import to_record
 from .rulesets import CANCELLED_BY_OMEN, RuleSet
-from .state import MatchState
+from .state import MatchState, Position
 from .vocabulary import (
     ORDER,
     Bottom,
@@ -192,11 +192,10 @@ def build_view(state: MatchState, viewer: Viewer, *, match_over: bool = False) -
     )
 
 
-def position_of(view: View, rules: RuleSet) -> MatchState:
-    """The public position ``view`` shows, under the table's ``rules``, as a state
-    that holds no cards (no hand, blind, unused or discarded card): what a seat's
+def position_of(view: View, rules: RuleSet) -> Position:
+    """The public position ``view`` shows, under the table's ``rules``: what a seat's
     client passes to the engine's own judgments (``judging``, ``readings``)."""
-    state = MatchState(rules, view.players, (0,) * view.players, rules.switched_on())
+    state = Position(rules, view.players, rules.switched_on())
     if view.omen:
         state.in_force = state.in_force - CANCELLED_BY_OMEN
     state.phase = view.phase
@@ -243,7 +242,7 @@ def _seat_mask(seats: tuple[int, ...]) -> int:
     return mask
 
 
-def _field_meld(view: View, position: MatchState) -> Meld | None:
+def _field_meld(view: View, position: Position) -> Meld | None:
     """The meld on the field, read back from its card codes and joker readings."""
     if not view.field:
         return None

@@ -11,8 +11,7 @@ import pytest
 from service.app.selfplay import play_match, random_policy
 from service.rules import initial_state, rule_set
 from service.rules.commands import Play
-from service.rules.events import CardsPlayed
-from service.rules.evolve import evolve
+from service.rules.evolve import evolve, runs_counted
 from service.rules.judging import (
     ends_eleven_back,
     field_refusal,
@@ -28,7 +27,7 @@ from service.rules.judging import (
 from service.rules.legal import legal_actions
 from service.rules.melds import classify
 from service.rules.rulesets import RuleSet, all_local_rules_on
-from service.rules.state import MatchState
+from service.rules.state import HOLDINGS_FIELDS, Position
 from service.rules.views import Viewer, build_view, position_of
 from service.rules.vocabulary import Phase
 
@@ -40,7 +39,7 @@ PUBLIC = (
 )  # fmt: skip
 
 
-def judged(state: MatchState, play: Play) -> tuple[object, ...]:
+def judged(state: Position, play: Play) -> tuple[object, ...]:
     meld = classify(
         play.cards,
         play.jokers_as,
@@ -51,10 +50,7 @@ def judged(state: MatchState, play: Play) -> tuple[object, ...]:
         joker_suits=state.rules.joker_suits,
     )
     assert meld is not None and state.turn is not None
-    after = evolve(
-        state,
-        CardsPlayed(state.turn, meld.mask, int(meld.kind), meld.low, meld.high, meld.jokers_as),
-    )
+    after = runs_counted(state, meld)
     return (
         revolution_cause(state, meld),
         flush_reason(state, meld),
@@ -96,8 +92,9 @@ def test_a_views_position_holds_no_card_and_is_judged_as_the_state(preset: str) 
         if state.phase != Phase.IN_GAME or state.turn is None:
             continue
         position = position_of(build_view(state, Viewer.of_seat(state.turn)), rules)
-        assert position.hands == (0,) * state.players
-        assert position.blind == position.unused == position.out == position.trick == 0
+        # a Position has no field for a hand, the blind, the unused or the discarded cards
+        assert type(position) is Position and not any(hasattr(position, n) for n in HOLDINGS_FIELDS)
+        assert position.trick == 0
         assert position.exchange_steps == () and position.stalemate == ()
         for name in PUBLIC:
             assert getattr(position, name) == getattr(state, name), name
