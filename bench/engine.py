@@ -23,8 +23,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from service.rules import Deal, MatchState, RuleSet, decide, fold, initial_state, rule_set
+from service.rules import (
+    Deal,
+    Folded,
+    MatchState,
+    RuleSet,
+    decide,
+    decide_and_fold,
+    fold,
+    initial_state,
+    rule_set,
+)
 from service.rules import decider as decider_module
+from service.rules.commands import Command
 from service.rules.dealing import deck_for
 from service.rules.legal import legal_actions
 from service.rules.rulesets import LOCAL_RULES, all_local_rules_on
@@ -44,8 +55,10 @@ class Figures:
 
 
 def play_random_games(rules: RuleSet, players: int, seconds: float, seed: int = 1,
-                      time_legal: bool = False) -> Figures:  # fmt: skip
-    """Random legal players play matches until ``seconds`` have passed."""
+                      time_legal: bool = False, refold: bool = False) -> Figures:  # fmt: skip
+    """Random legal players play matches until ``seconds`` have passed: each action
+    through ``decide_and_fold``, as the service's self-play does, or (``refold``)
+    through ``decide`` and then ``fold`` of its events."""
     rng = random.Random(seed)
     deck = list(deck_for(rules))
     games = actions = 0
@@ -58,7 +71,7 @@ def play_random_games(rules: RuleSet, players: int, seconds: float, seed: int = 
             state = initial_state(rules, players)
         if state.phase != Phase.IN_GAME:
             rng.shuffle(deck)
-            events = decide(state, Deal(tuple(deck)))
+            command: Command = Deal(tuple(deck))
         else:
             if time_legal:
                 before = clock()
@@ -66,10 +79,17 @@ def play_random_games(rules: RuleSet, players: int, seconds: float, seed: int = 
                 timings.append(clock() - before)
             else:
                 legal = legal_actions(state)
-            events = decide(state, legal[rng.randrange(len(legal))])
+            command = legal[rng.randrange(len(legal))]
             actions += 1
-        assert isinstance(events, list)
-        state = fold(state, events)
+        if refold:
+            decided = decide(state, command)
+            assert isinstance(decided, list)
+            events: Sequence[object] = decided
+            state = fold(state, decided)
+        else:
+            folded = decide_and_fold(state, command)
+            assert isinstance(folded, Folded)
+            events, state = folded.events, folded.state
         if state.phase != Phase.IN_GAME and state.game_number and state.turn is None:
             games += state.phase in ("game_over", "match_over") and _just_ended(events)
     return Figures(games, actions, time.perf_counter() - started, timings)
@@ -130,6 +150,8 @@ def main() -> None:
     print(f"engine: {'compiled with mypyc' if compiled else 'pure Python'}")
     federation = rule_set("federation")
     report("federation, 4 players", play_random_games(federation, 4, args.seconds))
+    report("federation, 4 players, decide then fold",
+           play_random_games(federation, 4, args.seconds, refold=True))  # fmt: skip
     report("torasobi, 4 players", play_random_games(rule_set("torasobi"), 4, args.seconds))
     report("classic, 4 players", play_random_games(rule_set("classic"), 4, args.seconds))
     report(f"federation + all {len(LOCAL_RULES)} local rules, 4 players",

@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ..match.shuffle import game_deal
-from ..rules import Deal, MatchState, Refusal, RuleSet, decide, fold, initial_state
+from ..rules import Deal, MatchState, Refusal, RuleSet, decide_and_fold, initial_state
 from ..rules.commands import SeatCommand
 from ..rules.events import Event
 from ..rules.legal import legal_actions
@@ -57,12 +57,12 @@ def play_match(
             assert seat is not None
             command = policies[seat](build_view(state, Viewer.of_seat(seat)), legal)
             actions += 1
-        decision = decide(state, command)
-        if isinstance(decision, Refusal):
-            raise RuntimeError(f"a legal action was refused: {command} -> {decision}")
-        state = fold(state, decision)
-        events += decision
+        folded = decide_and_fold(state, command)
+        if isinstance(folded, Refusal):
+            raise RuntimeError(f"a legal action was refused: {command} -> {folded}")
+        state = folded.state
+        events += folded.events
         if on_event is not None:
-            for event in decision:
+            for event in folded.events:
                 on_event(event)
     return PlayedMatch(state, events, actions)

@@ -3,7 +3,7 @@
 project and does no I/O (a test enforces both)."""
 
 from .commands import Bomb, Command, Deal, Discard, Give, Pass, Pick, Play, SeatCommand, SetUp
-from .decider import Decision, decide
+from .decider import Decision, Folded, decide, decide_and_fold
 from .evolve import evolve, fold
 from .refusals import REASON_CODES, Refusal
 from .rulesets import LOCAL_RULES, PRESETS, RuleSet, RuleSetError, rule_set
@@ -18,6 +18,7 @@ __all__ = [
     "Deal",
     "Decision",
     "Discard",
+    "Folded",
     "Give",
     "MatchState",
     "Pass",
@@ -30,6 +31,7 @@ __all__ = [
     "SeatCommand",
     "SetUp",
     "decide",
+    "decide_and_fold",
     "evolve",
     "fold",
     "initial_state",

@@ -8,7 +8,7 @@ rebuild it.
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Never, NoReturn
 
 from . import events as ev
@@ -126,27 +126,79 @@ class _Work:
 
 def decide(state: MatchState, command: Command) -> Decision:
     """The events ``command`` causes, or the Refusal of the first rule it breaks."""
+    decided = _decided(state, command)
+    return decided if isinstance(decided, Refusal) else decided.events
+
+
+def decide_and_fold(state: MatchState, command: Command) -> Folded | Refusal:
+    """``decide``, with the state after its events: the decider applies each event
+    as it emits it, so this is ``fold(state, events)`` without folding them again."""
+    decided = _decided(state, command)
+    if isinstance(decided, Refusal):
+        return decided
+    return Folded(decided.events, decided.state)
+
+
+@dataclass(frozen=True, slots=True)
+class Folded:
+    """What ``command`` caused, and the state after it (``fold(before, events)``)."""
+
+    events: list[ev.Event]
+    state: MatchState
+
+
+def _decided(state: MatchState, command: Command) -> _Work | Refusal:
+    # isinstance, not ``match``: mypyc compiles a class pattern to a generic
+    # isinstance call, and an isinstance of a compiled class to one type compare
     try:
-        return _decide(state, command)
+        if isinstance(command, (Play, Pass, Give, Discard, Bomb, Pick)):
+            return _seat_command(state, command)
+        elif isinstance(command, Deal):
+            return _deal(state, command)
+        elif isinstance(command, SetUp):
+            return _set_up(state, command)
+        else:
+            _no_command(command)
     except Refused as refused:
         return refused.refusal
 
 
-def _decide(state: MatchState, command: Command) -> list[ev.Event]:
-    # isinstance, not ``match``: mypyc compiles a class pattern to a generic
-    # isinstance call, and an isinstance of a compiled class to one type compare
-    if isinstance(command, (Play, Pass, Give, Discard, Bomb, Pick)):
-        _check_seat_command(state, command)
-        return _seat_command(state, command)
-    elif isinstance(command, Deal):
-        return _deal(state, command)
-    elif isinstance(command, SetUp):
-        return _set_up(state, command)
+def _seat_command(state: MatchState, command: SeatCommand) -> _Work:
+    """Check what every seat's command must be, then decide it by what the game waits for."""
+    seat = command.seat
+    if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < state.players:
+        raise Refused(
+            RefusalCode.BAD_REQUEST, f"no seat {seat!r} in a {state.players}-player match"
+        )
+    if isinstance(command, Pass):
+        pass
+    elif isinstance(command, (Play, Give, Discard)):
+        cards = command.cards
+        if not isinstance(cards, int) or cards <= 0 or not is_canonical(cards):
+            raise Refused(RefusalCode.BAD_REQUEST, "the cards are missing or not cards")
+        if isinstance(command, Play) and any(
+            not isinstance(card, int) or not (0 <= card <= JOKER or is_past_ends(card))
+            for card in command.jokers_as
+        ):
+            raise Refused(RefusalCode.BAD_REQUEST, "a joker reading is not a card")
+    elif isinstance(command, Pick):
+        cards = command.cards
+        if not _is_int(cards) or cards < 0 or not is_canonical(cards):
+            raise Refused(RefusalCode.BAD_REQUEST, "the cards are not cards")
+    elif isinstance(command, Bomb):
+        ranks = command.ranks
+        if (
+            not ranks
+            or len(set(ranks)) != len(ranks)
+            or any(not isinstance(rank, int) or not 0 <= rank < 13 for rank in ranks)
+        ):
+            raise Refused(RefusalCode.BAD_REQUEST, "name each rank once")
     else:
         _no_command(command)
-
-
-def _seat_command(state: MatchState, command: SeatCommand) -> list[ev.Event]:
+    if state.phase is not IN_GAME:
+        raise Refused(RefusalCode.GAME_OVER, "no game is in progress")
+    if seat != state.turn:
+        raise Refused(RefusalCode.NOT_YOUR_TURN, f"it is seat {state.turn}'s turn")
     waiting = state.waiting_for
     # isinstance, not ``match``: mypyc compiles a class pattern to a generic
     # isinstance call, and an isinstance of a compiled class to one type compare
@@ -192,7 +244,7 @@ def _no_command(command: Never) -> NoReturn:
 # -- passing -------------------------------------------------------------------
 
 
-def _pass(state: MatchState, command: Pass) -> list[ev.Event]:
+def _pass(state: MatchState, command: Pass) -> _Work:
     seat, rules = command.seat, state.rules
     leading = state.field is None
     if leading and not rules.leader_may_pass:
@@ -205,7 +257,7 @@ def _pass(state: MatchState, command: Pass) -> list[ev.Event]:
         _pass_lead(work, seat)
     else:
         _advance(work, seat, 0)
-    return work.events
+    return work
 
 
 def _pass_lead(work: _Work, seat: int) -> None:
@@ -252,48 +304,6 @@ def _stalemate(work: _Work) -> None:
 # -- checks shared by every seat's command -----------------------------------
 
 
-def _check_seat_command(state: MatchState, command: SeatCommand) -> None:
-    seat = command.seat
-    if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < state.players:
-        raise Refused(
-            RefusalCode.BAD_REQUEST, f"no seat {seat!r} in a {state.players}-player match"
-        )
-    if isinstance(command, Pass):
-        pass
-    elif isinstance(command, Play):
-        _check_cards(command.cards)
-        if any(
-            not isinstance(card, int) or not (0 <= card <= JOKER or is_past_ends(card))
-            for card in command.jokers_as
-        ):
-            raise Refused(RefusalCode.BAD_REQUEST, "a joker reading is not a card")
-    elif isinstance(command, (Give, Discard)):
-        _check_cards(command.cards)
-    elif isinstance(command, Pick):
-        cards = command.cards
-        if not _is_int(cards) or cards < 0 or not is_canonical(cards):
-            raise Refused(RefusalCode.BAD_REQUEST, "the cards are not cards")
-    elif isinstance(command, Bomb):
-        ranks = command.ranks
-        if (
-            not ranks
-            or len(set(ranks)) != len(ranks)
-            or any(not isinstance(rank, int) or not 0 <= rank < 13 for rank in ranks)
-        ):
-            raise Refused(RefusalCode.BAD_REQUEST, "name each rank once")
-    else:
-        _no_command(command)
-    if state.phase is not IN_GAME:
-        raise Refused(RefusalCode.GAME_OVER, "no game is in progress")
-    if seat != state.turn:
-        raise Refused(RefusalCode.NOT_YOUR_TURN, f"it is seat {state.turn}'s turn")
-
-
-def _check_cards(cards: int) -> None:
-    if not isinstance(cards, int) or cards <= 0 or not is_canonical(cards):
-        raise Refused(RefusalCode.BAD_REQUEST, "the cards are missing or not cards")
-
-
 def _check_count(state: MatchState, seat: int, cards: int, count: int) -> None:
     wanted = min(count, _size(state.hands[seat]))
     if _size(cards) != wanted:
@@ -313,7 +323,7 @@ def _is_int(value: object) -> bool:
 # -- dealing -------------------------------------------------------------------
 
 
-def _deal(state: MatchState, command: Deal) -> list[ev.Event]:
+def _deal(state: MatchState, command: Deal) -> _Work:
     if state.phase is Phase.MATCH_OVER:
         raise Refused(RefusalCode.GAME_OVER, "the match is over")
     if state.phase is Phase.IN_GAME:
@@ -347,7 +357,7 @@ def _deal(state: MatchState, command: Deal) -> list[ev.Event]:
     dealt = ev.GameDealt(number, hands, leader, blind, unused, previous_places=previous)
     work.emit(replace(dealt, seating=seating, deal_start=start, stalemate=stalemate))
     _start_game(work, skip_exchange=False)
-    return work.events
+    return work
 
 
 def _drawn_order(order: tuple[int, ...], players: int, *, what: str) -> tuple[int, ...]:
@@ -360,7 +370,7 @@ def _drawn_order(order: tuple[int, ...], players: int, *, what: str) -> tuple[in
     return order
 
 
-def _set_up(state: MatchState, command: SetUp) -> list[ev.Event]:
+def _set_up(state: MatchState, command: SetUp) -> _Work:
     if state.phase is not Phase.BEFORE_DEAL:
         raise Refused(
             RefusalCode.WRONG_ACTION, "a position can only be set up before the first deal"
@@ -415,7 +425,7 @@ def _set_up(state: MatchState, command: SetUp) -> list[ev.Event]:
         )
     )
     _start_game(work, skip_exchange=command.skip_exchange)
-    return work.events
+    return work
 
 
 def _start_game(work: _Work, *, skip_exchange: bool) -> None:
@@ -464,7 +474,7 @@ def _lead_after_exchange(work: _Work) -> None:
 # -- card exchange, seven-pass, ten-discard, queen bomber ----------------------
 
 
-def _give(state: MatchState, command: Give) -> list[ev.Event]:
+def _give(state: MatchState, command: Give) -> _Work:
     seat, cards = command.seat, command.cards
     if state.exchange_steps:
         _, receiver, count, strongest = state.exchange_steps[0]
@@ -477,7 +487,7 @@ def _give(state: MatchState, command: Give) -> list[ev.Event]:
             work.emit(ev.TurnMoved(work.state.exchange_steps[0][0]))
         else:
             _lead_after_exchange(work)
-        return work.events
+        return work
     _check_count(state, seat, cards, state.pending[0][1])
     next_seat = state.next_active(seat)
     work = _Work(state)
@@ -485,18 +495,18 @@ def _give(state: MatchState, command: Give) -> list[ev.Event]:
         ev.CardsGiven(seat, seat if next_seat is None else next_seat, cards, GiveReason.SEVEN_PASS)
     )
     _after_step(work, seat)
-    return work.events
+    return work
 
 
-def _ten_discard(state: MatchState, command: Discard) -> list[ev.Event]:
+def _ten_discard(state: MatchState, command: Discard) -> _Work:
     _check_count(state, command.seat, command.cards, state.pending[0][1])
     work = _Work(state)
     work.emit(ev.CardsDiscarded(command.seat, command.cards, DiscardReason.TEN_DISCARD))
     _after_step(work, command.seat)
-    return work.events
+    return work
 
 
-def _bomb(state: MatchState, command: Bomb) -> list[ev.Event]:
+def _bomb(state: MatchState, command: Bomb) -> _Work:
     seat, ranks = command.seat, tuple(command.ranks)
     count = state.pending[0][1]
     if len(ranks) != count:
@@ -514,9 +524,9 @@ def _bomb(state: MatchState, command: Bomb) -> list[ev.Event]:
     for target in order:
         if work.state.is_active(target) and not work.state.hands[target]:
             if _finish(work, target, cause=FinishCause.EMPTIED):
-                return work.events
+                return work
     _after_step(work, seat, emptied=False)
-    return work.events
+    return work
 
 
 def _seats_from(state: MatchState, seat: int) -> list[int]:
@@ -538,17 +548,17 @@ def _after_step(work: _Work, seat: int, *, emptied: bool = True) -> None:
 # -- four-stop -----------------------------------------------------------------
 
 
-def _decline_four_stop(state: MatchState, command: Pass) -> list[ev.Event]:
+def _decline_four_stop(state: MatchState, command: Pass) -> _Work:
     work = _Work(state)
     work.emit(ev.Passed(command.seat, command.reason))
     if work.state.four_stop:
         work.emit(ev.TurnMoved(work.state.four_stop[0]))
     else:
         _flush(work, FlushReason.EIGHT_CUT)
-    return work.events
+    return work
 
 
-def _answer_four_stop(state: MatchState, command: Play) -> list[ev.Event]:
+def _answer_four_stop(state: MatchState, command: Play) -> _Work:
     """An answer in a four-stop or eight-cut-return window (docs/RULES.md §3 #15, §5 #34)."""
     seat = command.seat
     meld = classify(command.cards, command.jokers_as, reversed_order=state.reversed_order)
@@ -567,17 +577,17 @@ def _answer_four_stop(state: MatchState, command: Play) -> list[ev.Event]:
     work = _Work(state)
     if four_stop:
         if _put_on_field(work, seat, meld, reason=command.reason):
-            return work.events
+            return work
         _flush(work, FlushReason.FOUR_STOP)
-        return work.events
+        return work
     # the answer is the pending eight-cut now; the window opens again
     cause = revolution_cause(state, meld)
     if _put_on_field(work, seat, meld, reason=command.reason):
-        return work.events
+        return work
     if cause is not None:
         work.emit(ev.RevolutionChanged(not work.state.revolution, cause))
     _open_answer_window(work, seat, meld)
-    return work.events
+    return work
 
 
 def _open_answer_window(work: _Work, seat: int, meld: Meld) -> None:
@@ -597,7 +607,7 @@ def _open_answer_window(work: _Work, seat: int, meld: Meld) -> None:
 # -- picks and king pastor (docs/RULES.md §5 #49 to #52) ----------------------------
 
 
-def _pick(state: MatchState, command: Pick) -> list[ev.Event]:
+def _pick(state: MatchState, command: Pick) -> _Work:
     seat, cards = command.seat, command.cards
     step, count, _ = state.pending[0]
     if cards.bit_count() > count:
@@ -613,10 +623,10 @@ def _pick(state: MatchState, command: Pick) -> list[ev.Event]:
     work = _Work(state)
     work.emit(ev.PilePicked(seat, cards, receiver, step))
     _after_step(work, seat, emptied=False)
-    return work.events
+    return work
 
 
-def _choose_for_pastor(state: MatchState, command: Give) -> list[ev.Event]:
+def _choose_for_pastor(state: MatchState, command: Give) -> _Work:
     seat, cards = command.seat, command.cards
     if cards.bit_count() != 1:
         raise Refused(RefusalCode.WRONG_ACTION, "choose exactly 1 card to pass on")
@@ -634,7 +644,7 @@ def _choose_for_pastor(state: MatchState, command: Give) -> list[ev.Event]:
     # the turn goes on from the K player, as after any play
     player = state.last_seat
     _after_step(work, seat if player is None else player, emptied=False)
-    return work.events
+    return work
 
 
 def _pick_steps(work: _Work, seat: int, meld: Meld, applying: frozenset[str]) -> None:
@@ -667,7 +677,7 @@ def _queue_salvage(work: _Work) -> bool:
     state = work.state
     last = state.last_play
     owner = state.last_seat
-    if last is None or owner is None or not rule_on(state, "salvage"):
+    if last is None or owner is None or "salvage" not in state.in_force:
         return False
     if not last.real_count(RANK_3) or not state.is_active(owner) or not pickable(state):
         return False
@@ -678,7 +688,7 @@ def _queue_salvage(work: _Work) -> bool:
 # -- playing -------------------------------------------------------------------
 
 
-def _play(state: MatchState, command: Play) -> list[ev.Event]:
+def _play(state: MatchState, command: Play) -> _Work:
     seat, cards = command.seat, command.cards
     hand = state.hands[seat]
     if not contains(hand, cards):
@@ -700,7 +710,7 @@ def _play(state: MatchState, command: Play) -> list[ev.Event]:
     check_beats_field(state, meld)
     work = _Work(state)
     _apply_play(work, seat, meld, reason=command.reason)
-    return work.events
+    return work
 
 
 def _put_on_field(work: _Work, seat: int, meld: Meld, *, reason: str) -> bool:
@@ -741,11 +751,11 @@ def _apply_play(work: _Work, seat: int, meld: Meld, *, reason: str) -> None:
         # it ends every lock, those it would start too (docs/RULES.md §5.6 #2)
         work.emit(ev.LocksReleased(EndCause.QUEEN_RELEASE))
     else:
-        if starts_suit_lock(state):
+        if rules.suit_lock and starts_suit_lock(state):
             work.emit(ev.SuitLocked(state.suit_run_suits))
         elif rules.joker_suits and state.suit_lock and meld.is_single_joker:
             work.emit(ev.SuitLocked(0))  # a single joker neither makes nor keeps a lock
-        if starts_number_lock(state):
+        if rules.number_lock and starts_number_lock(state):
             work.emit(ev.NumberLocked(meld.low))
         if rules.color_lock or rules.partial_lock:
             _further_locks(work, applying)
@@ -922,7 +932,7 @@ def _flush(work: _Work, reason: FlushReason, salvage: bool = True) -> bool:
     if leader is None:
         return True
     work.emit(ev.FieldFlushed(reason, leader))
-    if salvage and _queue_salvage(work):
+    if salvage and "salvage" in state.in_force and _queue_salvage(work):
         return False  # the lead waits for the pick
     return _give_lead(work, leader)
 

@@ -82,7 +82,13 @@ def apply(state: MatchState, event: ev.Event) -> None:
     if isinstance(event, TurnMoved):
         state.turn = event.seat
     elif isinstance(event, Passed):
-        _passed(state, event)
+        if state.four_stop:
+            state.four_stop = state.four_stop[1:]  # one answer fewer to wait for
+        else:
+            if event.seat == state.leisure_seat:
+                state.leisure_seat = None
+            state.passed |= 1 << event.seat
+            state.pass_run += 1
     elif isinstance(event, CardsPlayed):
         _cards_played(state, event)
     elif isinstance(event, FieldFlushed):
@@ -287,16 +293,6 @@ def _track_runs(s: Position, meld: Meld) -> None:
         s.number_run += 1
     else:
         s.number_run = 1
-
-
-def _passed(s: MatchState, e: ev.Passed) -> None:
-    if s.four_stop:
-        s.four_stop = s.four_stop[1:]
-    else:
-        if e.seat == s.leisure_seat:
-            s.leisure_seat = None
-        s.passed |= 1 << e.seat
-        s.pass_run += 1
 
 
 def _step_required(s: MatchState, e: ev.StepRequired) -> None:

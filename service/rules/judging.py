@@ -8,7 +8,7 @@ from .melds import TOP_RANK, Kind, Meld
 from .readings import (
     FURTHER_FLUSHES,
     SPADE_3,
-    cuts_eight,
+    cuts_as,
     finishes_forbidden,
     further_flush,
     group_of,
@@ -83,7 +83,7 @@ def kyo_ochi_falls(state: Position, first: int) -> int | None:
 
 
 def is_eight_cut(state: Position, meld: Meld) -> bool:
-    return cuts_eight(state.rules, state.in_force, meld)
+    return "eight_cut" in state.in_force and cuts_as(state.rules, meld, RANK_8)
 
 
 def is_spade3_return(state: Position, meld: Meld) -> bool:
@@ -288,7 +288,9 @@ def field_refusal(state: Position, meld: Meld) -> tuple[RefusalCode, str] | None
     if meld.kind != field.kind or meld.size != field.size:
         return (RefusalCode.SHAPE_MISMATCH, f"the field needs {_shape(field)}")
     reversed_order = state.reversed_order
-    if is_assassination(state.in_force, reversed_order, meld, field):
+    if "assassination" in state.in_force and is_assassination(
+        state.in_force, reversed_order, meld, field
+    ):
         return None  # under any lock (docs/RULES.md §5 #33)
     if state.suit_lock:
         if state.partial_lock:

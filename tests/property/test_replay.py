@@ -7,7 +7,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from service.rules import RuleSet, evolve, fold, initial_state
+from service.rules import Folded, RuleSet, decide, decide_and_fold, evolve, fold, initial_state
 
 from ._support import examples, play_match, players_counts, rule_sets
 
@@ -39,3 +39,18 @@ def test_replay_equals_live(rules: RuleSet, players: int, data: st.DataObject) -
     snapshot = start.copy()
     assert fold(start, rest) == match.final
     assert start == snapshot, "fold changed the state it started from"
+
+
+@settings(max_examples=examples(60))
+@given(rules=rule_sets(), players=players_counts, data=st.data())
+def test_decide_and_fold_gives_the_events_of_decide_and_the_state_of_fold(
+    rules: RuleSet, players: int, data: st.DataObject
+) -> None:
+    match = play_match(data, rules, players)
+    for step in match.steps:
+        snapshot = step.before.copy()
+        folded = decide_and_fold(step.before, step.command)
+        assert isinstance(folded, Folded), step.command
+        assert folded.events == step.events == decide(step.before, step.command)
+        assert folded.state == step.after == fold(step.before, folded.events)
+        assert folded.state is not step.before and step.before == snapshot
