@@ -10,11 +10,8 @@ from __future__ import annotations
 
 from typing import assert_never
 
-from ..rules import Deal, MatchState, Refusal, RuleSetError, rule_set
-from ..rules import decide as decide_game
-from ..rules import fold as fold_game
+from ..rules import Deal, Folded, MatchState, Refusal, RuleSetError, decide_and_fold, rule_set
 from ..rules.commands import SeatCommand
-from ..rules.events import Event as GameEvent
 from ..rules.legal import timeout_action
 from ..rules.refusals import Refused
 from ..rules.vocabulary import Phase
@@ -169,7 +166,7 @@ def _start(match: Match, command: Start) -> list[MatchEvent]:
         MatchStarted(committed, command.shuffle_version, match.client_seeds)
     ]
     if command.seed:
-        events += _rules(match.game, _deal(match, command.seed, 1))
+        events += _rules(match.game, _deal(match, command.seed, 1)).events
     return events
 
 
@@ -203,7 +200,7 @@ def _play(match: Match, command: Act | TimeOut | DealGame | Reveal) -> list[Matc
             timed_out = TurnTimedOut(action.seat, game.waiting_for or "")
             return [timed_out, *_then_chance(match, _rules(game, action), seed)]
         case DealGame(deal):
-            return [*_rules(game, deal)]
+            return [*_rules(game, deal).events]
         case Reveal(seed):
             if game.phase != Phase.MATCH_OVER:
                 raise Refused("wrong_action", "the match is not over")
@@ -214,24 +211,25 @@ def _play(match: Match, command: Act | TimeOut | DealGame | Reveal) -> list[Matc
             assert_never(command)
 
 
-def _then_chance(match: Match, events: list[GameEvent], seed: bytes) -> list[MatchEvent]:
-    """The rules' ``events``, then what chance does after them when the seed is known:
+def _then_chance(match: Match, decided: Folded, seed: bytes) -> list[MatchEvent]:
+    """The rules' events, then what chance does after them when the seed is known:
     the next game's deal once a game ends, the seed's reveal once the match ends."""
+    events, after = decided.events, decided.state
     if not seed:
         return [*events]
-    after = fold_game(match.game, events)
     if after.phase == Phase.GAME_OVER:
-        return [*events, *_rules(after, _deal(match, seed, after.game_number + 1))]
+        return [*events, *_rules(after, _deal(match, seed, after.game_number + 1)).events]
     if after.phase == Phase.MATCH_OVER:
         return [*events, SeedRevealed(seed.hex())]
     return [*events]
 
 
-def _rules(game: MatchState, command: SeatCommand | Deal) -> list[GameEvent]:
-    decision = decide_game(game, command)
-    if isinstance(decision, Refusal):
-        raise Refused(decision.code, decision.message)
-    return list(decision)
+def _rules(game: MatchState, command: SeatCommand | Deal) -> Folded:
+    """What the rules decide, and the game after it (the decider's own fold)."""
+    decided = decide_and_fold(game, command)
+    if isinstance(decided, Refusal):
+        raise Refused(decided.code, decided.message)
+    return decided
 
 
 def _deal(match: Match, seed: bytes, game_number: int) -> Deal:
