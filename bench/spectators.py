@@ -2,6 +2,7 @@
 from an event's append to its delivery to each spectator (p50/p99/max).
 
     daifugo bench spectators [--spectators 1000] [--workers 2] [--pause 0.1]
+                             [--games 1] [--loop asyncio|uvloop]
 
 One `daifugo serve` process on a private Redis. The spectators are raw HTTP/1.1
 connections to ``/matches/{id}/live``, spread over ``--workers`` child processes (so
@@ -28,6 +29,7 @@ from clients.bots import GreedyBot
 from clients.runner import play_seat
 from clients.sdk import DaifugoClient
 from eventstore import RedisServer
+from service.event_loop import LOOPS, Loop
 from tests.serve_process import ServeProcess
 
 from .grpc_api import percentile
@@ -105,11 +107,12 @@ async def play(target: str, match_id: str, tokens: Sequence[str], pause: float) 
         await asyncio.gather(*(play_seat(seat, GreedyBot(), pause=pause) for seat in seats))
 
 
-async def run(spectators: int, workers: int, pause: float, games: int) -> None:
+async def run(spectators: int, workers: int, pause: float, games: int, loop: Loop) -> None:
     with tempfile.TemporaryDirectory(prefix="bench-sse-") as base:
         redis = RedisServer(Path(base) / "redis", appendonly=False).start()
         try:
-            service = ServeProcess(redis.url, Path(base) / "serve.log").wait_ready()
+            log = Path(base) / "serve.log"
+            service = ServeProcess(redis.url, log, "--loop", loop).wait_ready()
             try:
                 await _measure(service, spectators, workers, pause, games)
             finally:
@@ -169,13 +172,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=2, help="spectator processes")
     parser.add_argument("--pause", type=float, default=0.1, help="seconds before each action")
     parser.add_argument("--games", type=int, default=1, help="games in the match")
+    parser.add_argument("--loop", choices=LOOPS, default="asyncio", help="the service's loop")
     parser.add_argument("--watch", help=argparse.SUPPRESS)  # a worker: PORT/PATH
     args = parser.parse_args(argv)
     if args.watch:
         port, path = args.watch.split("/", 1)
         asyncio.run(watch(int(port), "/" + path, args.spectators))
     else:
-        asyncio.run(run(args.spectators, args.workers, args.pause, args.games))
+        asyncio.run(run(args.spectators, args.workers, args.pause, args.games, args.loop))
     return 0
 
 

@@ -15,6 +15,7 @@ from ..app.queries import MatchQueries
 from ..app.service import GameService, ServiceError
 from ..records import KeySet
 from .auditing import AuditPool
+from .broadcast import Broadcasts
 
 Authorization = Annotated[
     str | None,
@@ -33,6 +34,7 @@ class Context:
     keepalive_seconds: float | None = None  # the SSE keep-alive period (None: live's)
     # set when the server stops: open event streams end (the page resumes them)
     closing: asyncio.Event = field(default_factory=asyncio.Event)
+    broadcasts: Broadcasts = field(default_factory=Broadcasts)  # the live events' readers
 
 
 def bearer(authorization: str | None) -> str | None:

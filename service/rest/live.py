@@ -8,6 +8,9 @@ a seat (``Authorization: Bearer <seat token>``) sees its own hand, without
 delay. The stream follows the match until the client leaves (``MatchSealed`` is
 the last event of every finished match).
 
+The streams of one audience share one reader of the match (``broadcast.py``): each
+event is encoded once and its bytes go to every stream in one write.
+
 Keep-alive comments keep idle connections open. They go out on a fixed schedule, at
 every multiple of the period on the clock, whatever the events do: were they timed
 from the last event, a spectator would see when a delayed (still hidden) event
@@ -17,34 +20,27 @@ happened from when the keep-alives shift.
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import json
 import logging
-import math
 import time
-from asyncio import FIRST_COMPLETED
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import Annotated
 
 from litestar import get
 from litestar.di import NamedDependency
 from litestar.params import FromPath, HeaderParameter, QueryParameter
 from litestar.response import Stream
 
-from eventstore import EventStoreError
-from eventstore.cache import BoundedCache
-
 from ..app import queries
-from ..app.queries import NEVER_DELAYED, checked_id
-from ..app.service import GameService, viewer_of
-from ..rules.views import SPECTATOR, Viewer
+from ..app.match import stream_of
+from ..app.queries import checked_id
+from ..app.service import viewer_of
+from ..rules.views import SPECTATOR
+from .broadcast import Audience, Broadcast, encoded, held, slot_at
 from .context import Authorization, Context, bearer
 from .errors import responses
 
 log = logging.getLogger("daifugo.rest")
 KEEPALIVE = 15.0  # seconds between keep-alive comments (the default period)
-_BACKLOG = 256  # events read ahead of the client
 
 
 @get(
@@ -73,10 +69,10 @@ async def live(
         viewer = viewer_of(service.authorize(match, token))
         delay_ms = 0  # a seat (or the host) is no spectator
     start = last_event_id + 1 if last_event_id is not None else from_seq or 0
-    feed = _Feed(service, match_id, viewer, start)
-    schedule = _Schedule(ctx.keepalive_seconds or KEEPALIVE)
+    audience = Audience(match_id, viewer, delay_ms, match.over, ctx.keepalive_seconds or KEEPALIVE)
+    broadcast = ctx.broadcasts.of(service, audience, match.version + 1, ctx.closing)
     return Stream(
-        _messages(feed, delay_ms, ctx.closing, schedule),
+        _messages(broadcast, start, ctx.closing, _Schedule(audience.period)),
         media_type="text/event-stream",
         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
     )
@@ -84,155 +80,100 @@ async def live(
 
 class _Schedule:
     """The keep-alive slots of one stream: slot k is due at k × ``period`` seconds on the
-    clock. Each goes out once, from whichever waits when it is due (``take``); a slot
-    missed while the stream was busy writing is skipped, not sent late in a burst."""
+    clock. Each goes out once; a slot missed while the stream was busy writing is
+    skipped, not sent late in a burst."""
 
     def __init__(self, period: float) -> None:
         self.period = period
-        self.last = self.slot_at(time.time())  # the slots before the stream began
-
-    def slot_at(self, moment: float) -> int:
-        return math.floor(moment / self.period)
-
-    def seconds_until(self, slot: int) -> float:
-        return slot * self.period - time.time()
+        self.last = slot_at(time.time(), period)  # the slots before the stream began
 
     def take(self, slot: int) -> bool:
         """Whether ``slot``'s keep-alive is still to send (then it counts as sent)."""
         if slot <= self.last:
             return False
-        self.last = max(slot, self.slot_at(time.time()))
+        self.last = max(slot, slot_at(time.time(), self.period))
         return True
 
 
-@dataclass(frozen=True, slots=True)
-class _Tick:
-    """In the feed: keep-alive slot ``slot`` is due."""
-
-    slot: int
-
-
 async def _messages(
-    feed: _Feed, delay_ms: int, closing: asyncio.Event, schedule: _Schedule
+    broadcast: Broadcast, start: int, closing: asyncio.Event, schedule: _Schedule
 ) -> AsyncIterator[bytes]:
-    """The stream's bytes: events in order, each held until it is ``delay_ms`` old
-    (not once the match is over: then everything is public), keep-alives on the
-    schedule, and the end when the server stops (``closing``). Events that are due
-    together go out in one write: with many watchers, writes are the cost, and
-    waiting is one plain queue get (no timer per event)."""
-    reader = asyncio.create_task(feed.read())
-    pulse = asyncio.create_task(_pulse(feed, closing, schedule))
-    closed = asyncio.ensure_future(closing.wait())
-    ended = asyncio.ensure_future(feed.ended.wait())
+    """The stream's bytes: the events from ``start`` on, in order, each once it may be
+    shown (the broadcast holds the live ones), keep-alives on the schedule, and the end
+    when the server stops (``closing``) or the store gives up (the client resumes)."""
     try:
+        seq = start
+        async for message, after in _past(broadcast, start, closing, schedule):
+            seq = after  # the next seq to send
+            yield message
         while not closing.is_set():
-            items = [await feed.queue.get()]
-            while not feed.queue.empty():
-                items.append(feed.queue.get_nowait())
-            due_now: list[bytes] = []
-            for item in items:
+            if seq < broadcast.window_start:
+                log.info("a live stream of %s fell behind: ended", broadcast.audience.match_id)
+                yield _DROPPED
+                return
+            data = broadcast.since(seq)
+            if data:
+                seq = broadcast.next_seq
+                yield data
+            elif schedule.take(broadcast.slot):
+                yield _KEEPALIVE
+            elif broadcast.over:
+                return
+            else:
+                await broadcast.changed()
+    finally:
+        broadcast.leave()
+
+
+async def _past(
+    broadcast: Broadcast, start: int, closing: asyncio.Event, schedule: _Schedule
+) -> AsyncIterator[tuple[bytes, int]]:
+    """The events from ``start`` up to the broadcast's window, read from the store, each
+    held until it may be shown as the broadcast would hold it; with the seq after each
+    write. (The window moves on meanwhile: read until it is reached.)"""
+    audience, service = broadcast.audience, broadcast.service
+    stream = stream_of(audience.match_id)
+    revealed, seq = audience.revealed, start
+    while seq < broadcast.window_start and not closing.is_set():
+        page = await service.store.read(stream, seq, min(_PAGE, broadcast.window_start - seq))
+        if not page:
+            return  # never: what is in the window was stored first
+        due_now: list[bytes] = []
+        for stored in page:
+            revealed = revealed or stored.type == "MatchEnded"
+            record = service.visible(stored, audience.viewer, revealed)
+            due = held(record, audience.delay_ms, broadcast.ended)
+            if due > queries.now_ms():
+                if due_now:
+                    yield b"".join(due_now), stored.seq
+                    due_now = []
+                async for keepalive in _held_until(due, broadcast, closing, schedule):
+                    yield keepalive, stored.seq
                 if closing.is_set():
                     return
-                if item is None:
-                    if due_now:
-                        yield b"".join(due_now)
-                    return  # the store gave up: the client resumes from its last id
-                if isinstance(item, _Tick):
-                    if schedule.take(item.slot):
-                        due_now.append(_KEEPALIVE)
-                    continue
-                due = 0 if item["type"] in NEVER_DELAYED else item["at"] + delay_ms
-                if delay_ms and due > queries.now_ms() and not ended.done():
-                    if due_now:
-                        yield b"".join(due_now)
-                        due_now = []
-                    async for keepalive in _held_until(due, ended, closed, schedule):
-                        yield keepalive
-                    if closing.is_set():
-                        return
-                due_now.append(_encoded(item))
-            if due_now:
-                yield b"".join(due_now)
-    finally:
-        feed.stopped = True
-        for task in (reader, pulse, closed, ended):
-            task.cancel()
-
-
-async def _pulse(feed: _Feed, closing: asyncio.Event, schedule: _Schedule) -> None:
-    """A tick into the feed at each keep-alive slot, and a wake-up when the server stops."""
-    slot = schedule.last
-    while not closing.is_set():
-        slot = max(slot + 1, schedule.slot_at(time.time()) + 1)
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(closing.wait(), max(schedule.seconds_until(slot), 0))
-        if not feed.queue.full():  # a full queue's reader is busy: it sees ``closing`` soon
-            feed.queue.put_nowait(_Tick(slot))
+            due_now.append(encoded(record))
+        seq = page[-1].seq + 1
+        yield b"".join(due_now), seq
 
 
 async def _held_until(
-    due: int, ended: asyncio.Future[Any], closed: asyncio.Future[Any], schedule: _Schedule
+    due: int, broadcast: Broadcast, closing: asyncio.Event, schedule: _Schedule
 ) -> AsyncIterator[bytes]:
     """Wait until ``due`` (ms), the match's end or the server's; meanwhile the keep-alives
     of the slots that fall due, exactly as if nothing were held."""
-    while not ended.done() and not closed.done():
+    while not broadcast.ended and not closing.is_set():
         wait = (due - queries.now_ms()) / 1000
         if wait <= 0:
             return
-        slot = schedule.last + 1
-        until_slot = max(schedule.seconds_until(slot), 0)
-        ticks = until_slot < wait
-        await asyncio.wait(
-            {ended, closed}, timeout=until_slot if ticks else wait, return_when=FIRST_COMPLETED
-        )
-        if ticks and not ended.done() and not closed.done() and schedule.take(slot):
+        if schedule.take(broadcast.slot):
             yield _KEEPALIVE
+        else:
+            await broadcast.changed(timeout=wait)
 
 
-# Encoded messages by record: records are shared between the viewers who see an event
-# alike (GameService.visible), so each is encoded once, not once per spectator. The
-# entry keeps its record alive, so the id cannot be reused while the entry exists.
-_ENCODED = BoundedCache[int, tuple[dict[str, Any], bytes]](8192)
-
-
-def _encoded(record: dict[str, Any]) -> bytes:
-    entry = _ENCODED.get(id(record))
-    if entry is not None and entry[0] is record:
-        return entry[1]
-    # compact JSON has no line breaks, so the data is one line
-    data = json.dumps(record, ensure_ascii=False, separators=(",", ":"))
-    message = f"id: {record['seq']}\nevent: {record['type']}\ndata: {data}\n\n".encode()
-    _ENCODED.put(id(record), (record, message))
-    return message
-
-
-class _Feed:
-    """The match's events read ahead of the client, in a bounded queue."""
-
-    def __init__(self, service: GameService, match_id: str, viewer: Viewer, start: int) -> None:
-        self.service, self.match_id, self.viewer, self.start = service, match_id, viewer, start
-        # events, None when the store gave up, a _Tick when a keep-alive is due
-        self.queue: asyncio.Queue[dict[str, Any] | _Tick | None] = asyncio.Queue(_BACKLOG)
-        self.ended = asyncio.Event()  # MatchEnded was read: nothing is delayed any more
-        # checked after every event: a cancellation landing inside a Redis call
-        # may not come out, and the reader must still stop
-        self.stopped = False
-
-    async def read(self) -> None:
-        try:
-            async for record in self.service.events(self.match_id, self.viewer, self.start):
-                if self.stopped:
-                    return
-                if record["type"] == "MatchEnded":
-                    self.ended.set()
-                await self.queue.put(record)
-        except EventStoreError as error:  # Redis gone too long: end; the client resumes
-            log.warning("live events of %s ended: %s", self.match_id, error)
-        if not self.stopped:
-            await self.queue.put(None)
-
-
+_PAGE = 256  # events read at once by a stream that starts before the window
 _KEEPALIVE = b": keep-alive\n\n"
+_DROPPED = b": this stream fell too far behind and ends here; resume with Last-Event-ID\n\n"
 
 
 HANDLERS = [live]
