@@ -38,7 +38,7 @@ from ..rules.views import Viewer
 
 log = logging.getLogger("daifugo.rest")
 
-WINDOW = 4096  # released events kept for the streams behind; one further back is dropped
+WINDOW = 1024  # released events kept for the streams behind (~300 KiB); one further back ends
 LINGER = 2.0  # seconds a broadcast with no stream waits for one before it stops
 
 
