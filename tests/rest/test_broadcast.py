@@ -59,6 +59,9 @@ async def test_many_spectators_get_the_same_bytes(served: Running, http: httpx.A
     everything = await stored(served, created.match_id)
     expected = b"".join(encoded(visible(item, SPECTATOR, False)) for item in everything)
     assert {_events_upto(body, target) for body in bodies} == {_events_upto(expected, target)}
+    # one more from 0 while the broadcast is on: the store up to its window, then the window
+    late = await asyncio.wait_for(_raw_until(http, path, after.version), 60)
+    assert _events_upto(late, after.version) == _events_upto(expected, after.version)
 
 
 async def test_a_seat_and_a_spectator_watching_at_once_each_see_their_own(
