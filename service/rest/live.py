@@ -30,6 +30,8 @@ from litestar.di import NamedDependency
 from litestar.params import FromPath, HeaderParameter, QueryParameter
 from litestar.response import Stream
 
+from eventstore import EventStoreError
+
 from ..app import queries
 from ..app.match import stream_of
 from ..app.queries import checked_id
@@ -103,11 +105,17 @@ async def _messages(
     when the server stops (``closing``) or the store gives up (the client resumes)."""
     try:
         seq = start
-        async for message, after in _past(broadcast, start, closing, schedule):
-            seq = after  # the next seq to send
-            yield message
+        try:
+            async for message, after in _past(broadcast, start, closing, schedule):
+                seq = after  # the next seq to send
+                yield message
+        except EventStoreError as error:  # Redis gone too long: end; the client resumes
+            log.warning("live events of %s ended: %s", broadcast.audience.match_id, error)
+            return
         while not closing.is_set():
             if seq < broadcast.window_start:
+                if broadcast.over:
+                    return  # the store gave up while it caught up: the client resumes
                 log.info("a live stream of %s fell behind: ended", broadcast.audience.match_id)
                 yield _DROPPED
                 return
@@ -134,7 +142,7 @@ async def _past(
     audience, service = broadcast.audience, broadcast.service
     stream = stream_of(audience.match_id)
     revealed, seq = audience.revealed, start
-    while seq < broadcast.window_start and not closing.is_set():
+    while seq < broadcast.window_start and not closing.is_set() and not broadcast.over:
         page = await service.store.read(stream, seq, min(_PAGE, broadcast.window_start - seq))
         if not page:
             return  # never: what is in the window was stored first
@@ -149,7 +157,7 @@ async def _past(
                     due_now = []
                 async for keepalive in _held_until(due, broadcast, closing, schedule):
                     yield keepalive, stored.seq
-                if closing.is_set():
+                if closing.is_set() or broadcast.over:
                     return
             due_now.append(encoded(record))
         seq = page[-1].seq + 1
@@ -161,7 +169,7 @@ async def _held_until(
 ) -> AsyncIterator[bytes]:
     """Wait until ``due`` (ms), the match's end or the server's; meanwhile the keep-alives
     of the slots that fall due, exactly as if nothing were held."""
-    while not broadcast.ended and not closing.is_set():
+    while not broadcast.ended and not broadcast.over and not closing.is_set():
         wait = (due - queries.now_ms()) / 1000
         if wait <= 0:
             return
