@@ -454,11 +454,19 @@ class GameService:
         for an in-process adapter that tells its clients in its own terms (UECda), an
         outcome of the match and its stored events only, with no events shown and no
         receipt signed (both can be made again from the stored events)."""
+        made: dict[int, SeatCommand] = {}
+
+        def command_of(seat: int) -> SeatCommand:
+            # read once: deciding, the fingerprint and the receipt's digest all need it
+            command = made.get(seat)
+            if command is None:
+                command = made[seat] = make(seat)
+            return command
 
         def acting(match: Match, role: Role) -> MatchCommand:
             if role.seat is None:
                 raise ServiceError("permission_denied", "the host token does not play a seat")
-            command = make(role.seat)
+            command = command_of(role.seat)
             if command.seat != role.seat:  # a token acts for its own seat, whatever it sends
                 raise ServiceError("permission_denied", "a seat token acts for its seat only")
             return Act(command, self.keyring.seed(match.match_id))
@@ -466,11 +474,10 @@ class GameService:
         def asked(role: Role) -> str:
             # the command as the rules read it: another notation of the same cards is
             # the same request
-            command = make(role.seat) if role.seat is not None else None
-            return fingerprint_of("act", command_parts(command))
+            return act_fingerprint(command_of(role.seat) if role.seat is not None else None)
 
         def described(role: Role) -> str:
-            return format_command(make(role.seat)) if role.seat is not None else ""
+            return format_command(command_of(role.seat)) if role.seat is not None else ""
 
         return await self._command(
             match_id, token, acting, request_id, asked, described, answered=answered
@@ -771,6 +778,13 @@ def fingerprint_of(*parts: Any) -> str:
     """A digest of what a request asked (its canonical JSON)."""
     text = json.dumps(parts, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+@functools.lru_cache(maxsize=4096)
+def act_fingerprint(command: SeatCommand | None) -> str:
+    """The fingerprint of an Act asking for ``command`` (a match repeats its commands:
+    the same passes and plays, each the same frozen value)."""
+    return fingerprint_of("act", command_parts(command))
 
 
 def command_parts(command: SeatCommand | None) -> list[Any]:
