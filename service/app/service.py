@@ -38,12 +38,12 @@ from ..match import (
     SeatJoined,
     Start,
     TimeOut,
-    decide,
+    decide_and_evolve,
 )
 from ..match.decider import MAX_BOT_PAUSE_MS
 from ..match.shuffle import commitment
 from ..records import SignedRecord, action_request, request_digest
-from ..rules import Refusal
+from ..rules import MatchState, Refusal
 from ..rules.commands import SeatCommand
 from ..rules.legal import legal_actions
 from ..rules.notation import format_command
@@ -113,6 +113,7 @@ class Ran:
     match: Match | None
     events: Sequence[MatchEvent]
     result: AppendResult
+    game: MatchState | None = None  # the game after the events, when the decider knew it
 
 
 @dataclass(frozen=True, slots=True)
@@ -234,9 +235,10 @@ class GameService:
             match = self._cache.get(match_id) or await self.load(match_id)
         for _ in range(retries):
             try:
-                decision = decide(match, command_for(match))
-                if isinstance(decision, Refusal):
-                    raise ServiceError(decision.code, decision.message)
+                decided = decide_and_evolve(match, command_for(match))
+                if isinstance(decided, Refusal):
+                    raise ServiceError(decided.code, decided.message)
+                decision = decided.events
             except ServiceError:
                 if match is None:
                     raise
@@ -260,7 +262,7 @@ class GameService:
             except ConcurrencyConflict:
                 match = await self.load(match_id)
                 continue
-            return Ran(match, decision, result)
+            return Ran(match, decision, result, decided.game)
         raise ServiceError("busy", busy)
 
     # -- setting up ------------------------------------------------------------
@@ -557,7 +559,7 @@ class GameService:
                 match_id, result.first_seq, result.last_seq, viewer, digest(role)
             )
         assert ran.match is not None
-        outcome = self._appended(ran.match, result.events, viewer, shown=answered)
+        outcome = self._appended(ran.match, result.events, viewer, shown=answered, game=ran.game)
         if answered:
             receipt = self._receipt(match_id, result.events, digest(role))
             outcome = replace(outcome, receipt=receipt)
@@ -604,11 +606,23 @@ class GameService:
         return True
 
     def _appended(
-        self, match: Match, stored: Sequence[StoredEvent], viewer: Viewer, shown: bool = True
+        self,
+        match: Match,
+        stored: Sequence[StoredEvent],
+        viewer: Viewer,
+        shown: bool = True,
+        game: MatchState | None = None,
     ) -> Outcome:
         """Fold what was just appended into the cache; the outcome as ``viewer`` sees it
-        (``shown=False``: without the events as the viewer sees them)."""
-        match = fold_match(match, stored, self.decoded.decode)
+        (``shown=False``: without the events as the viewer sees them). ``game``: the
+        game after ``stored`` as the decider knew it, which spares folding them again."""
+        if game is None:
+            match = fold_match(match, stored, self.decoded.decode)
+        else:
+            last = stored[-1]
+            match = replace(
+                match, game=game, version=last.seq, last_event_ms=last.at, head=last.hash
+            )
         self._remember(match)
         events = tuple(self.visible(item, viewer, match.over) for item in stored) if shown else ()
         return Outcome(match.version, events, match, viewer, tuple(stored))

@@ -5,7 +5,7 @@ Imports only the rules and the standard library's pure modules, and does no I/O
 (a test enforces both): the service decides with it, the auditor replays with it."""
 
 from .commands import Act, Create, DealGame, Join, MatchCommand, Reveal, Seal, Start, TimeOut
-from .decider import MatchDecision, decide
+from .decider import Evolved, MatchDecision, decide, decide_and_evolve
 from .events import (
     BotKind,
     LifecycleEvent,
@@ -26,6 +26,7 @@ __all__ = [
     "BotKind",
     "Create",
     "DealGame",
+    "Evolved",
     "Join",
     "LifecycleEvent",
     "Match",
@@ -43,6 +44,7 @@ __all__ = [
     "TimeOut",
     "TurnTimedOut",
     "decide",
+    "decide_and_evolve",
     "evolve",
     "fold",
     "from_record",

@@ -8,6 +8,7 @@ command). The service decides with it, and the auditor replays a log through it.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import assert_never
 
 from ..rules import Deal, Folded, MatchState, Refusal, RuleSetError, decide_and_fold, rule_set
@@ -36,26 +37,43 @@ MAX_BOT_PAUSE_MS = 10_000  # enough to follow a bot's play, too little to stall 
 MatchDecision = list[MatchEvent] | Refusal
 
 
+@dataclass(frozen=True, slots=True)
+class Evolved:
+    """What a command caused, and the game after it when the decider knows it: an
+    action whose events are the rules' alone, nothing dealt or revealed after them by
+    chance (``game``; None: fold the events to know)."""
+
+    events: list[MatchEvent]
+    game: MatchState | None = None
+
+
 def decide(match: Match | None, command: MatchCommand) -> MatchDecision:
     """The events ``command`` causes, or the Refusal of the first rule it breaks."""
+    decided = decide_and_evolve(match, command)
+    return decided if isinstance(decided, Refusal) else decided.events
+
+
+def decide_and_evolve(match: Match | None, command: MatchCommand) -> Evolved | Refusal:
+    """``decide``, with the game after an action's events when the rules' own fold
+    gives it, so that a caller that folds what it decided need not fold it again."""
     try:
         return _decide(match, command)
     except Refused as refused:
         return refused.refusal
 
 
-def _decide(match: Match | None, command: MatchCommand) -> list[MatchEvent]:
+def _decide(match: Match | None, command: MatchCommand) -> Evolved:
     if isinstance(command, Create):
-        return _create(match, command)
+        return Evolved(_create(match, command))
     if match is None:
         raise Refused("not_found", "no such match")
     match command:
         case Join():
-            return _join(match, command)
+            return Evolved(_join(match, command))
         case Start():
-            return _start(match, command)
+            return Evolved(_start(match, command))
         case Seal():
-            return _seal(match, command)
+            return Evolved(_seal(match, command))
         case Act() | TimeOut() | DealGame() | Reveal():
             if not match.started:
                 raise Refused("not_started", "the match has not started")
@@ -184,11 +202,14 @@ def _seal(match: Match, command: Seal) -> list[MatchEvent]:
 # -- playing --------------------------------------------------------------------
 
 
-def _play(match: Match, command: Act | TimeOut | DealGame | Reveal) -> list[MatchEvent]:
+def _play(match: Match, command: Act | TimeOut | DealGame | Reveal) -> Evolved:
     game = match.game
     match command:
         case Act(seat_command, seed):
-            return _then_chance(match, _rules(game, seat_command), seed)
+            decided = _rules(game, seat_command)
+            events = _then_chance(match, decided, seed)
+            # the rules' fold is the game after, unless chance dealt or revealed after it
+            return Evolved(events, decided.state if len(events) == len(decided.events) else None)
         case TimeOut(seed):
             if not match.turn_ms:
                 raise Refused("wrong_action", "the match has no turn timer")
@@ -198,15 +219,15 @@ def _play(match: Match, command: Act | TimeOut | DealGame | Reveal) -> list[Matc
             if action is None:
                 raise Refused("wrong_action", "no seat is to act")
             timed_out = TurnTimedOut(action.seat, game.waiting_for or "")
-            return [timed_out, *_then_chance(match, _rules(game, action), seed)]
+            return Evolved([timed_out, *_then_chance(match, _rules(game, action), seed)])
         case DealGame(deal):
-            return [*_rules(game, deal).events]
+            return Evolved([*_rules(game, deal).events])
         case Reveal(seed):
             if game.phase != Phase.MATCH_OVER:
                 raise Refused("wrong_action", "the match is not over")
             if not seed:
                 raise Refused("bad_request", "no seed to reveal")
-            return [SeedRevealed(seed.hex())]
+            return Evolved([SeedRevealed(seed.hex())])
         case _:
             assert_never(command)
 

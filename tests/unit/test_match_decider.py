@@ -30,6 +30,7 @@ from service.match import (
     TimeOut,
     TurnTimedOut,
     decide,
+    decide_and_evolve,
     evolve,
     fold,
     from_record,
@@ -264,6 +265,30 @@ def test_a_seat_s_command_goes_to_the_rules() -> None:
     after, events = apply(match, Act(command, SEED))
     assert events == decide_game(match.game, command)
     assert after.game != match.game
+
+
+def test_an_action_s_evolved_game_is_the_fold_of_its_events_or_none_after_chance() -> None:
+    # two games played through, with and without the seed: the deal of the second
+    # game and the reveal at the end come by chance, and then there is no game to take
+    for seed in (SEED, b""):
+        match = started(options={"games_per_set": 2})
+        kinds = set()
+        while match.game.phase != Phase.MATCH_OVER:
+            if match.game.phase == Phase.GAME_OVER:  # without the seed: chance's deal
+                match = apply(match, DealGame(game_deal(match.rules, 2, SEED, 2)))[0]
+            command = Act(legal_actions(match.game)[0], seed)
+            evolved = decide_and_evolve(match, command)
+            assert not isinstance(evolved, Refusal)
+            assert evolved.events == decide(match, command)
+            after = fold(match, evolved.events)
+            chance = len(evolved.events) > len(decide_game(match.game, command.command))
+            assert evolved.game == (None if chance else after.game)
+            kinds.add(chance)
+            match = after
+        assert kinds == ({True, False} if seed else {False})
+    assert decide_and_evolve(started(), TimeOut(SEED)) == Refusal(
+        "wrong_action", "the match has no turn timer"
+    )
 
 
 def test_the_rules_refusals_come_back_as_they_are() -> None:
