@@ -508,12 +508,33 @@ def view_from_message(message: pb.View) -> View:
         results=tuple(tuple(result.places) for result in message.results),
         blind=tuple(message.blind) if message.blind else None,
         unused=tuple(message.unused) if message.unused else None,
-        out_of_play=None,
+        out_of_play=tuple(message.out_of_play) if message.out_of_play else None,
         options=dict(_options(message.options.SerializeToString())),
         two_back=message.two_back,
         discard_pile=tuple(message.discard_pile),
         color_lock=message.color_lock or None,
         partial_lock=message.partial_lock,
+        trick=tuple(message.trick),
+        last_play=tuple(message.last_play.cards) if message.HasField("last_play") else None,
+        last_play_jokers_as=tuple(message.last_play.jokers_as),
+        last_seat=optional("last_seat"),
+        leader=message.leader,
+        trick_leader=message.trick_leader,
+        exchange_steps=tuple(
+            (step.giver, step.receiver, step.count, step.strongest)
+            for step in message.exchange_steps
+        ),
+        pending=tuple(
+            (WaitingFor(WAITS.word(step.step)), step.count, step.seat) for step in message.pending
+        ),
+        window=WaitingFor(WAITS.word(message.window) or WaitingFor.FOUR_STOP),
+        pass_run=message.pass_run,
+        eleven_back_lasts=message.eleven_back_lasts,
+        recent_suits=tuple(message.recent_suits),
+        finished_in_trick=message.finished_in_trick,
+        leisure_seat=optional("leisure_seat"),
+        seats_drawn=message.seats_drawn,
+        bottom=tuple(message.bottom),
     )
 
 

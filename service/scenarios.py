@@ -62,7 +62,7 @@ def run_scenario(data: Any) -> MatchState:
     """Play a scenario through; raises ScenarioError at the first difference."""
     if not isinstance(data, dict):
         raise ScenarioError("a scenario is a JSON object")
-    state = _start(data)
+    state = start_of(data)
     steps = data.get("steps", [])
     if not isinstance(steps, list):
         raise ScenarioError("steps must be a list")
@@ -79,7 +79,8 @@ def run_scenario(data: Any) -> MatchState:
     return state
 
 
-def _start(data: dict[str, Any]) -> MatchState:
+def start_of(data: dict[str, Any]) -> MatchState:
+    """The state a scenario starts from (its rules, players and ``start``)."""
     rules_data = data.get("rules", {})
     if not isinstance(rules_data, dict):
         raise ScenarioError("rules must be an object")
@@ -134,7 +135,7 @@ def _run_step(state: MatchState, step: Any) -> MatchState:
     if not isinstance(step, dict):
         raise ScenarioError("a step is an object")
     expected_code = step.get("reject")
-    decision = _decision(state, step)
+    decision = decision_of(state, step)
     if expected_code is not None:
         if not isinstance(decision, Refusal):
             raise ScenarioError(f"accepted (expected reject {expected_code}, got accepted)")
@@ -151,7 +152,8 @@ def _run_step(state: MatchState, step: Any) -> MatchState:
     return state
 
 
-def _decision(state: MatchState, step: dict[str, Any]) -> Any:
+def decision_of(state: MatchState, step: dict[str, Any]) -> Any:
+    """The decider's answer to a scenario step: its events, or a Refusal."""
     actions = [name for name in _ACTIONS if name in step]
     seat = step.get("seat")
     if len(actions) != 1 or not isinstance(seat, int) or isinstance(seat, bool):

@@ -147,8 +147,30 @@ def view_message(view: View, turn_deadline_ms: int | None = None) -> pb.View:
         discard_pile=view.discard_pile,
         color_lock=view.color_lock or "",
         partial_lock=view.partial_lock,
+        trick=view.trick,
+        leader=view.leader,
+        trick_leader=view.trick_leader,
+        exchange_steps=[
+            pb.ExchangeStep(giver=giver, receiver=receiver, count=count, strongest=strongest)
+            for giver, receiver, count, strongest in view.exchange_steps
+        ],
+        pending=[
+            pb.PendingStep(step=WAITS.name(step), count=count, seat=seat)
+            for step, count, seat in view.pending
+        ],
+        window=WAITS.name(view.window),
+        pass_run=view.pass_run,
+        eleven_back_lasts=view.eleven_back_lasts,
+        recent_suits=view.recent_suits,
+        finished_in_trick=view.finished_in_trick,
+        out_of_play=view.out_of_play or (),
+        seats_drawn=view.seats_drawn,
+        bottom=view.bottom,
     )
-    for name in ("seat", "turn", "step_count", "field_seat"):
+    if view.last_play is not None:
+        message.last_play.cards.extend(view.last_play)
+        message.last_play.jokers_as.extend(view.last_play_jokers_as)
+    for name in ("seat", "turn", "step_count", "field_seat", "last_seat", "leisure_seat"):
         value = getattr(view, name)
         if value is not None:
             setattr(message, name, value)

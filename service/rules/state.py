@@ -1,8 +1,8 @@
 """The state of a match, rebuilt from events by ``evolve``: the public position
 (``Position``: what every viewer may know, and all the engine's judgments read)
 and, beside it in a ``MatchState``, the holdings: the cards in each hand, the
-blind, the unused cards, the cards out of play and those chosen in king pastor,
-which a view shows only to whoever may see them.
+blind, the unused cards, the cards out of play, those chosen in king pastor and
+the stalemate's drawn order, which a view shows only to whoever may see them.
 
 Treat both as immutable: ``evolve`` copies before it changes anything. Each field
 is declared once, below, with its value before the first deal; a fold copies the
@@ -59,7 +59,6 @@ class Position:
     passed: int = 0
     pass_run: int = 0  # passes in a row since the last play (the stalemate rule)
     seating: tuple[int, ...] = ()  # the turn order, seats round the table; empty: 0, 1…
-    stalemate: tuple[int, ...] = ()  # the order a stalemate ranks the players still in
     revolution: bool = False
     eleven_back: ElevenBack = ElevenBack.NONE
     eleven_back_lasts: int = 0  # flushes a strong eleven-back outlives (docs/RULES.md §5 #41)
@@ -108,7 +107,6 @@ class Position:
         new.passed = self.passed
         new.pass_run = self.pass_run
         new.seating = self.seating
-        new.stalemate = self.stalemate
         new.revolution = self.revolution
         new.eleven_back = self.eleven_back
         new.eleven_back_lasts = self.eleven_back_lasts
@@ -216,6 +214,9 @@ class MatchState(Position):
     # leaving stay in hands
     out: int = 0
     chosen: tuple[tuple[int, int], ...] = ()  # king pastor: (seat, card) chosen so far
+    # the order a stalemate ranks the players still in: drawn, seen by nobody until the
+    # match ends (docs/RULES.md §5)
+    stalemate: tuple[int, ...] = ()
 
     def copy(self) -> MatchState:
         # generated from the fields of both classes (tests/unit/test_state_fields.py)
@@ -243,7 +244,6 @@ class MatchState(Position):
         new.passed = self.passed
         new.pass_run = self.pass_run
         new.seating = self.seating
-        new.stalemate = self.stalemate
         new.revolution = self.revolution
         new.eleven_back = self.eleven_back
         new.eleven_back_lasts = self.eleven_back_lasts
@@ -270,6 +270,7 @@ class MatchState(Position):
         new.unused = self.unused
         new.out = self.out
         new.chosen = self.chosen
+        new.stalemate = self.stalemate
         return new
 
 

@@ -111,6 +111,24 @@ class View:
     discard_pile: tuple[str, ...] = ()
     color_lock: str | None = None  # "red" | "black"
     partial_lock: bool = False  # suit_lock is a partial lock
+    # the rest of the public position, so that position_of reads the state back exactly
+    trick: tuple[str, ...] = ()  # every card played this trick
+    last_play: tuple[str, ...] | None = None  # the last meld played: it outlives the flush
+    last_play_jokers_as: tuple[str, ...] = ()
+    last_seat: int | None = None  # who played last_play
+    leader: int = 0  # who led the game's first trick
+    trick_leader: int = 0  # who led this trick
+    exchange_steps: tuple[tuple[int, int, int, bool], ...] = ()  # (giver, receiver, count,
+    # strongest) still to give, in order
+    pending: tuple[tuple[WaitingFor, int, int], ...] = ()  # (step, count, seat) still to take
+    window: WaitingFor = WaitingFor.FOUR_STOP  # the answer window four_stop_seats are asked in
+    pass_run: int = 0  # passes in a row since the last play (the stalemate rule)
+    eleven_back_lasts: int = 0  # flushes a strong eleven-back outlives (§5 #41)
+    recent_suits: tuple[str, ...] = ()  # the trick's last plays' suits; "joker": held one
+    finished_in_trick: bool = False  # someone finished while this trick's field was on
+    leisure_seat: int | None = None  # the previous 大富豪 before their first turn (§5 #54)
+    seats_drawn: bool = False  # seating was drawn (else it is seat order)
+    bottom: tuple[int, ...] = ()  # forbidden and fallen seats, in the order they left
 
     def to_dict(self) -> dict[str, Any]:
         return {f.name: _plain(getattr(self, f.name)) for f in fields(self)}
@@ -143,7 +161,7 @@ def build_view(state: MatchState, viewer: Viewer, *, match_over: bool = False) -
     seat = viewer.seat if viewer.kind == ViewerKind.SEAT else None
     if seat is not None and not 0 <= seat < state.players:
         raise ValueError(f"no seat {seat} in this match")
-    field = state.field
+    field, last = state.field, state.last_play
     in_game = state.phase == Phase.IN_GAME
     return View(
         viewer=str(viewer),
@@ -189,12 +207,29 @@ def build_view(state: MatchState, viewer: Viewer, *, match_over: bool = False) -
         discard_pile=_codes(state.pile),
         color_lock=COLORS.get(state.color_lock),
         partial_lock=state.partial_lock,
+        trick=_codes(state.trick),
+        last_play=_codes(last.mask) if last else None,
+        last_play_jokers_as=tuple(format_cards(last.jokers_as)) if last else (),
+        last_seat=state.last_seat,
+        leader=state.leader,
+        trick_leader=state.trick_leader,
+        exchange_steps=state.exchange_steps,
+        pending=state.pending,
+        window=state.window,
+        pass_run=state.pass_run,
+        eleven_back_lasts=state.eleven_back_lasts,
+        recent_suits=tuple(_suits_played(suits) for suits in state.recent_suits),
+        finished_in_trick=state.finished_in_trick,
+        leisure_seat=state.leisure_seat,
+        seats_drawn=bool(state.seating),
+        bottom=tuple(s for s, _ in state.bottom),
     )
 
 
 def position_of(view: View, rules: RuleSet) -> Position:
     """The public position ``view`` shows, under the table's ``rules``: what a seat's
-    client passes to the engine's own judgments (``judging``, ``readings``)."""
+    client passes to the engine's own judgments (``judging``, ``readings``). It equals
+    the match's state on every field of a ``Position`` (tests/unit/test_position.py)."""
     state = Position(rules, view.players, rules.switched_on())
     if view.omen:
         state.in_force = state.in_force - CANCELLED_BY_OMEN
@@ -202,27 +237,66 @@ def position_of(view: View, rules: RuleSet) -> Position:
     state.game_number = view.game_number
     state.previous_places = view.previous_places
     state.results = view.results
+    state.trick = _mask_of_codes(view.trick)
+    state.pile = _mask_of_codes(view.discard_pile)
+    state.leader = view.leader
     state.turn = view.turn
-    state.seating = view.seating
+    state.exchange_steps = view.exchange_steps
+    state.pending = view.pending
+    state.four_stop = view.four_stop_seats
+    state.window = view.window
+    state.field_seat = view.field_seat
+    state.last_seat = view.last_seat
+    state.trick_leader = view.trick_leader
+    state.passed = _seat_mask(view.passed)
+    state.pass_run = view.pass_run
+    state.seating = view.seating if view.seats_drawn else ()
     state.revolution = view.revolution
     state.eleven_back = view.eleven_back
+    state.eleven_back_lasts = view.eleven_back_lasts
+    state.two_back = view.two_back
     # the view shows the direction turns go in now; the state keeps the table's
     state.direction = -view.direction if view.eleven_back == ORDER else view.direction
     state.omen = view.omen
     state.suit_lock = parse_suits(view.suit_lock)
-    state.number_lock = view.number_lock
+    state.partial_lock = view.partial_lock
+    state.color_lock = _COLOR_SUITS[Color(view.color_lock)] if view.color_lock else 0
+    state.recent_suits = tuple(_suits_read(suits) for suits in view.recent_suits)
     state.suit_run = view.suit_run
     state.suit_run_suits = parse_suits(view.suit_run_suits)
+    state.number_lock = view.number_lock
     state.number_run = view.number_run
-    state.two_back = view.two_back
-    state.color_lock = _COLOR_SUITS[Color(view.color_lock)] if view.color_lock else 0
-    state.partial_lock = view.partial_lock
-    state.pile = _mask_of_codes(view.discard_pile)
-    state.passed = _seat_mask(view.passed)
     state.active = _seat_mask(view.active)
-    state.field_seat = view.field_seat
-    state.field = state.last_play = _field_meld(view, state)
+    forbidden = frozenset(view.forbidden)
+    state.bottom = tuple(
+        (seat, Bottom.FORBIDDEN if seat in forbidden else Bottom.FALLEN) for seat in view.bottom
+    )
+    # the seats that finished, in their order: those out of the game, not at the bottom
+    gone = [s for s in view.places if not state.is_active(s) and s not in view.bottom]
+    state.finished = tuple(sorted(gone, key=view.places.__getitem__))
+    state.finished_in_trick = view.finished_in_trick
+    state.leisure_seat = view.leisure_seat
+    state.final_places = (
+        tuple(view.places[seat] for seat in range(view.players))
+        if view.phase in (Phase.GAME_OVER, Phase.MATCH_OVER)
+        else None
+    )
+    state.field = _meld_of(view.field, view.field_jokers_as, state)
+    state.last_play = _meld_of(view.last_play, view.last_play_jokers_as, state)
+    # the first play of a match must hold the ♢3 (d3_start) until a play is made
+    state.first_play_d3 = rules.d3_start and view.game_number == 1 and state.last_play is None
     return state
+
+
+JOKER_PLAYED = "joker"  # recent_suits: a play that held a joker
+
+
+def _suits_played(suits: int) -> str:
+    return JOKER_PLAYED if suits < 0 else "".join(suit_letters(suits))
+
+
+def _suits_read(letters: str) -> int:
+    return -1 if letters == JOKER_PLAYED else parse_suits(letters)
 
 
 _COLOR_SUITS = {color: suits for suits, color in COLORS.items()}
@@ -242,13 +316,15 @@ def _seat_mask(seats: tuple[int, ...]) -> int:
     return mask
 
 
-def _field_meld(view: View, position: Position) -> Meld | None:
-    """The meld on the field, read back from its card codes and joker readings."""
-    if not view.field:
+def _meld_of(
+    codes: tuple[str, ...] | None, jokers_as: tuple[str, ...], position: Position
+) -> Meld | None:
+    """A meld read back from its card codes and joker readings."""
+    if not codes:
         return None
     return classify(
-        _mask_of_codes(view.field),
-        tuple(parse_reading(code) for code in view.field_jokers_as),
+        _mask_of_codes(codes),
+        tuple(parse_reading(code) for code in jokers_as),
         reversed_order=position.reversed_order,
         stairs_allowed=True,
         emperor_allowed=True,

@@ -60,7 +60,9 @@ from ._support import (
     small_set_ups,
 )
 
-NOT_JUDGED = frozenset({"jokers_as", "field_jokers_as", "low", "high", "rank"})
+NOT_JUDGED = frozenset(
+    {"jokers_as", "field_jokers_as", "last_play_jokers_as", "low", "high", "rank"}
+)
 
 
 def is_card_code(value: object) -> bool:

@@ -4,11 +4,16 @@ on the match's own state, so a client judges plays as the engine does."""
 
 from __future__ import annotations
 
+import json
 import random
+from pathlib import Path
 
 import pytest
 
+from clients.sdk import view_from_message
+from service import scenarios
 from service.app.selfplay import play_match, random_policy
+from service.grpc.mapping import view_message
 from service.rules import initial_state, rule_set
 from service.rules.commands import Play
 from service.rules.evolve import evolve, runs_counted
@@ -27,16 +32,9 @@ from service.rules.judging import (
 from service.rules.legal import legal_actions
 from service.rules.melds import classify
 from service.rules.rulesets import RuleSet, all_local_rules_on
-from service.rules.state import HOLDINGS_FIELDS, Position
-from service.rules.views import Viewer, build_view, position_of
+from service.rules.state import HOLDINGS_FIELDS, POSITION_FIELDS, MatchState, Position
+from service.rules.views import SPECTATOR, Viewer, build_view, position_of
 from service.rules.vocabulary import Phase
-
-PUBLIC = (
-    "players", "in_force", "phase", "game_number", "previous_places", "results", "turn",
-    "field", "field_seat", "passed", "active", "revolution", "eleven_back", "direction",
-    "omen", "suit_lock", "suit_run", "suit_run_suits", "number_lock", "number_run",
-    "two_back", "color_lock", "partial_lock", "pile",
-)  # fmt: skip
 
 
 def judged(state: Position, play: Play) -> tuple[object, ...]:
@@ -78,10 +76,67 @@ def rules_of(preset: str) -> RuleSet:
     return rule_set(preset, {"games_per_set": 3})
 
 
-@pytest.mark.parametrize(
-    "preset", ["federation", "torasobi", "classic", "uecda", "many", "further"]
-)
-def test_a_views_position_holds_no_card_and_is_judged_as_the_state(preset: str) -> None:
+SCENARIOS = Path(__file__).parent.parent / "scenarios"
+PRESETS = ["federation", "torasobi", "classic", "uecda", "many", "further"]
+
+
+def test_a_position_holds_every_field_but_the_holdings() -> None:
+    assert {"trick", "last_play", "recent_suits", "leisure_seat", "pending"} <= set(POSITION_FIELDS)
+    assert not set(POSITION_FIELDS) & set(HOLDINGS_FIELDS)
+
+
+def same_public_position(state: MatchState, where: object) -> set[str]:
+    """Check the acting seat's and a spectator's positions against ``state``; the
+    public fields ``state`` holds away from their values before any deal."""
+    seat = state.turn if state.turn is not None else 0
+    for viewer in (Viewer.of_seat(seat), SPECTATOR):
+        position = position_of(build_view(state, viewer), state.rules)
+        # a Position has no field for a hand, the blind, the unused or the discarded
+        # cards, a king pastor's choice or the stalemate draw
+        assert type(position) is Position
+        assert not any(hasattr(position, name) for name in HOLDINGS_FIELDS)
+        for name in POSITION_FIELDS:
+            assert getattr(position, name) == getattr(state, name), (name, viewer, where)
+        assert position.waiting_for == state.waiting_for
+    before = initial_state(state.rules, state.players)
+    return {name for name in POSITION_FIELDS if getattr(state, name) != getattr(before, name)}
+
+
+MOVED_BY_EVERY_MATCH = {"phase", "trick", "last_play", "last_seat", "pass_run", "pile", "results"}
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_a_views_position_is_the_states_public_position_at_every_step(preset: str) -> None:
+    rules = rules_of(preset)
+    policies = [random_policy(random.Random(seat)) for seat in range(4)]
+    played = play_match(rules, 4, preset.encode(), policies)
+    state = initial_state(rules, 4)
+    moved = same_public_position(state, "before the deal")
+    for event in played.events:
+        state = evolve(state, event)
+        moved |= same_public_position(state, event)
+    assert moved >= MOVED_BY_EVERY_MATCH  # the comparison was not idle
+
+
+def test_the_scenarios_positions_are_the_states_public_positions() -> None:
+    """The scenarios play each rule's rare moments (an omen, a strong eleven-back,
+    every pick and step) that random matches seldom reach."""
+    moved: set[str] = set()
+    for path in sorted(SCENARIOS.rglob("*.json")):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        state = scenarios.start_of(data)
+        moved |= same_public_position(state, path.name)
+        for number, step in enumerate(data.get("steps", []), start=1):
+            decision = scenarios.decision_of(state, step)
+            for event in decision if isinstance(decision, list) else ():
+                state = evolve(state, event)
+                moved |= same_public_position(state, (path.name, number, event))
+    # every public field but the table's own (players, rules) moved in some scenario
+    assert set(POSITION_FIELDS) - moved <= {"players", "rules", "seating"}
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_a_views_position_is_judged_as_the_state(preset: str) -> None:
     rules = rules_of(preset)
     policies = [random_policy(random.Random(seat)) for seat in range(4)]
     played = play_match(rules, 4, preset.encode(), policies)
@@ -92,12 +147,6 @@ def test_a_views_position_holds_no_card_and_is_judged_as_the_state(preset: str) 
         if state.phase != Phase.IN_GAME or state.turn is None:
             continue
         position = position_of(build_view(state, Viewer.of_seat(state.turn)), rules)
-        # a Position has no field for a hand, the blind, the unused or the discarded cards
-        assert type(position) is Position and not any(hasattr(position, n) for n in HOLDINGS_FIELDS)
-        assert position.trick == 0
-        assert position.exchange_steps == () and position.stalemate == ()
-        for name in PUBLIC:
-            assert getattr(position, name) == getattr(state, name), name
         assert position.reversed_order == state.reversed_order
         assert position.turn_direction == state.turn_direction
         for action in legal_actions(state):
@@ -105,3 +154,20 @@ def test_a_views_position_holds_no_card_and_is_judged_as_the_state(preset: str) 
                 assert judged(position, action) == judged(state, action), action
                 compared += 1
     assert compared > 100
+
+
+@pytest.mark.parametrize("preset", ["uecda", "further"])
+def test_a_view_crosses_grpc_whole(preset: str) -> None:
+    """The SDK reads back every field of the View the service sends, so a client's
+    position over gRPC is the one above."""
+    rules = rules_of(preset)
+    policies = [random_policy(random.Random(seat)) for seat in range(4)]
+    played = play_match(rules, 4, preset.encode(), policies)
+    state = initial_state(rules, 4)
+    for event in played.events:
+        state = evolve(state, event)
+        if state.phase == Phase.MATCH_OVER:
+            break
+        for viewer in (Viewer.of_seat(state.turn or 0), SPECTATOR):
+            view = build_view(state, viewer)
+            assert view_from_message(view_message(view)) == view, (viewer, event)

@@ -37,8 +37,8 @@ def test_copy_sets_every_declared_field_in_order(
     )
 
 
-def test_the_holdings_are_the_card_sets_a_view_hides() -> None:
-    assert HOLDINGS_FIELDS == ("hands", "blind", "unused", "out", "chosen")
+def test_the_holdings_are_what_a_view_hides() -> None:
+    assert HOLDINGS_FIELDS == ("hands", "blind", "unused", "out", "chosen", "stalemate")
     assert FIELDS == POSITION_FIELDS + HOLDINGS_FIELDS
 
 

@@ -328,7 +328,7 @@ class Event(_message.Message):
     def __init__(self, seq: _Optional[int] = ..., type: _Optional[str] = ..., data: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., at_ms: _Optional[int] = ...) -> None: ...
 
 class View(_message.Message):
-    __slots__ = ("viewer", "seat", "preset", "players", "phase", "game_number", "games_per_set", "turn", "waiting_for", "step_count", "four_stop_seats", "hand", "hand_sizes", "field", "field_jokers_as", "field_kind", "field_seat", "revolution", "eleven_back", "direction", "suit_lock", "number_lock", "omen", "passed", "active", "places", "forbidden", "fallen", "previous_places", "results", "blind", "unused", "turn_deadline_ms", "options", "seating", "spectator_delay_ms", "phase_value", "waiting_for_value", "field_kind_value", "eleven_back_value", "two_back", "discard_pile", "color_lock", "partial_lock", "suit_run", "suit_run_suits", "number_run")
+    __slots__ = ("viewer", "seat", "preset", "players", "phase", "game_number", "games_per_set", "turn", "waiting_for", "step_count", "four_stop_seats", "hand", "hand_sizes", "field", "field_jokers_as", "field_kind", "field_seat", "revolution", "eleven_back", "direction", "suit_lock", "number_lock", "omen", "passed", "active", "places", "forbidden", "fallen", "previous_places", "results", "blind", "unused", "turn_deadline_ms", "options", "seating", "spectator_delay_ms", "phase_value", "waiting_for_value", "field_kind_value", "eleven_back_value", "two_back", "discard_pile", "color_lock", "partial_lock", "suit_run", "suit_run_suits", "number_run", "trick", "last_play", "last_seat", "leader", "trick_leader", "exchange_steps", "pending", "window", "pass_run", "eleven_back_lasts", "recent_suits", "finished_in_trick", "leisure_seat", "out_of_play", "seats_drawn", "bottom")
     class PlacesEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -383,6 +383,22 @@ class View(_message.Message):
     SUIT_RUN_FIELD_NUMBER: _ClassVar[int]
     SUIT_RUN_SUITS_FIELD_NUMBER: _ClassVar[int]
     NUMBER_RUN_FIELD_NUMBER: _ClassVar[int]
+    TRICK_FIELD_NUMBER: _ClassVar[int]
+    LAST_PLAY_FIELD_NUMBER: _ClassVar[int]
+    LAST_SEAT_FIELD_NUMBER: _ClassVar[int]
+    LEADER_FIELD_NUMBER: _ClassVar[int]
+    TRICK_LEADER_FIELD_NUMBER: _ClassVar[int]
+    EXCHANGE_STEPS_FIELD_NUMBER: _ClassVar[int]
+    PENDING_FIELD_NUMBER: _ClassVar[int]
+    WINDOW_FIELD_NUMBER: _ClassVar[int]
+    PASS_RUN_FIELD_NUMBER: _ClassVar[int]
+    ELEVEN_BACK_LASTS_FIELD_NUMBER: _ClassVar[int]
+    RECENT_SUITS_FIELD_NUMBER: _ClassVar[int]
+    FINISHED_IN_TRICK_FIELD_NUMBER: _ClassVar[int]
+    LEISURE_SEAT_FIELD_NUMBER: _ClassVar[int]
+    OUT_OF_PLAY_FIELD_NUMBER: _ClassVar[int]
+    SEATS_DRAWN_FIELD_NUMBER: _ClassVar[int]
+    BOTTOM_FIELD_NUMBER: _ClassVar[int]
     viewer: str
     seat: int
     preset: str
@@ -430,7 +446,53 @@ class View(_message.Message):
     suit_run: int
     suit_run_suits: _containers.RepeatedScalarFieldContainer[str]
     number_run: int
-    def __init__(self, viewer: _Optional[str] = ..., seat: _Optional[int] = ..., preset: _Optional[str] = ..., players: _Optional[int] = ..., phase: _Optional[str] = ..., game_number: _Optional[int] = ..., games_per_set: _Optional[int] = ..., turn: _Optional[int] = ..., waiting_for: _Optional[str] = ..., step_count: _Optional[int] = ..., four_stop_seats: _Optional[_Iterable[int]] = ..., hand: _Optional[_Iterable[str]] = ..., hand_sizes: _Optional[_Iterable[int]] = ..., field: _Optional[_Iterable[str]] = ..., field_jokers_as: _Optional[_Iterable[str]] = ..., field_kind: _Optional[str] = ..., field_seat: _Optional[int] = ..., revolution: _Optional[bool] = ..., eleven_back: _Optional[str] = ..., direction: _Optional[int] = ..., suit_lock: _Optional[_Iterable[str]] = ..., number_lock: _Optional[bool] = ..., omen: _Optional[bool] = ..., passed: _Optional[_Iterable[int]] = ..., active: _Optional[_Iterable[int]] = ..., places: _Optional[_Mapping[int, int]] = ..., forbidden: _Optional[_Iterable[int]] = ..., fallen: _Optional[_Iterable[int]] = ..., previous_places: _Optional[_Iterable[int]] = ..., results: _Optional[_Iterable[_Union[GameResult, _Mapping]]] = ..., blind: _Optional[_Iterable[str]] = ..., unused: _Optional[_Iterable[str]] = ..., turn_deadline_ms: _Optional[int] = ..., options: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., seating: _Optional[_Iterable[int]] = ..., spectator_delay_ms: _Optional[int] = ..., phase_value: _Optional[_Union[Phase, str]] = ..., waiting_for_value: _Optional[_Union[WaitingFor, str]] = ..., field_kind_value: _Optional[_Union[FieldKind, str]] = ..., eleven_back_value: _Optional[_Union[ElevenBack, str]] = ..., two_back: _Optional[bool] = ..., discard_pile: _Optional[_Iterable[str]] = ..., color_lock: _Optional[str] = ..., partial_lock: _Optional[bool] = ..., suit_run: _Optional[int] = ..., suit_run_suits: _Optional[_Iterable[str]] = ..., number_run: _Optional[int] = ...) -> None: ...
+    trick: _containers.RepeatedScalarFieldContainer[str]
+    last_play: PlayedMeld
+    last_seat: int
+    leader: int
+    trick_leader: int
+    exchange_steps: _containers.RepeatedCompositeFieldContainer[ExchangeStep]
+    pending: _containers.RepeatedCompositeFieldContainer[PendingStep]
+    window: WaitingFor
+    pass_run: int
+    eleven_back_lasts: int
+    recent_suits: _containers.RepeatedScalarFieldContainer[str]
+    finished_in_trick: bool
+    leisure_seat: int
+    out_of_play: _containers.RepeatedScalarFieldContainer[str]
+    seats_drawn: bool
+    bottom: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, viewer: _Optional[str] = ..., seat: _Optional[int] = ..., preset: _Optional[str] = ..., players: _Optional[int] = ..., phase: _Optional[str] = ..., game_number: _Optional[int] = ..., games_per_set: _Optional[int] = ..., turn: _Optional[int] = ..., waiting_for: _Optional[str] = ..., step_count: _Optional[int] = ..., four_stop_seats: _Optional[_Iterable[int]] = ..., hand: _Optional[_Iterable[str]] = ..., hand_sizes: _Optional[_Iterable[int]] = ..., field: _Optional[_Iterable[str]] = ..., field_jokers_as: _Optional[_Iterable[str]] = ..., field_kind: _Optional[str] = ..., field_seat: _Optional[int] = ..., revolution: _Optional[bool] = ..., eleven_back: _Optional[str] = ..., direction: _Optional[int] = ..., suit_lock: _Optional[_Iterable[str]] = ..., number_lock: _Optional[bool] = ..., omen: _Optional[bool] = ..., passed: _Optional[_Iterable[int]] = ..., active: _Optional[_Iterable[int]] = ..., places: _Optional[_Mapping[int, int]] = ..., forbidden: _Optional[_Iterable[int]] = ..., fallen: _Optional[_Iterable[int]] = ..., previous_places: _Optional[_Iterable[int]] = ..., results: _Optional[_Iterable[_Union[GameResult, _Mapping]]] = ..., blind: _Optional[_Iterable[str]] = ..., unused: _Optional[_Iterable[str]] = ..., turn_deadline_ms: _Optional[int] = ..., options: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., seating: _Optional[_Iterable[int]] = ..., spectator_delay_ms: _Optional[int] = ..., phase_value: _Optional[_Union[Phase, str]] = ..., waiting_for_value: _Optional[_Union[WaitingFor, str]] = ..., field_kind_value: _Optional[_Union[FieldKind, str]] = ..., eleven_back_value: _Optional[_Union[ElevenBack, str]] = ..., two_back: _Optional[bool] = ..., discard_pile: _Optional[_Iterable[str]] = ..., color_lock: _Optional[str] = ..., partial_lock: _Optional[bool] = ..., suit_run: _Optional[int] = ..., suit_run_suits: _Optional[_Iterable[str]] = ..., number_run: _Optional[int] = ..., trick: _Optional[_Iterable[str]] = ..., last_play: _Optional[_Union[PlayedMeld, _Mapping]] = ..., last_seat: _Optional[int] = ..., leader: _Optional[int] = ..., trick_leader: _Optional[int] = ..., exchange_steps: _Optional[_Iterable[_Union[ExchangeStep, _Mapping]]] = ..., pending: _Optional[_Iterable[_Union[PendingStep, _Mapping]]] = ..., window: _Optional[_Union[WaitingFor, str]] = ..., pass_run: _Optional[int] = ..., eleven_back_lasts: _Optional[int] = ..., recent_suits: _Optional[_Iterable[str]] = ..., finished_in_trick: _Optional[bool] = ..., leisure_seat: _Optional[int] = ..., out_of_play: _Optional[_Iterable[str]] = ..., seats_drawn: _Optional[bool] = ..., bottom: _Optional[_Iterable[int]] = ...) -> None: ...
+
+class PlayedMeld(_message.Message):
+    __slots__ = ("cards", "jokers_as")
+    CARDS_FIELD_NUMBER: _ClassVar[int]
+    JOKERS_AS_FIELD_NUMBER: _ClassVar[int]
+    cards: _containers.RepeatedScalarFieldContainer[str]
+    jokers_as: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, cards: _Optional[_Iterable[str]] = ..., jokers_as: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class ExchangeStep(_message.Message):
+    __slots__ = ("giver", "receiver", "count", "strongest")
+    GIVER_FIELD_NUMBER: _ClassVar[int]
+    RECEIVER_FIELD_NUMBER: _ClassVar[int]
+    COUNT_FIELD_NUMBER: _ClassVar[int]
+    STRONGEST_FIELD_NUMBER: _ClassVar[int]
+    giver: int
+    receiver: int
+    count: int
+    strongest: bool
+    def __init__(self, giver: _Optional[int] = ..., receiver: _Optional[int] = ..., count: _Optional[int] = ..., strongest: _Optional[bool] = ...) -> None: ...
+
+class PendingStep(_message.Message):
+    __slots__ = ("step", "count", "seat")
+    STEP_FIELD_NUMBER: _ClassVar[int]
+    COUNT_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    step: WaitingFor
+    count: int
+    seat: int
+    def __init__(self, step: _Optional[_Union[WaitingFor, str]] = ..., count: _Optional[int] = ..., seat: _Optional[int] = ...) -> None: ...
 
 class GameResult(_message.Message):
     __slots__ = ("places",)
