@@ -25,7 +25,6 @@ from service.rules.cards import (
     JOKER,
     JOKER_BIT,
     JOKER_MASK_BY_COUNT,
-    RANK_3,
     REAL_CARDS,
     cards_of,
     joker_count,
@@ -36,21 +35,22 @@ from service.rules.cards import (
 from service.rules.commands import Bomb, Discard, Give, Pass, Pick, Play, SeatCommand
 from service.rules.evolve import runs_counted
 from service.rules.judging import (
-    RANK_4,
-    RANK_7,
-    RANK_K,
-    RANK_T,
+    FOUR_STOP_RANK,
+    FOUR_STOP_SIZE,
     ends_eleven_back,
     flush_reason,
     four_stop_applies,
     is_forbidden_finish,
     is_lucky_seven,
+    joker_returners,
+    pick_triggers,
     revolution_cause,
-    rule_on,
+    seven_pass_count,
     starts_eleven_back,
     starts_number_lock,
     starts_suit_lock,
     starts_two_back,
+    ten_discard_count,
 )
 from service.rules.melds import TOP_RANK, Kind, Meld
 from service.rules.readings import finishes_forbidden
@@ -85,25 +85,25 @@ STEPS_OF_CARDS = (
 )
 
 
-def choose_pick(view: View, actions: Sequence[SeatCommand], reversed_order: bool) -> SeatCommand:
+def choose_pick(position: Position, actions: Sequence[SeatCommand]) -> SeatCommand:
     """A card taken is one more to shed (docs/RULES.md §5.3): into its own hand a bot
     takes only cards that win tricks (jokers, the two strongest ranks); for a
     zombie it burdens the next player with the weakest card there is."""
     picks = [a for a in actions if isinstance(a, Pick)]
     if not picks:
         return actions[0]
+    reversed_order = position.reversed_order
 
     def strengths(pick: Pick) -> list[int]:
         return [card_strength(card, reversed_order) for card in cards_of(pick.cards)]
 
-    if view.waiting_for == WaitingFor.ZOMBIE:
+    if position.waiting_for == WaitingFor.ZOMBIE:
         burdens = [p for p in picks if p.cards]
         if not burdens:
             return picks[0]
         return min(burdens, key=lambda p: min(strengths(p)))
-    # never the rank that triggers the pick again: 3s (salvage) or Ks (king's
-    # march) taken back could be led and taken back round and round
-    again = rank_mask(RANK_3 if view.waiting_for == WaitingFor.SALVAGE else RANK_K)
+    # never a card that asks for the pick again: taken back round and round
+    again = pick_triggers(position)
     strong = [p for p in picks if p.cards and not p.cards & again and min(strengths(p)) >= 11]
     if not strong:
         return next((p for p in picks if not p.cards), picks[0])
@@ -170,7 +170,7 @@ class GreedyBot(Bot):
         if waiting in WINDOWS:
             return next((a for a in actions if isinstance(a, Play)), actions[0])
         if waiting in PICKS:
-            return choose_pick(view, actions, reversed_order)
+            return choose_pick(position, actions)
         if waiting in STEPS_OF_CARDS:
             return min(
                 actions,
@@ -281,8 +281,8 @@ def effects_on(position: Position, meld: Meld, hand: int) -> Effects:
         eleven_strength=eleven ^ six_return ^ starts_two_back(position, meld),
         great_revolution=great,
         lucky_seven=is_lucky_seven(position, meld),
-        sevens=meld.real_count(RANK_7) if rule_on(position, "seven_pass") else 0,
-        tens=meld.real_count(RANK_T) if rule_on(position, "ten_discard") else 0,
+        sevens=seven_pass_count(position.in_force, meld),
+        tens=ten_discard_count(position.in_force, meld),
     )
 
 
@@ -391,7 +391,7 @@ class StrongerBot(Bot):
             return next((a for a in actions if isinstance(a, Play)), actions[0])
         table = Table.for_view(view, self.rules)
         if waiting in PICKS:
-            return choose_pick(view, actions, table.position(view).reversed_order)
+            return choose_pick(table.position(view), actions)
         decision = _Decision(view, table, tracker, self.weights)
         if waiting == WaitingFor.QUEEN_BOMBER:
             return decision.bomb(actions)
@@ -419,7 +419,7 @@ class _Decision:
         self.opponents = [
             seat for seat in view.active if seat != self.me and view.hand_sizes[seat] > 0
         ]
-        self.spade3 = rule_on(position, "spade3_return")
+        self.joker_returners = joker_returners(position)
         self._odds: dict[tuple[int, ...], Odds] = {}
         self.odds = self.odds_for(self.opponents)
         self.planner = Planner(position, self.odds, weights)
@@ -431,7 +431,7 @@ class _Decision:
         if found is None:
             sizes = [self.view.hand_sizes[seat] for seat in seats]
             found = self._odds[key] = Odds(
-                self.unseen, self.pool, sizes, self.weights.willing, self.spade3
+                self.unseen, self.pool, sizes, self.weights.willing, self.joker_returners
             )
         return found
 
@@ -562,8 +562,8 @@ class _Decision:
         """P(nobody beats this play, so we lead next)."""
         if effects.flushes:
             if effects.four_stop:
-                fours = self.odds.unseen_by_rank[RANK_4]
-                return 1.0 - self.odds.any_holds(fours, 2)
+                fours = self.odds.unseen_by_rank[FOUR_STOP_RANK]
+                return 1.0 - self.odds.any_holds(fours, FOUR_STOP_SIZE)
             return 1.0
         responders = self._responders(lead)
         if not responders:

@@ -30,9 +30,14 @@ from service.rules.cards import (
     rank_mask,
     rank_of,
 )
-from service.rules.judging import RANK_4, flush_reason, four_stop_applies
+from service.rules.judging import (
+    FOUR_STOP_RANK,
+    FOUR_STOP_SIZE,
+    flush_reason,
+    four_stop_applies,
+)
 from service.rules.melds import TOP_RANK, Kind, Meld, classify
-from service.rules.readings import SPADE_3, cuts_eight, finishes_forbidden
+from service.rules.readings import cuts_eight, finishes_forbidden
 from service.rules.rulesets import PRESETS, RuleSet, RuleSetError
 from service.rules.state import Position
 from service.rules.views import View, position_of
@@ -190,10 +195,10 @@ class Odds:
     opponents who may still answer. Built per decision; memoised inside."""
 
     def __init__(
-        self, unseen: int, pool: int, opponents: list[int], willing: float, spade3: bool
+        self, unseen: int, pool: int, opponents: list[int], willing: float, joker_returners: int
     ) -> None:
         self.unseen = unseen
-        self.spade3 = spade3
+        self.joker_returners = joker_returners  # the cards that beat a single joker
         self.jokers = joker_count(unseen)
         self.willing = willing
         pool = max(pool, 1)
@@ -226,7 +231,7 @@ class Odds:
         """P(a single or group of ``size`` with strength ``power`` is not beaten)."""
         if power >= TOP_RANK:
             if size == 1:
-                return 1.0 - self.willing * self.spade3_threat()
+                return 1.0 - self.willing * self.joker_return_threat()
             return 1.0
         if not self.shares:
             return 1.0
@@ -259,10 +264,10 @@ class Odds:
             self._group[key] = wins
         return wins
 
-    def spade3_threat(self) -> float:
-        if self.spade3 and self.unseen >> SPADE_3 & 1:
-            return self.any_holds(1, 1)
-        return 0.0
+    def joker_return_threat(self) -> float:
+        """P(some opponent holds a card that beats a single joker)."""
+        returners = (self.unseen & self.joker_returners).bit_count()
+        return self.any_holds(returners, 1) if returners else 0.0
 
     def stairs_wins(self, size: int, meld_low: int, reversed_order: bool, lock: int = 0) -> float:
         """P(stairs of ``size`` from ``meld_low`` are not beaten)."""
@@ -348,7 +353,8 @@ class Planner:
         """P(a group of real cards, led, wins its trick): sure when it flushes."""
         if flush_reason(self.lead, meld) is not None:
             if four_stop_applies(self.lead, meld):
-                return 1.0 - self.odds.any_holds(self.odds.unseen_by_rank[RANK_4], 2)
+                fours = self.odds.unseen_by_rank[FOUR_STOP_RANK]
+                return 1.0 - self.odds.any_holds(fours, FOUR_STOP_SIZE)
             return 1.0
         return self.odds.group_wins(meld.size, strength(meld.low, reversed_order), reversed_order)
 

@@ -14,7 +14,6 @@ from typing import Never, NoReturn
 from . import events as ev
 from .cards import (
     JOKER,
-    RANK_3,
     RANK_J,
     REAL_CARDS,
     add_cards,
@@ -43,12 +42,14 @@ from .dealing import (
 )
 from .evolve import apply
 from .judging import (
-    RANK_7,
+    KINGS_MARCH_RANK,
     RANK_K,
     RANK_Q,
-    RANK_T,
     REVERSE_RULES,
+    SALVAGE_RANK,
     SKIP_RULES,
+    ZOMBIE_RANK,
+    ZOMBIE_SIZE,
     any_lock,
     check_beats_field,
     ends_eleven_back,
@@ -65,11 +66,13 @@ from .judging import (
     reverses_of,
     revolution_cause,
     rule_on,
+    seven_pass_count,
     skips_of,
     starts_eleven_back,
     starts_number_lock,
     starts_suit_lock,
     starts_two_back,
+    ten_discard_count,
 )
 from .melds import Kind, Meld, classify
 from .readings import COLORS, group_of, lock_starting
@@ -652,11 +655,11 @@ def _pick_steps(work: _Work, seat: int, meld: Meld, applying: frozenset[str]) ->
     state = work.state
     # a ten-discard to come puts a card in the pile before the pick
     discarding = any(step is TEN_DISCARD for step, _, _ in state.pending)
-    kings = meld.real_count(RANK_K) if "kings_march" in applying else 0
+    kings = meld.real_count(KINGS_MARCH_RANK) if "kings_march" in applying else 0
     if kings and state.is_active(seat) and state.hands[seat]:
         if pickable(state) or discarding:
             work.emit(ev.StepRequired(seat, KINGS_MARCH, kings))
-    if "zombie" in applying and group_of(meld, 3, RANK_3):
+    if "zombie" in applying and group_of(meld, ZOMBIE_SIZE, ZOMBIE_RANK):
         state = work.state
         present = state.is_active(seat) or not state.hands[seat]
         if present and state.next_active(seat) is not None and (pickable(state) or discarding):
@@ -679,7 +682,7 @@ def _queue_salvage(work: _Work) -> bool:
     owner = state.last_seat
     if last is None or owner is None or "salvage" not in state.in_force:
         return False
-    if not last.real_count(RANK_3) or not state.is_active(owner) or not pickable(state):
+    if not last.real_count(SALVAGE_RANK) or not state.is_active(owner) or not pickable(state):
         return False
     work.emit(ev.StepRequired(owner, SALVAGE, 1))
     return True
@@ -790,10 +793,10 @@ def _apply_play(work: _Work, seat: int, meld: Meld, *, reason: str) -> None:
         for rule in reverses_of(in_force, meld):
             work.emit(ev.DirectionReversed(-work.state.direction, rule))
     if state.is_active(seat):
-        sevens = meld.real_count(RANK_7) if "seven_pass" in in_force else 0
+        sevens = seven_pass_count(in_force, meld)
         if sevens and state.next_active(seat) is not None:
             work.emit(ev.StepRequired(seat, WaitingFor.SEVEN_PASS, sevens))
-        tens = meld.real_count(RANK_T) if "ten_discard" in in_force else 0
+        tens = ten_discard_count(in_force, meld)
         if tens:
             work.emit(ev.StepRequired(seat, WaitingFor.TEN_DISCARD, tens))
     queens = meld.real_count(RANK_Q) if "queen_bomber" in in_force else 0

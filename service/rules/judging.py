@@ -18,7 +18,16 @@ from .readings import (
 )
 from .refusals import Refused
 from .state import Position
-from .vocabulary import FlushReason, RefusalCode, ReverseCause, RevolutionCause, SkipCause
+from .vocabulary import (
+    KINGS_MARCH,
+    SALVAGE,
+    ZOMBIE,
+    FlushReason,
+    RefusalCode,
+    ReverseCause,
+    RevolutionCause,
+    SkipCause,
+)
 
 RANK_4, RANK_5, RANK_6, RANK_7, RANK_9, RANK_T, RANK_Q, RANK_K = 1, 2, 3, 4, 6, 7, 9, 10
 
@@ -31,6 +40,13 @@ SKIPS = ((SkipCause.FIVE_SKIP, RANK_5), (SkipCause.KING_SKIP, RANK_K),
          (SkipCause.TEN_SKIP, RANK_T))  # fmt: skip
 REVERSE_RULES = frozenset(rule for rule, _ in REVERSES)
 SKIP_RULES = frozenset(rule for rule, _ in SKIPS)
+# the ranks whose real cards ask for a pick (docs/RULES.md §5 #49–#51): a flushed play
+# holding 3s salvages, Ks march, exactly three 3s raise a zombie
+SALVAGE_RANK, KINGS_MARCH_RANK, ZOMBIE_RANK, ZOMBIE_SIZE = RANK_3, RANK_K, RANK_3, 3
+# the ranks whose real cards ask for a step, one card each (docs/RULES.md §3)
+SEVEN_PASS_RANK, TEN_DISCARD_RANK = RANK_7, RANK_T
+# the answer that stops an eight-cut (docs/RULES.md §3 Four-stop): a pair of real 4s
+FOUR_STOP_RANK, FOUR_STOP_SIZE = RANK_4, 2
 
 
 def rule_on(state: Position, name: str) -> bool:
@@ -53,6 +69,30 @@ def skips_of(in_force: frozenset[str], meld: Meld) -> tuple[int, tuple[SkipCause
 def reverses_of(in_force: frozenset[str], meld: Meld) -> list[ReverseCause]:
     """The reverse rules ``meld`` triggers, each flipping turn order once."""
     return [rule for rule, rank in REVERSES if rule in in_force and meld.real_count(rank)]
+
+
+def seven_pass_count(in_force: frozenset[str], meld: Meld) -> int:
+    """How many cards a play of ``meld`` passes on to the next player (seven-pass)."""
+    return meld.real_count(SEVEN_PASS_RANK) if "seven_pass" in in_force else 0
+
+
+def ten_discard_count(in_force: frozenset[str], meld: Meld) -> int:
+    """How many cards a play of ``meld`` discards to the pile (ten-discard)."""
+    return meld.real_count(TEN_DISCARD_RANK) if "ten_discard" in in_force else 0
+
+
+def pick_triggers(state: Position) -> int:
+    """The real cards whose play asks again for the pick ``state`` waits for: 3s for a
+    salvage or a zombie, Ks for a king's march (docs/RULES.md §5 #49–#51); 0 when no
+    pick is waited for. Taken back, they could be led and taken back round and round."""
+    waiting = state.waiting_for
+    if waiting is SALVAGE:
+        return rank_mask(SALVAGE_RANK)
+    if waiting is KINGS_MARCH:
+        return rank_mask(KINGS_MARCH_RANK)
+    if waiting is ZOMBIE:
+        return rank_mask(ZOMBIE_RANK)
+    return 0
 
 
 def any_lock(state: Position) -> bool:
@@ -95,6 +135,12 @@ def is_spade3_return(state: Position, meld: Meld) -> bool:
         and meld.mask == 1 << SPADE_3
         and rule_on(state, "spade3_return")
     )
+
+
+def joker_returners(state: Position) -> int:
+    """The cards that, played alone, beat a single joker by the spade-3 return
+    (docs/RULES.md §3): the ♠3 while the rule is in force."""
+    return 1 << SPADE_3 if "spade3_return" in state.in_force else 0
 
 
 def is_emperor(state: Position, meld: Meld) -> bool:
@@ -224,7 +270,7 @@ def four_stop_applies(state: Position, meld: Meld) -> bool:
 
 
 def is_four_stop_answer(meld: Meld) -> bool:
-    return group_of(meld, 2, RANK_4)
+    return group_of(meld, FOUR_STOP_SIZE, FOUR_STOP_RANK)
 
 
 def is_eight_cut_answer(meld: Meld, field: Meld | None) -> bool:
