@@ -36,18 +36,21 @@ from ..match import (
     fold,
     stream_of,
 )
-from ..rules import Bomb, Deal, Discard, Give, Pass, Pick, Play, Refusal, SeatCommand
+from ..rules import Deal, Refusal, SeatCommand
 from ..rules.events import (
     CardChosen,
     CardsDiscarded,
     CardsGiven,
     CardsPlayed,
+    Event,
     GameDealt,
     Passed,
     PilePicked,
     RanksBombed,
 )
-from ..rules.vocabulary import Phase
+from ..rules.notation import Written, read
+from ..rules.records import to_record
+from ..rules.vocabulary import Action, DiscardReason, Phase
 from .deals import deck_of_deal
 from .decoding import Decoded, describe, describe_event, matches
 from .report import CheckResult, failed, passed
@@ -73,23 +76,40 @@ def check_legality(events: Sequence[Decoded]) -> CheckResult:
     return passed(NAME, **replay.counts())
 
 
+# the verb of the seat action each event can begin; the event's record (its card codes,
+# joker readings, ranks) is that action's notation, read back by rules.notation
+_BEGUN_BY: dict[type, Action] = {
+    CardsPlayed: Action.PLAY,
+    Passed: Action.PASS,
+    CardsGiven: Action.GIVE,
+    CardsDiscarded: Action.DISCARD,
+    RanksBombed: Action.BOMB,
+    PilePicked: Action.PICK,
+    CardChosen: Action.GIVE,  # king pastor's choice
+}
+# the actions whose ``reason`` is the command's own (a service note), not the event's
+_NOTED = (Action.PLAY, Action.PASS)
+
+
 def command_of(event: MatchEvent) -> SeatCommand | None:
-    """The seat command a recorded action begins with (None: no action begins so)."""
-    if isinstance(event, CardsPlayed):
-        return Play(event.seat, event.cards, event.jokers_as, event.reason)
-    if isinstance(event, Passed):
-        return Pass(event.seat, event.reason)
-    if isinstance(event, CardsGiven):
-        return Give(event.seat, event.cards)
-    if isinstance(event, CardsDiscarded) and event.reason == "ten_discard":
-        return Discard(event.seat, event.cards)
-    if isinstance(event, RanksBombed):
-        return Bomb(event.seat, event.ranks)
-    if isinstance(event, PilePicked):
-        return Pick(event.seat, event.cards)
-    if isinstance(event, CardChosen):
-        return Give(event.seat, event.cards)  # king pastor's choice
-    return None
+    """The seat command a recorded action begins with (None: no action begins so),
+    read from the event's record with the commands' one notation."""
+    if not isinstance(event, Event):
+        return None  # a match event (a join, a deal, a seal…) begins no seat action
+    action = _BEGUN_BY.get(type(event))
+    if action is None or (
+        isinstance(event, CardsDiscarded) and event.reason is not DiscardReason.TEN_DISCARD
+    ):
+        return None
+    record = to_record(event)
+    notation = Written(
+        action,
+        tuple(record.get("cards", ())),
+        tuple(record.get("jokers_as", ())),
+        tuple(record.get("ranks", ())),
+        record["reason"] if action in _NOTED else "",
+    )
+    return read(record["seat"], notation)
 
 
 # what a refused command was, in a reason

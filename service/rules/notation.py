@@ -2,8 +2,10 @@
 APIs, receipts, the CLI), as python-chess writes moves: one pair.
 
 - ``written(command)`` is a command's ``Written`` form (its verb and card or rank
-  codes); ``seat_command(seat, action, ...)`` reads one back. gRPC messages and
-  REST bodies carry exactly these parts.
+  codes); ``read(seat, written)`` reads one back, and ``seat_command(seat, action,
+  ...)`` reads its parts. gRPC messages and REST bodies carry exactly these parts,
+  and so does the record of the event an action begins with (the auditor's
+  ``command_of``).
 - ``format_command(command)`` is its text, ``seat 2 play 4D 5D JK as 6D`` (the
   canonical notation receipts sign), and ``parse_command(text)`` reads it back;
   a command's ``repr`` is that call, to paste back.
@@ -130,6 +132,14 @@ def seat_command(
         case Action.PICK:
             return Pick(seat, parse_mask(cards))
     raise Refused(RefusalCode.BAD_REQUEST, f"unknown action {action!r}")
+
+
+def read(seat: int, notation: Written) -> SeatCommand:
+    """The command of ``seat`` that ``notation`` writes: ``written``'s inverse,
+    ``read(command.seat, written(command)) == command``; raises Refused(bad_request)."""
+    return seat_command(
+        seat, notation.action, notation.cards, notation.jokers_as, notation.ranks, notation.reason
+    )
 
 
 def format_command(command: SeatCommand) -> str:

@@ -6,13 +6,14 @@ from __future__ import annotations
 import pytest
 
 from clients.terminal import describe_action
+from service.audit.legality import command_of
 from service.grpc.actions import action_to_message, command_from_message
 from service.rest.actions import action_of
 from service.rules import Deal, decide, fold, initial_state, rule_set
 from service.rules.commands import Bomb, Discard, Give, Pass, Pick, Play, SeatCommand
 from service.rules.dealing import deck_for
 from service.rules.legal import legal_actions
-from service.rules.notation import format_command, parse_command, seat_command, written
+from service.rules.notation import format_command, parse_command, read, seat_command, written
 from service.rules.refusals import Refused
 from service.rules.rulesets import all_local_rules_on
 from service.rules.vocabulary import Phase
@@ -53,6 +54,7 @@ def test_every_surface_writes_the_same_parts() -> None:
 
 
 def test_legal_actions_of_whole_games_round_trip() -> None:
+    """Through text, through parts, and through the event each action begins with."""
     rules = all_local_rules_on(rule_set("torasobi"))
     state = initial_state(rules, 4)
     deck = tuple(deck_for(rules))
@@ -66,6 +68,10 @@ def test_legal_actions_of_whole_games_round_trip() -> None:
             actions = legal_actions(state)
             for action in actions:
                 assert parse_command(format_command(action)) == action
+                assert read(action.seat, written(action)) == action
+                # the auditor reads each action back off the first event it makes
+                made = decide(state, action)
+                assert isinstance(made, list) and command_of(made[0]) == action, made[0]
             events = decide(state, actions[len(actions) // 2])
         assert isinstance(events, list)
         state = fold(state, events)
