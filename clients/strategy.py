@@ -36,7 +36,7 @@ from service.rules.judging import (
     flush_reason,
     four_stop_applies,
 )
-from service.rules.melds import TOP_RANK, Kind, Meld, classify
+from service.rules.melds import TOP_RANK, Kind, Meld, classify, rank_strength
 from service.rules.readings import cuts_eight, finishes_forbidden
 from service.rules.rulesets import PRESETS, RuleSet, RuleSetError
 from service.rules.state import Position
@@ -61,11 +61,8 @@ def codes_mask(codes: Iterable[str]) -> int:
     return mask
 
 
-def strength(rank: int, reversed_order: bool) -> int:
-    """Bigger is stronger; a joker (TOP_RANK) is the strongest either way."""
-    if rank == TOP_RANK:
-        return TOP_RANK
-    return 12 - rank if reversed_order else rank
+# a rank's strength in the order in force (bigger is stronger): the engine's own
+strength = rank_strength
 
 
 def card_strength(card: int, reversed_order: bool) -> int:

@@ -62,6 +62,14 @@ class Meld:
         return rank_suits(self.mask, rank).bit_count()
 
 
+def rank_strength(rank: int, reversed_order: bool) -> int:
+    """A rank's strength in the order in force, as ``Meld.strength`` counts a single
+    or group of it: bigger is stronger, a joker (TOP_RANK) the strongest either way."""
+    if rank == TOP_RANK:
+        return TOP_RANK
+    return 12 - rank if reversed_order else rank
+
+
 def ranks_in(mask: int) -> list[tuple[int, int]]:
     """``(rank, suit set)`` for every rank with a real card in ``mask``."""
     found = []

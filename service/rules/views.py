@@ -162,6 +162,13 @@ def build_view(state: MatchState, viewer: Viewer, *, match_over: bool = False) -
     if seat is not None and not 0 <= seat < state.players:
         raise ValueError(f"no seat {seat} in this match")
     field, last = state.field, state.last_play
+    field_codes = _codes(field.mask) if field else None
+    field_jokers_as = tuple(format_cards(field.jokers_as)) if field else ()
+    if last is not field:  # the field is the last play until the flush
+        last_codes = _codes(last.mask) if last else None
+        last_jokers_as = tuple(format_cards(last.jokers_as)) if last else ()
+    else:
+        last_codes, last_jokers_as = field_codes, field_jokers_as
     in_game = state.phase == Phase.IN_GAME
     return View(
         viewer=str(viewer),
@@ -178,8 +185,8 @@ def build_view(state: MatchState, viewer: Viewer, *, match_over: bool = False) -
         hand=_codes(state.hands[seat]) if seat is not None else None,
         hands=tuple(_codes(hand) for hand in state.hands) if revealed else None,
         hand_sizes=tuple(hand.bit_count() for hand in state.hands),
-        field=_codes(field.mask) if field else None,
-        field_jokers_as=tuple(format_cards(field.jokers_as)) if field else (),
+        field=field_codes,
+        field_jokers_as=field_jokers_as,
         field_kind=Kind(field.kind).name.lower() if field else None,
         field_seat=state.field_seat,
         revolution=state.revolution,
@@ -208,8 +215,8 @@ def build_view(state: MatchState, viewer: Viewer, *, match_over: bool = False) -
         color_lock=COLORS.get(state.color_lock),
         partial_lock=state.partial_lock,
         trick=_codes(state.trick),
-        last_play=_codes(last.mask) if last else None,
-        last_play_jokers_as=tuple(format_cards(last.jokers_as)) if last else (),
+        last_play=last_codes,
+        last_play_jokers_as=last_jokers_as,
         last_seat=state.last_seat,
         leader=state.leader,
         trick_leader=state.trick_leader,
