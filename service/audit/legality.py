@@ -12,7 +12,8 @@ played can be checked too.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from ..match import (
     Act,
@@ -91,9 +92,10 @@ _BEGUN_BY: dict[type, Action] = {
 _NOTED = (Action.PLAY, Action.PASS)
 
 
-def command_of(event: MatchEvent) -> SeatCommand | None:
+def command_of(event: MatchEvent, record: Mapping[str, Any] | None = None) -> SeatCommand | None:
     """The seat command a recorded action begins with (None: no action begins so),
-    read from the event's record with the commands' one notation."""
+    read with the commands' one notation from the event's ``record`` (as stored: it
+    decoded to ``event``; by default the event's own record)."""
     if not isinstance(event, Event):
         return None  # a match event (a join, a deal, a seal…) begins no seat action
     action = _BEGUN_BY.get(type(event))
@@ -101,13 +103,14 @@ def command_of(event: MatchEvent) -> SeatCommand | None:
         isinstance(event, CardsDiscarded) and event.reason is not DiscardReason.TEN_DISCARD
     ):
         return None
-    record = to_record(event)
+    if record is None:
+        record = to_record(event)
     notation = Written(
         action,
         tuple(record.get("cards", ())),
         tuple(record.get("jokers_as", ())),
         tuple(record.get("ranks", ())),
-        record["reason"] if action in _NOTED else "",
+        record.get("reason", "") if action in _NOTED else "",
     )
     return read(record["seat"], notation)
 
@@ -220,7 +223,7 @@ class _Replay:
             return Reveal(_bytes(event.seed, seq, "seed"))
         if isinstance(event, MatchSealed):
             return Seal(event.seal)  # what it signs is the seal check's to judge
-        command = command_of(event)
+        command = command_of(event, item.stored.data)
         if command is None:
             game = match.game
             raise _Illegal(
