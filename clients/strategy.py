@@ -35,6 +35,8 @@ from service.rules.judging import (
     FOUR_STOP_SIZE,
     flush_reason,
     four_stop_applies,
+    number_lock_admits,
+    suit_lock_admits,
 )
 from service.rules.melds import TOP_RANK, Kind, Meld, classify, rank_strength
 from service.rules.readings import cuts_eight, finishes_forbidden
@@ -242,7 +244,7 @@ class Odds:
         lock_size = lock.bit_count()
         for rank in range(13):
             rank_power = strength(rank, reversed_order)
-            if rank_power <= power or (number_lock and rank_power != power + 1):
+            if rank_power <= power or (number_lock and not number_lock_admits(rank_power, power)):
                 continue
             if lock:
                 have = ((self.unseen >> (rank * 4)) & lock).bit_count() if lock_size == size else 0
@@ -280,7 +282,7 @@ class Odds:
         reach = sum(share**size for share in self.shares)
         beaten = 0.0
         for suit in range(4):
-            if lock and not lock >> suit & 1:
+            if lock and not suit_lock_admits(lock, 1 << suit):
                 continue
             for low in range(14 - size):
                 if reversed_order:

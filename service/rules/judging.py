@@ -348,7 +348,7 @@ def field_refusal(state: Position, meld: Meld) -> tuple[RefusalCode, str] | None
                 )
         else:
             suits = lock_suits(meld) if state.rules.joker_suits else meld.suits
-            if suits & ~state.suit_lock:
+            if not suit_lock_admits(state.suit_lock, suits):
                 return (RefusalCode.SUIT_LOCKED, "the field is locked to other suits")
     if state.color_lock and meld.suits & ~state.color_lock:
         return (RefusalCode.SUIT_LOCKED, "the field is locked to the other colour")
@@ -359,13 +359,25 @@ def field_refusal(state: Position, meld: Meld) -> tuple[RefusalCode, str] | None
         return (RefusalCode.NOT_STRONGER, "stairs must lie wholly above the field's")
     strength, to_beat = meld.strength(reversed_order), field.strength(reversed_order)
     if state.number_lock and meld.kind != Kind.STAIRS and not meld.is_single_joker:
-        if strength != to_beat + 1:
+        if not number_lock_admits(strength, to_beat):
             return (RefusalCode.NUMBER_LOCKED, "the field is locked to the next rank")
     if strength > to_beat or (
         "down_number" in state.in_force and _is_down_number(meld, field, strength, to_beat)
     ):
         return None
     return (RefusalCode.NOT_STRONGER, "the play does not beat the field")
+
+
+def suit_lock_admits(lock: int, suits: int) -> bool:
+    """Whether a play whose real cards are of ``suits`` may follow a (whole) suit
+    lock on ``lock`` (docs/RULES.md §2 suit lock): none of its suits lies outside."""
+    return not suits & ~lock
+
+
+def number_lock_admits(strength: int, to_beat: int) -> bool:
+    """Whether a single or group of ``strength`` may follow one of ``to_beat`` under a
+    number lock (docs/RULES.md §2 number lock): only the next rank up."""
+    return strength == to_beat + 1
 
 
 def _is_down_number(meld: Meld, field: Meld, strength: int, to_beat: int) -> bool:

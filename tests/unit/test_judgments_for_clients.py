@@ -16,16 +16,19 @@ from service.rules import rule_set
 from service.rules.cards import parse_card, rank_mask
 from service.rules.evolve import fold
 from service.rules.judging import (
+    field_refusal,
     joker_returners,
+    number_lock_admits,
     pick_triggers,
     seven_pass_count,
+    suit_lock_admits,
     ten_discard_count,
 )
 from service.rules.melds import TOP_RANK, Kind, Meld, classify, rank_strength
 from service.rules.notation import parse_mask
-from service.rules.state import MatchState
+from service.rules.state import MatchState, Position
 from service.rules.views import Viewer, build_view, position_of
-from service.rules.vocabulary import WaitingFor
+from service.rules.vocabulary import RefusalCode, WaitingFor
 
 SCENARIOS = Path(__file__).parent.parent / "scenarios"
 CLIENTS = Path(__file__).parent.parent.parent / "clients"
@@ -125,3 +128,36 @@ def test_a_ranks_strength_is_its_singles_and_groups(reversed_order: bool) -> Non
             assert rank_strength(rank, reversed_order) == group.strength(reversed_order)
     joker = Meld(Kind.SINGLE, 0, 1, TOP_RANK, TOP_RANK, 0, 1)
     assert rank_strength(TOP_RANK, reversed_order) == joker.strength(reversed_order)
+
+
+def _locked_position(**locks: object) -> Position:
+    """A federation position with a single real 3 on the field, under ``locks``."""
+    rules = rule_set("federation")
+    position = Position(rules, 4, rules.switched_on())
+    position.field = classify(1 << 0, (), reversed_order=False)  # a real 3
+    for name, value in locks.items():
+        setattr(position, name, value)
+    return position
+
+
+@pytest.mark.parametrize("lock", range(1, 16))
+def test_the_suit_lock_admits_a_single_exactly_when_the_field_takes_it(lock: int) -> None:
+    position = _locked_position(suit_lock=lock)
+    for suit in range(4):
+        single = classify(1 << (4 * 5 + suit), (), reversed_order=False)  # a real 8
+        assert single is not None
+        refusal = field_refusal(position, single)
+        refused = refusal is not None and refusal[0] is RefusalCode.SUIT_LOCKED
+        assert suit_lock_admits(lock, 1 << suit) is not refused, (lock, suit)
+
+
+def test_the_number_lock_admits_a_single_exactly_when_the_field_takes_it() -> None:
+    position = _locked_position(number_lock=True)
+    assert position.field is not None
+    to_beat = position.field.strength(False)
+    for rank in range(1, 13):
+        single = classify(1 << (4 * rank), (), reversed_order=False)
+        assert single is not None
+        refusal = field_refusal(position, single)
+        admitted = number_lock_admits(single.strength(False), to_beat)
+        assert admitted is (refusal is None), rank
