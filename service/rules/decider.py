@@ -935,7 +935,7 @@ def _flush(work: _Work, reason: FlushReason, salvage: bool = True) -> bool:
     if leader is None:
         return True
     work.emit(ev.FieldFlushed(reason, leader))
-    if salvage and "salvage" in state.in_force and _queue_salvage(work):
+    if salvage and _queue_salvage(work):
         return False  # the lead waits for the pick
     return _give_lead(work, leader)
 

@@ -8,7 +8,7 @@ from .melds import TOP_RANK, Kind, Meld
 from .readings import (
     FURTHER_FLUSHES,
     SPADE_3,
-    cuts_as,
+    cuts_eight,
     finishes_forbidden,
     further_flush,
     group_of,
@@ -123,7 +123,7 @@ def kyo_ochi_falls(state: Position, first: int) -> int | None:
 
 
 def is_eight_cut(state: Position, meld: Meld) -> bool:
-    return "eight_cut" in state.in_force and cuts_as(state.rules, meld, RANK_8)
+    return cuts_eight(state.rules, state.in_force, meld)
 
 
 def is_spade3_return(state: Position, meld: Meld) -> bool:
