@@ -12,6 +12,7 @@ from eventstore import EventStore, StoredEvent
 from ..match import Match as Match  # re-exported: the adapters' name for it
 from ..match import MatchEvent, fold
 from ..match import stream_of as stream_of
+from ..rules import MatchState
 from .codec import decode
 
 ENDING = frozenset({"MatchEnded", "SeedRevealed", "MatchSealed"})
@@ -55,6 +56,16 @@ def fold_match(
             yield decoded(item)
 
     match = fold(match, events())
-    if last:
-        match = replace(match, version=last[0].seq, last_event_ms=last[0].at, head=last[0].hash)
-    return match
+    return as_of(match, last[0]) if last else match
+
+
+def as_of(match: Match, last: StoredEvent, game: MatchState | None = None) -> Match:
+    """``match`` as of its stored event ``last``: its version, time and chain head (and
+    ``game``, the game after it, when the caller knows it without folding)."""
+    return replace(
+        match,
+        game=match.game if game is None else game,
+        version=last.seq,
+        last_event_ms=last.at,
+        head=last.hash,
+    )

@@ -60,7 +60,7 @@ from .inputs import (
     check_turn_seconds,
 )
 from .keyring import HOST, Keyring, Role
-from .match import Match, fold_match, stream_of
+from .match import Match, as_of, fold_match, stream_of
 from .match_waits import MatchWaits
 from .signing import Signer, ephemeral_signer
 
@@ -619,10 +619,7 @@ class GameService:
         if game is None:
             match = fold_match(match, stored, self.decoded.decode)
         else:
-            last = stored[-1]
-            match = replace(
-                match, game=game, version=last.seq, last_event_ms=last.at, head=last.hash
-            )
+            match = as_of(match, stored[-1], game)
         self._remember(match)
         events = tuple(self.visible(item, viewer, match.over) for item in stored) if shown else ()
         return Outcome(match.version, events, match, viewer, tuple(stored))
