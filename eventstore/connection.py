@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from typing import Any, cast
 from urllib.parse import urlsplit, urlunsplit
 
+import hiredis
+from redis._parsers import BaseParser, Encoder
 from redis.asyncio import Redis
 from redis.asyncio.cluster import RedisCluster
 from redis.asyncio.connection import Connection as AsyncConnection
@@ -17,6 +20,7 @@ from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 from redis.exceptions import (
     ClusterDownError,
+    InvalidResponse,
     MasterDownError,
     RedisClusterException,
     RedisError,
@@ -125,7 +129,7 @@ class Connector:
         self.retries = retries
         self.max_connections = max_connections
         self._client: Client | None = None
-        self._direct: DirectPool | None = None
+        self._direct: SharedConnection | None = None
         self._lock = asyncio.Lock()
         self.executor: Any = None  # what runs commands: the direct pool or the cluster client
 
@@ -166,18 +170,15 @@ class Connector:
             executor = self.executor
         return await executor.execute_command(*args)
 
-    def _direct_pool(self) -> DirectPool | None:
+    def _direct_pool(self) -> SharedConnection | None:
         kwargs: dict[str, Any] = dict(parse_url(self.url))
         if "connection_class" in kwargs or "path" in kwargs:
             return None  # TLS or a unix socket: keep to redis-py's client
         kwargs.update(
-            protocol=2,
             socket_connect_timeout=self.connect_timeout,
             socket_timeout=kwargs.get("socket_timeout", self.command_timeout),
-            retry=Retry(NoBackoff(), 0),
-            **_NO_DRIVER_INFO,
         )
-        return DirectPool(kwargs, retries=self.retries, max_connections=self.max_connections)
+        return SharedConnection(kwargs, retries=self.retries)
 
     async def _connect(self) -> Client:
         if self.cluster is None:
@@ -252,23 +253,16 @@ class Connector:
             await client.aclose()
 
 
-try:
-    import hiredis as _hiredis
-except ImportError:  # pragma: no cover - hiredis is a dependency, but optional at run time
-    _hiredis = None  # type: ignore[assignment]
-
-
 class FastConnection(AsyncConnection):
     """redis-py's asyncio connection, packing commands with hiredis (C) when it can."""
 
     def pack_command(self, *args: Any) -> list[bytes]:
-        if _hiredis is not None:
-            first = args[0]
-            if isinstance(first, str) and " " not in first:
-                try:
-                    return [_hiredis.pack_command(args)]
-                except TypeError:
-                    pass
+        first = args[0]
+        if isinstance(first, str) and " " not in first:
+            try:
+                return [hiredis.pack_command(args)]
+            except TypeError:
+                pass
         packed: list[bytes] = super().pack_command(*args)
         return packed
 
@@ -299,80 +293,213 @@ class FastConnection(AsyncConnection):
             raise
 
 
-class DirectPool:
-    """A few connections to one server, used without redis-py's client layer.
+class SharedConnection:
+    """One connection to one server that every caller of the store shares.
 
-    The hot paths (append, read) send a command on an idle connection and read its raw
-    reply: about 20 us less per call than ``Redis.execute_command``. A connection that
-    fails is dropped; a command whose connection failed is sent once more on a new one
-    (``retries``), which is safe for appends because they carry a request_id.
+    The hot paths (append, read) would otherwise each take a connection of a pool and
+    await redis-py's reader. Here a command is packed, queued, and every command asked
+    in one turn of the event loop leaves in one write; Redis answers in order, so each
+    reply settles the oldest waiting future (``_Wire``). Under many matches at once that
+    is one send and one receive per turn of the loop, not one per command.
+
+    A command whose connection failed is sent once more on a new one (``retries``), which
+    is safe for appends because they carry a request id. No reply for ``command_timeout``
+    while some are awaited closes the connection: every waiting command fails with a
+    timeout, as redis-py's socket timeout would. A blocking command (XREAD BLOCK) or a
+    MULTI would hold up or mix with everyone's: those take a connection of their own.
     """
 
-    def __init__(self, kwargs: dict[str, Any], *, retries: int, max_connections: int) -> None:
-        self.kwargs = kwargs
+    def __init__(self, kwargs: dict[str, Any], *, retries: int) -> None:
+        self.host: str = kwargs.get("host", "localhost")
+        self.port: int = int(kwargs.get("port", 6379))
+        self.db: int = int(kwargs.get("db", 0) or 0)
+        self.username: str | None = kwargs.get("username")
+        self.password: str | None = kwargs.get("password")
+        self.connect_timeout: float | None = kwargs.get("socket_connect_timeout")
+        self.command_timeout: float | None = kwargs.get("socket_timeout")
         self.retries = retries
-        self._idle: list[FastConnection] = []
-        self._slots = asyncio.Semaphore(max_connections)
+        self._wire: _Wire | None = None
+        self._connecting: asyncio.Task[_Wire] | None = None
         self._closed = False
-
-    def _new(self) -> FastConnection:
-        return FastConnection(**self.kwargs)
 
     async def execute_command(self, *args: Any) -> Any:
         attempts = self.retries
-        async with self._slots:
-            while True:
-                conn = self._idle.pop() if self._idle else self._new()
-                try:
-                    await conn.send_command(*args)
-                    reply = await conn.read_response()
-                except ResponseError:
-                    await self._release(conn)  # the reply was read whole: the connection is fine
+        packed = pack(args)
+        while True:
+            wire = self._wire
+            if wire is None or wire.lost is not None:
+                wire = await self._connected()
+            try:
+                return await wire.send(packed, 1)
+            except UNAVAILABLE_ERRORS:
+                if attempts <= 0 or self._closed:
                     raise
-                except UNAVAILABLE_ERRORS:
-                    await _drop(conn)
-                    if attempts <= 0 or self._closed:
-                        raise
-                    attempts -= 1
-                    continue
-                except BaseException:
-                    await _drop(conn)  # cancelled mid-reply: the connection is out of step
-                    raise
-                if self._closed or len(self._idle) >= 16:
-                    await _drop(conn)
-                else:
-                    self._idle.append(conn)
-                return reply
+                attempts -= 1
 
     async def pipeline(self, commands: Sequence[Sequence[Any]]) -> list[Any]:
         """Replies of ``commands`` sent at once (a ResponseError is returned, not raised)."""
-        async with self._slots:
-            conn = self._idle.pop() if self._idle else self._new()
+        wire = self._wire
+        if wire is None or wire.lost is not None:
+            wire = await self._connected()
+        waiting = wire.send_all(b"".join(pack(command) for command in commands), len(commands))
+        replies: list[Any] = []
+        for future in waiting:
             try:
-                await conn.send_packed_command(conn.pack_commands(commands))
-                replies: list[Any] = []
-                for _ in commands:
-                    try:
-                        replies.append(await conn.read_response())
-                    except ResponseError as exc:
-                        replies.append(exc)
-            except BaseException:
-                await _drop(conn)
-                raise
-            await self._release(conn)
-            return replies
+                replies.append(await future)
+            except ResponseError as exc:
+                replies.append(exc)
+        return replies
 
-    async def _release(self, conn: FastConnection) -> None:
-        if self._closed or len(self._idle) >= 16:
-            await _drop(conn)
-        else:
-            self._idle.append(conn)
+    async def _connected(self) -> _Wire:
+        if self._closed:
+            raise RedisConnectionError("the store's connection is closed")
+        if self._connecting is None or self._connecting.done():
+            self._connecting = asyncio.ensure_future(self._connect())
+        return await asyncio.shield(self._connecting)
+
+    async def _connect(self) -> _Wire:
+        loop = asyncio.get_running_loop()
+        wire = _Wire(loop, self.command_timeout)
+        where = f"{self.host}:{self.port}"
+        hello: list[tuple[Any, ...]] = []
+        if self.password is not None:
+            hello.append(("AUTH", *filter(None, (self.username, self.password))))
+        if self.db:
+            hello.append(("SELECT", self.db))
+        try:
+            async with asyncio.timeout(self.connect_timeout):
+                await loop.create_connection(lambda: wire, self.host, self.port)
+                for reply in wire.send_all(b"".join(map(pack, hello)), len(hello)):
+                    await reply
+        except BaseException as error:
+            failure: RedisError = (
+                RedisTimeoutError(f"Timeout connecting to {where}")
+                if isinstance(error, TimeoutError)
+                else RedisConnectionError(f"Error connecting to {where}: {error}")
+            )
+            wire.abort(failure)
+            if isinstance(error, (TimeoutError, OSError)):
+                raise failure from error
+            raise
+        if self._closed:
+            wire.abort(RedisConnectionError("the store's connection is closed"))
+            raise RedisConnectionError("the store's connection is closed")
+        self._wire = wire
+        return wire
 
     async def close(self) -> None:
         self._closed = True
-        idle, self._idle = self._idle, []
-        for conn in idle:
-            await _drop(conn)
+        wire, self._wire = self._wire, None
+        if wire is not None:
+            wire.abort(RedisConnectionError("the store's connection is closed"))
+        if self._connecting is not None:
+            self._connecting.cancel()
+            with suppress(BaseException):
+                await self._connecting
+
+
+class _Wire(asyncio.Protocol):
+    """A connection's transport, its reply parser and the futures awaiting its replies."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, timeout: float | None) -> None:
+        self.loop = loop
+        self.timeout = timeout
+        self.transport: asyncio.Transport | None = None
+        self.reader = hiredis.Reader(
+            protocolError=InvalidResponse, replyError=BaseParser.parse_error
+        )
+        self.waiting: deque[asyncio.Future[Any]] = deque()
+        self.outgoing: list[bytes] = []
+        self.lost: RedisError | None = None
+        self.heard = 0.0  # loop time of the last reply, or of the first command after a silence
+        self._watch: asyncio.TimerHandle | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = cast(asyncio.Transport, transport)
+
+    def send(self, packed: bytes, count: int) -> asyncio.Future[Any]:
+        return self.send_all(packed, count)[0]
+
+    def send_all(self, packed: bytes, count: int) -> list[asyncio.Future[Any]]:
+        """Queue ``count`` packed commands for this turn's write; their replies' futures."""
+        if self.lost is not None:
+            raise self.lost
+        if not self.waiting:
+            self.heard = self.loop.time()
+            if self.timeout and self._watch is None:
+                self._watch = self.loop.call_later(self.timeout, self._check)
+        futures = [self.loop.create_future() for _ in range(count)]
+        self.waiting.extend(futures)
+        if not self.outgoing:
+            self.loop.call_soon(self._flush)
+        self.outgoing.append(packed)
+        return futures
+
+    def _flush(self) -> None:
+        outgoing, self.outgoing = self.outgoing, []
+        if self.lost is None and self.transport is not None:
+            self.transport.write(b"".join(outgoing) if len(outgoing) > 1 else outgoing[0])
+
+    def data_received(self, data: bytes) -> None:
+        self.heard = self.loop.time()
+        self.reader.feed(data)
+        waiting = self.waiting
+        while (reply := self.reader.gets()) is not False:
+            if not waiting:
+                self.abort(RedisConnectionError("Redis sent a reply nobody asked for"))
+                return
+            future = waiting.popleft()
+            if future.done():
+                continue  # its caller was cancelled; the reply is read all the same
+            if isinstance(reply, ResponseError):
+                future.set_exception(reply)
+            elif isinstance(reply, InvalidResponse):
+                self.abort(RedisConnectionError(f"Redis sent what is not RESP: {reply}"))
+                return
+            else:
+                future.set_result(reply)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._fail(RedisConnectionError(f"Connection to Redis lost: {exc or 'closed by Redis'}"))
+
+    def abort(self, error: RedisError) -> None:
+        self._fail(error)
+        if self.transport is not None:
+            self.transport.abort()
+
+    def _fail(self, error: RedisError) -> None:
+        if self.lost is None:
+            self.lost = error
+        if self._watch is not None:
+            self._watch.cancel()
+            self._watch = None
+        waiting, self.waiting = self.waiting, deque()
+        for future in waiting:
+            if not future.done():
+                future.set_exception(self.lost)
+
+    def _check(self) -> None:
+        self._watch = None
+        if not self.waiting or self.lost is not None or not self.timeout:
+            return
+        silent = self.loop.time() - self.heard
+        if silent >= self.timeout:
+            self.abort(RedisTimeoutError("Timeout reading from socket"))
+        else:
+            self._watch = self.loop.call_later(self.timeout - silent, self._check)
+
+
+_ENCODER = Encoder(encoding="utf-8", encoding_errors="strict", decode_responses=False)  # type: ignore[no-untyped-call]
+
+
+def pack(args: Sequence[Any]) -> bytes:
+    """One command in RESP (hiredis packs str, bytes, int and float; the rest as redis-py
+    would encode them, or its DataError)."""
+    try:
+        packed: bytes = hiredis.pack_command(tuple(args))
+    except TypeError:
+        packed = hiredis.pack_command(tuple(_ENCODER.encode(arg) for arg in args))  # type: ignore[no-untyped-call]
+    return packed
 
 
 async def _drop(conn: AsyncConnection) -> None:

@@ -1,0 +1,138 @@
+"""The one connection a store shares on a single server (``SharedConnection``): commands
+asked together leave together, every reply reaches the command that asked for it, even
+around a cancelled caller, a timeout or a connection Redis closed."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+import redis
+from redis.exceptions import NoScriptError, ResponseError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+from eventstore.connection import Connector, SharedConnection
+
+from ..redis_support import unique
+
+
+@pytest.fixture
+async def shared(redis_url: str) -> AsyncIterator[SharedConnection]:
+    connector = Connector(redis_url, cluster=False, command_timeout=0.5)
+    runner = await connector.runner()
+    assert isinstance(runner, SharedConnection)
+    try:
+        yield runner
+    finally:
+        await connector.close()
+
+
+def _count_writes(shared: SharedConnection) -> list[bytes]:
+    wire = shared._wire
+    assert wire is not None and wire.transport is not None
+    written: list[bytes] = []
+    write = wire.transport.write
+
+    def counted(data: Any) -> None:
+        written.append(bytes(data))
+        write(data)
+
+    wire.transport.write = counted  # type: ignore[method-assign]
+    return written
+
+
+async def test_commands_asked_in_one_turn_leave_in_one_write(shared: SharedConnection) -> None:
+    key = unique()
+    await shared.execute_command("PING")
+    written = _count_writes(shared)
+    replies = await asyncio.gather(
+        *(shared.execute_command("INCRBY", key, n) for n in range(1, 21)),
+        shared.execute_command("GET", key),
+    )
+    assert len(written) == 1
+    assert replies[:20] == [sum(range(1, n + 1)) for n in range(1, 21)]
+    assert replies[20] == b"210"
+    await shared.execute_command("DEL", key)
+
+
+async def test_a_cancelled_caller_leaves_the_replies_in_step(
+    shared: SharedConnection, redis_url: str
+) -> None:
+    key, waited = unique(), unique()
+    blocked = asyncio.ensure_future(shared.execute_command("BLPOP", waited, 0.3))
+    await asyncio.sleep(0.05)
+    blocked.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await blocked
+    # the BLPOP's nil arrives first and belongs to nobody: the GET still gets its own
+    assert await shared.execute_command("SET", key, "mine") == b"OK"
+    assert await shared.execute_command("GET", key) == b"mine"
+    await shared.execute_command("DEL", key)
+
+
+async def test_an_error_reply_fails_its_own_command_only(shared: SharedConnection) -> None:
+    key = unique()
+    results = await asyncio.gather(
+        shared.execute_command("SET", key, "text"),
+        shared.execute_command("INCR", key),
+        shared.execute_command("EVALSHA", "0" * 40, 0),
+        shared.execute_command("GET", key),
+        return_exceptions=True,
+    )
+    assert results[0] == b"OK"
+    assert isinstance(results[1], ResponseError)
+    assert isinstance(results[2], NoScriptError)
+    assert results[3] == b"text"
+    replies = await shared.pipeline([("INCR", key), ("GET", key)])
+    assert isinstance(replies[0], ResponseError) and replies[1] == b"text"
+    await shared.execute_command("DEL", key)
+
+
+async def test_no_reply_in_time_fails_what_waits_and_the_next_command_reconnects(
+    shared: SharedConnection, redis_url: str
+) -> None:
+    key = unique()
+    await shared.execute_command("PING")
+    control = redis.Redis.from_url(redis_url)
+    try:
+        control.execute_command("CLIENT", "PAUSE", 1500, "WRITE")
+        started = asyncio.get_running_loop().time()
+        with pytest.raises(RedisTimeoutError):
+            # sent twice (the retry on a new connection), each time out after 0.5 s
+            await shared.execute_command("SET", key, "late")
+        assert asyncio.get_running_loop().time() - started < 1.4
+    finally:
+        control.execute_command("CLIENT", "UNPAUSE")
+        control.close()
+    assert await shared.execute_command("SET", key, "now") == b"OK"
+    assert await shared.execute_command("GET", key) == b"now"
+    await shared.execute_command("DEL", key)
+
+
+async def test_a_connection_redis_closed_is_replaced_and_the_command_sent_again(
+    shared: SharedConnection, redis_url: str
+) -> None:
+    key = unique()
+    await shared.execute_command("CLIENT", "SETNAME", "shared-under-test")
+    control = redis.Redis.from_url(redis_url)
+    try:
+        victims = [c["id"] for c in control.client_list() if c["name"] == "shared-under-test"]
+        assert len(victims) == 1
+        control.client_kill_filter(_id=victims[0])
+    finally:
+        control.close()
+    await asyncio.sleep(0.05)  # the close reaches the connection
+    assert await shared.execute_command("SET", key, "again") == b"OK"
+    assert await shared.execute_command("GET", key) == b"again"
+    await shared.execute_command("DEL", key)
+
+
+async def test_a_closed_connection_refuses_commands(redis_url: str) -> None:
+    connector = Connector(redis_url, cluster=False)
+    runner = await connector.runner()
+    await runner.execute_command("PING")
+    await connector.close()
+    with pytest.raises(redis.ConnectionError):
+        await runner.execute_command("PING")
