@@ -1,6 +1,10 @@
 """What each UECda client is sent, built from the rules' state: a game's start table,
 the hand tables every turn, and the field table after every action (UECDA.md §1.4–§1.5).
-Pure: the table of a state, no sockets, no service."""
+Pure: the table of a state, no sockets, no service.
+
+The tables of every turn are built as bytes from their two halves: rows 0–4 (a hand,
+packed once per hand; the field, packed once per play) and rows 5–7 (the state, packed
+once per turn for all five players, and once more for the mover's ``[5][2] = 1``)."""
 
 from __future__ import annotations
 
@@ -10,16 +14,19 @@ from ..rules import events as ev
 from ..rules.cards import JOKER_BIT, REAL_CARDS, cards_of, rank_of
 from ..rules.state import MatchState
 from .wire import (
-    JOKER_ROW,
+    EMPTY_CARD_ROWS,
+    FIELD_CELLS,
     START_TABLE_TURN,
+    STATE_CELLS,
     Table,
     WirePlay,
     card_cell_tuple,
     cell,
     empty_table,
-    hand_cells,
+    hand_rows,
     joker_cell_as,
-    pack_table,
+    pack_card_rows,
+    pack_state_rows,
     put_hand,
     put_play,
 )
@@ -29,7 +36,6 @@ EXCHANGING, EXCHANGE_COUNT, MY_TURN, TURN, ONSET, ELEVEN_BACK, REVOLUTION, LOCK 
     cell(5, column) for column in range(8)
 )
 COUNTS, RANKS, SEATING = cell(6, 0), cell(6, 5), cell(6, 10)
-FIELD_CELLS = cell(JOKER_ROW + 1, 0)  # rows 0–4: the cards
 
 
 def seat_order(game: MatchState) -> tuple[int, ...]:
@@ -37,15 +43,19 @@ def seat_order(game: MatchState) -> tuple[int, ...]:
     return game.seating or tuple(range(game.players))
 
 
-def _state_rows(table: Table, game: MatchState) -> None:
-    table[REVOLUTION] = int(game.revolution)
-    table[LOCK] = int(bool(game.suit_lock))
+def _state_rows(cells: list[int], game: MatchState, base: int = 0) -> None:
+    """The state every table shares into ``cells``, which start at cell ``base`` (0: a
+    whole table; FIELD_CELLS: rows 5–7 alone)."""
+    cells[REVOLUTION - base] = int(game.revolution)
+    cells[LOCK - base] = int(bool(game.suit_lock))
     previous = game.previous_places
+    counts, ranks = COUNTS - base, RANKS - base
     for player, hand in enumerate(game.hands):
-        table[COUNTS + player] = hand.bit_count()
-        table[RANKS + player] = previous[player] - 1 if previous else 0
+        cells[counts + player] = hand.bit_count()
+        cells[ranks + player] = previous[player] - 1 if previous else 0
+    seating = SEATING - base
     for seat, player in enumerate(seat_order(game)):
-        table[SEATING + seat] = player
+        cells[seating + seat] = player
 
 
 def exchange_counts(game: MatchState) -> dict[int, int]:
@@ -66,50 +76,37 @@ def start_table(game: MatchState, dealt: Sequence[int], player: int) -> Table:
     return table
 
 
-def hand_table(game: MatchState, player: int) -> Table:
-    """The table every player gets before each turn: its hand and the state."""
-    return list(hand_cells(game.hands[player])) + state_rows(game, player)
-
-
 def hand_tables(game: MatchState, players: Iterable[int]) -> dict[int, bytes]:
-    """``hand_table`` for each of ``players``, packed: rows 5–7 are built once."""
-    rows = state_rows(game, -1)
-    mover = rows[TURN - FIELD_CELLS]
-    tables = {}
-    for player in players:
-        if player == mover:
-            mine = list(rows)
-            mine[MY_TURN - FIELD_CELLS] = 1
-            tables[player] = pack_table([*hand_cells(game.hands[player]), *mine])
-        else:
-            tables[player] = pack_table([*hand_cells(game.hands[player]), *rows])
-    return tables
-
-
-def state_rows(game: MatchState, player: int) -> list[int]:
-    """Rows 5–7 of a turn's hand table to ``player`` (-1: to none in particular)."""
-    table = empty_table()
+    """The table each of ``players`` gets before each turn, packed: its hand and the
+    state, ``[5][2] = 1`` in the mover's."""
+    rows = [0] * STATE_CELLS
     mover = game.turn if game.turn is not None else 0
-    table[MY_TURN] = int(mover == player)
-    table[TURN] = mover
-    table[ONSET] = int(game.field is None)
-    _state_rows(table, game)
-    return table[FIELD_CELLS:]
+    rows[TURN - FIELD_CELLS] = mover
+    rows[ONSET - FIELD_CELLS] = int(game.field is None)
+    _state_rows(rows, game, FIELD_CELLS)
+    others = pack_state_rows(rows)
+    rows[MY_TURN - FIELD_CELLS] = 1
+    mine = pack_state_rows(rows)
+    hands = game.hands
+    return {
+        player: hand_rows(hands[player]) + (mine if player == mover else others)
+        for player in players
+    }
 
 
-def field_table(game: MatchState, field: Table, actor: int) -> Table:
-    """After an action, to every player: the last accepted play (``field``, rows 0–4)
-    and ``[5][3]`` the player who just acted."""
-    table = empty_table()
-    table[:FIELD_CELLS] = field[:FIELD_CELLS]
-    table[TURN] = actor
-    table[ONSET] = int(not any(field[:FIELD_CELLS]))
-    _state_rows(table, game)
-    return table
+def field_table(game: MatchState, field: bytes, actor: int) -> bytes:
+    """After an action, to every player, packed: the last accepted play (``field``,
+    rows 0–4 packed) and ``[5][3]`` the player who just acted."""
+    rows = [0] * STATE_CELLS
+    rows[TURN - FIELD_CELLS] = actor
+    rows[ONSET - FIELD_CELLS] = int(field == EMPTY_CARD_ROWS)
+    _state_rows(rows, game, FIELD_CELLS)
+    return field + pack_state_rows(rows)
 
 
-def played_cells(play: ev.CardsPlayed, revolution: bool) -> Table:
-    """A play as a field table's rows 0–4 (for plays that did not come as a table)."""
+def played_cells(play: ev.CardsPlayed, revolution: bool) -> bytes:
+    """A play as a field table's rows 0–4, packed (for plays that did not come as a
+    table)."""
     table = empty_table()
     jokers_as: tuple[int, ...] = play.jokers_as
     joker: tuple[int, int] | None = None
@@ -118,21 +115,21 @@ def played_cells(play: ev.CardsPlayed, revolution: bool) -> Table:
         group_rank = rank_of(real[0]) if real and play.kind == 2 else None
         joker = joker_cell_as(jokers_as[0] if jokers_as else None, revolution, group_rank)
     put_play(table, play.cards & ~JOKER_BIT if joker else play.cards, joker)
-    return table
+    return pack_card_rows(table[:FIELD_CELLS])
 
 
-def play_cells(play: WirePlay) -> Table:
-    """A client's accepted play as it sent it (rows 0–4)."""
+def play_cells(play: WirePlay) -> bytes:
+    """A client's accepted play as it sent it (rows 0–4, packed)."""
     table = empty_table()
     put_play(table, play.cards & ~JOKER_BIT, play.joker_cell)
-    return table
+    return pack_card_rows(table[:FIELD_CELLS])
 
 
 __all__ = [
+    "EMPTY_CARD_ROWS",
     "card_cell_tuple",
     "exchange_counts",
     "field_table",
-    "hand_table",
     "hand_tables",
     "play_cells",
     "played_cells",

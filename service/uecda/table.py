@@ -28,6 +28,7 @@ from ..rules.state import MatchState
 from ..rules.vocabulary import Phase, WaitingFor
 from .connection import Connection
 from .messages import (
+    EMPTY_CARD_ROWS,
     field_table,
     hand_tables,
     play_cells,
@@ -45,11 +46,9 @@ from .wire import (
     REJECTED,
     SUIT_OF_ROW,
     MalformedPlay,
-    Table,
     WirePlay,
-    empty_table,
     hand_of_cells,
-    pack_table,
+    pack_int,
     read_play,
 )
 
@@ -79,7 +78,7 @@ class UecdaTable:
         self.tokens: dict[int, str] = {}
         self.game: MatchState | None = None
         self.version = -1
-        self.field: Table = empty_table()  # the last accepted play, rows 0–4
+        self.field = EMPTY_CARD_ROWS  # the last accepted play, rows 0–4 packed
         self._unread: list[StoredEvent] = []  # read from the stream, not yet taken
 
     def seat_client(self, seat: int, token: str, client: Connection) -> None:
@@ -129,7 +128,7 @@ class UecdaTable:
         waiting = game.waiting_for
         if waiting == WaitingFor.PLAY:
             if game.field is None:
-                self.field = empty_table()
+                self.field = EMPTY_CARD_ROWS
             tables = hand_tables(game, self.clients)
             for player, other in self.clients.items():
                 other.send_bytes(tables[player])
@@ -193,7 +192,7 @@ class UecdaTable:
         command: SeatCommand,
         client: Connection | None = None,
         reply: int | None = None,
-        cells: Table | None = None,
+        cells: bytes | None = None,
         refusable: bool = False,
     ) -> bool:
         """Carry ``command`` out for the seat and tell the clients; False (nothing
@@ -256,7 +255,7 @@ class UecdaTable:
         stored: Sequence[StoredEvent],
         client: Connection | None = None,
         reply: int | None = None,
-        cells: Table | None = None,
+        cells: bytes | None = None,
         folded: MatchState | None = None,
     ) -> None:
         """Fold one append's events (``folded``: the state after them, when known) and
@@ -287,7 +286,7 @@ class UecdaTable:
         if split < len(rules):
             dealt = rules[split]
             assert isinstance(dealt, ev.GameDealt)
-            self.field = empty_table()
+            self.field = EMPTY_CARD_ROWS
             for player, other in self.clients.items():
                 other.send_table(start_table(after, dealt.hands, player))
         if after.phase == Phase.MATCH_OVER:
@@ -301,7 +300,7 @@ class UecdaTable:
         events: Sequence[ev.Event],
         client: Connection | None,
         reply: int | None,
-        cells: Table | None,
+        cells: bytes | None,
     ) -> None:
         mover = before.turn
         assert mover is not None
@@ -316,10 +315,9 @@ class UecdaTable:
             end = ALL_GAMES_OVER
         elif any(isinstance(e, ev.GameEnded) for e in events):
             end = GAME_OVER
-        table = pack_table(field_table(acted, self.field, mover))
+        told = field_table(acted, self.field, mover) + pack_int(end)
         for other in self.clients.values():
-            other.send_bytes(table)
-            other.send_int(end)
+            other.send_bytes(told)
 
 
 def _after(version: int, match: Match) -> bool:

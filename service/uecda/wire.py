@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import struct
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..rules.cards import (
@@ -39,8 +40,14 @@ SUIT_OF_ROW = (3, 2, 0, 1)
 JOKER_ROW = 4
 BELOW_3, ABOVE_2 = 0, 14  # the joker's own columns in stairs
 
+FIELD_CELLS = (JOKER_ROW + 1) * COLUMNS  # rows 0–4: the cards
+STATE_CELLS = CELLS - FIELD_CELLS  # rows 5–7: the state
+
 _TABLE = struct.Struct(f">{CELLS}I")
+_CARD_ROWS = struct.Struct(f">{FIELD_CELLS}I")
+_STATE_ROWS = struct.Struct(f">{STATE_CELLS}I")
 _INT = struct.Struct(">I")
+EMPTY_CARD_ROWS = bytes(FIELD_CELLS * 4)  # rows 0–4 of no card, packed
 
 Table = list[int]  # 120 cells, row-major: cell (row, column) is ``row * 15 + column``
 
@@ -60,6 +67,20 @@ def pack_table(table: Table) -> bytes:
         return _TABLE.pack(*table)
     except struct.error:
         return _TABLE.pack(*(value if value > 0 else 0 for value in table))
+
+
+def pack_card_rows(cells: Sequence[int]) -> bytes:
+    """Rows 0–4 packed (the half of a table that cards fill: a table is sent as the
+    bytes of its two halves, each packed once)."""
+    return _CARD_ROWS.pack(*cells)
+
+
+def pack_state_rows(cells: Sequence[int]) -> bytes:
+    """Rows 5–7 packed; negative values go out as 0, as in ``pack_table``."""
+    try:
+        return _STATE_ROWS.pack(*cells)
+    except struct.error:
+        return _STATE_ROWS.pack(*(value if value > 0 else 0 for value in cells))
 
 
 def unpack_table(data: bytes) -> Table:
@@ -84,14 +105,19 @@ CARD_CELLS = tuple(card_cell(card) for card in range(52))
 
 def put_hand(table: Table, hand: int) -> None:
     """A hand into rows 0–4: each card 1, the joker as ``[4][1] = 2``."""
-    table[: cell(JOKER_ROW + 1, 0)] = hand_cells(hand)
+    table[:FIELD_CELLS] = hand_cells(hand)
 
 
 @functools.lru_cache(maxsize=4096)
-def hand_cells(hand: int) -> tuple[int, ...]:
-    """Rows 0–4 of a hand (a table is built for every player every turn, and a hand
-    changes only when its player plays)."""
-    cells = [0] * cell(JOKER_ROW + 1, 0)
+def hand_rows(hand: int) -> bytes:
+    """Rows 0–4 of a hand, packed (a table is sent to every player every turn, and a
+    hand changes only when its player plays)."""
+    return pack_card_rows(hand_cells(hand))
+
+
+def hand_cells(hand: int) -> list[int]:
+    """Rows 0–4 of a hand: each card 1, the joker as ``[4][1] = 2``."""
+    cells = [0] * FIELD_CELLS
     real = hand & REAL_CARDS
     while real:
         low = real & -real
@@ -99,7 +125,7 @@ def hand_cells(hand: int) -> tuple[int, ...]:
         real ^= low
     if hand & ~REAL_CARDS:
         cells[cell(JOKER_ROW, 1)] = 2
-    return tuple(cells)
+    return cells
 
 
 def hand_of_cells(table: Table) -> int:
@@ -110,7 +136,7 @@ def hand_of_cells(table: Table) -> int:
         for column in range(1, 14):
             if table[cell(row, column)] == 1:
                 hand |= 1 << make_card(column - 1, SUIT_OF_ROW[row])
-    if any(table[index] == 2 for index in range(cell(JOKER_ROW + 1, 0))):
+    if any(table[index] == 2 for index in range(FIELD_CELLS)):
         hand |= JOKER_BIT
     return hand
 
@@ -137,7 +163,7 @@ def read_play(table: Table) -> WirePlay:
     """Rows 0–4 of a client's play (rows 5–7 are ignored, as the reference server does)."""
     cards = 0
     joker: tuple[int, int] | None = None
-    for index, value in enumerate(table[: cell(JOKER_ROW + 1, 0)]):
+    for index, value in enumerate(table[:FIELD_CELLS]):
         if value:
             row, column = divmod(index, COLUMNS)
             if value == 2:
