@@ -49,7 +49,9 @@ class Connection:
         if not self.connected:
             return None
         try:
-            data = await asyncio.wait_for(self.reader.readexactly(TABLE_BYTES), timeout)
+            # a deadline on this task, not wait_for's task around the read: one a turn
+            async with asyncio.timeout(timeout):
+                data = await self.reader.readexactly(TABLE_BYTES)
         except (TimeoutError, asyncio.IncompleteReadError, OSError) as error:
             self.close(f"no table ({type(error).__name__})")
             return None

@@ -82,3 +82,13 @@ async def test_a_dropped_client_is_not_sent_what_was_waiting() -> None:
         await asyncio.sleep(0)
         assert writes == []
         assert await reader.read() == b""
+
+
+async def test_a_client_silent_past_its_time_is_dropped() -> None:
+    async with connected() as (connection, writes, reader):
+        connection.send_int(3)
+        assert await connection.read_table(0.05) is None  # nothing came in time
+        assert not connection.connected
+        assert writes == [pack_int(3)]  # what it was sent went out before the wait
+        assert await reader.readexactly(INT_BYTES) == pack_int(3)
+        assert await reader.read() == b""
