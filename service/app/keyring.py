@@ -39,6 +39,7 @@ class Keyring:
             raise ValueError("the server key needs at least 32 bytes")
         self._key = server_key
         self._recent = BoundedCache[tuple[str, int], tuple[tuple[Role, str], ...]](RECENT_MATCHES)
+        self._seeds = BoundedCache[str, bytes](RECENT_MATCHES)
 
     def _derive(self, *parts: str) -> bytes:
         return hmac.new(self._key, "\x1f".join(parts).encode(), hashlib.sha256).digest()
@@ -66,7 +67,11 @@ class Keyring:
 
     def seed(self, match_id: str) -> bytes:
         """The match's secret dealing seed (committed at start, revealed at the end)."""
-        return self._derive("seed", match_id)
+        # asked on every action (its blinding of hidden fields): an HMAC once per match
+        seed = self._seeds.get(match_id)
+        if seed is None:
+            seed = self._seeds.put(match_id, self._derive("seed", match_id))
+        return seed
 
     def match_id(self, request_digest: str) -> str:
         """A new match's id: random, or derived from the create's request digest so a
