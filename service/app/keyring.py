@@ -9,7 +9,6 @@ loses nothing. Tokens never enter events, logs or views.
 from __future__ import annotations
 
 import base64
-import hashlib
 import hmac
 import secrets
 from dataclasses import dataclass
@@ -42,7 +41,7 @@ class Keyring:
         self._seeds = BoundedCache[str, bytes](RECENT_MATCHES)
 
     def _derive(self, *parts: str) -> bytes:
-        return hmac.new(self._key, "\x1f".join(parts).encode(), hashlib.sha256).digest()
+        return hmac.digest(self._key, "\x1f".join(parts).encode(), "sha256")
 
     def token(self, match_id: str, role: Role) -> str:
         name = "host" if role.kind == "host" else f"seat:{role.seat}"

@@ -10,7 +10,6 @@ by anyone once the seed is revealed at the end.
 
 from __future__ import annotations
 
-import hashlib
 import hmac
 
 BLINDING = "blinding"  # the field of an event's data that holds its nonce
@@ -21,7 +20,7 @@ BLINDED_TYPES = frozenset(
 
 
 def blinding_nonce(seed: bytes, seq: int) -> str:
-    return hmac.new(seed, f"{BLINDING}|{seq}".encode(), hashlib.sha256).hexdigest()
+    return hmac.digest(seed, f"{BLINDING}|{seq}".encode(), "sha256").hex()
 
 
 def is_blinded(event_type: str) -> bool:
