@@ -185,7 +185,42 @@ def format_cards(cards: Iterable[int]) -> list[str]:
 
 
 def format_mask(mask: int) -> list[str]:
-    return format_cards(cards_of(mask))
+    return list(mask_codes(mask))
+
+
+def _byte_codes(byte: int) -> tuple[tuple[str, ...], ...]:
+    """For each value of a mask's byte ``byte``, the codes of its bits, lowest first:
+    bit ``8 * byte + i`` is the card of that number, or a joker from bit 52 up."""
+    return tuple(
+        tuple(
+            JOKER_CODE if bit >= JOKER else format_card(bit)
+            for bit in range(8 * byte, 8 * byte + 8)
+            if value >> (bit - 8 * byte) & 1
+        )
+        for value in range(256)
+    )
+
+
+# A mask's codes are seven lookups: bits run weakest first, the jokers' last, so the
+# bytes' codes in order are the order ``cards_of`` gives (a hand took ~20 format_card calls)
+BYTE_CODES: tuple[tuple[tuple[str, ...], ...], ...] = tuple(_byte_codes(b) for b in range(7))
+BYTE_CODES_END = 1 << 56  # past the seven bytes (no hand reaches it)
+
+
+def mask_codes(mask: int) -> tuple[str, ...]:
+    """The codes of ``mask``'s cards, weakest first, jokers last."""
+    if not 0 <= mask < BYTE_CODES_END:
+        return tuple(format_cards(cards_of(mask)))
+    codes = BYTE_CODES
+    return (
+        codes[0][mask & 255]
+        + codes[1][mask >> 8 & 255]
+        + codes[2][mask >> 16 & 255]
+        + codes[3][mask >> 24 & 255]
+        + codes[4][mask >> 32 & 255]
+        + codes[5][mask >> 40 & 255]
+        + codes[6][mask >> 48]
+    )
 
 
 def parse_rank(code: str) -> int:

@@ -16,8 +16,8 @@ from .cards import (
     LOW_RANK,
     CardCodeError,
     format_cards,
-    format_mask,
     format_rank,
+    mask_codes,
     mask_of,
     parse_card,
     parse_rank,
@@ -32,10 +32,6 @@ Converter = tuple[Callable[[Any], Any], Callable[[Any], Any]]
 
 class RecordError(ValueError):
     """A record that is not an event of this engine."""
-
-
-def _mask_codes(mask: int) -> list[str]:
-    return format_mask(mask)
 
 
 def _codes_mask(codes: list[str]) -> int:
@@ -57,12 +53,12 @@ def _code_rank(code: str) -> int:
 
 
 _CONVERTERS: dict[str, Converter] = {
-    "cards": (_mask_codes, _codes_mask),
-    "blind": (_mask_codes, _codes_mask),
-    "unused": (_mask_codes, _codes_mask),
-    "leftover": (_mask_codes, _codes_mask),
+    "cards": (mask_codes, _codes_mask),
+    "blind": (mask_codes, _codes_mask),
+    "unused": (mask_codes, _codes_mask),
+    "leftover": (mask_codes, _codes_mask),
     "hands": (
-        lambda hands: [format_mask(hand) for hand in hands],
+        lambda hands: [list(mask_codes(hand)) for hand in hands],
         lambda hands: tuple(_codes_mask(hand) for hand in hands),
     ),
     "jokers_as": (

@@ -21,7 +21,7 @@ from .cards import (
     add_cards,
     cards_of,
     format_cards,
-    format_mask,
+    mask_codes,
     mask_of,
     parse_card,
     parse_reading,
@@ -148,10 +148,6 @@ def _options_of(rules: RuleSet) -> dict[str, Any]:
     return rules.options()
 
 
-def _codes(mask: int) -> tuple[str, ...]:
-    return tuple(format_mask(mask))
-
-
 def build_view(state: MatchState, viewer: Viewer, *, match_over: bool = False) -> View:
     """The state as ``viewer`` may see it. ``match_over``: the state is a step of a
     match that has since ended (a replay), so every card of it is open."""
@@ -162,10 +158,10 @@ def build_view(state: MatchState, viewer: Viewer, *, match_over: bool = False) -
     if seat is not None and not 0 <= seat < state.players:
         raise ValueError(f"no seat {seat} in this match")
     field, last = state.field, state.last_play
-    field_codes = _codes(field.mask) if field else None
+    field_codes = mask_codes(field.mask) if field else None
     field_jokers_as = tuple(format_cards(field.jokers_as)) if field else ()
     if last is not field:  # the field is the last play until the flush
-        last_codes = _codes(last.mask) if last else None
+        last_codes = mask_codes(last.mask) if last else None
         last_jokers_as = tuple(format_cards(last.jokers_as)) if last else ()
     else:
         last_codes, last_jokers_as = field_codes, field_jokers_as
@@ -182,8 +178,8 @@ def build_view(state: MatchState, viewer: Viewer, *, match_over: bool = False) -
         waiting_for=state.waiting_for,
         step_count=state.pending[0][1] if in_game and state.pending else None,
         four_stop_seats=state.four_stop,
-        hand=_codes(state.hands[seat]) if seat is not None else None,
-        hands=tuple(_codes(hand) for hand in state.hands) if revealed else None,
+        hand=mask_codes(state.hands[seat]) if seat is not None else None,
+        hands=tuple(mask_codes(hand) for hand in state.hands) if revealed else None,
         hand_sizes=tuple(hand.bit_count() for hand in state.hands),
         field=field_codes,
         field_jokers_as=field_jokers_as,
@@ -206,15 +202,15 @@ def build_view(state: MatchState, viewer: Viewer, *, match_over: bool = False) -
         fallen=tuple(s for s, how in state.bottom if how == Bottom.FALLEN),
         previous_places=state.previous_places,
         results=state.results,
-        blind=_codes(state.blind) if revealed else None,
-        unused=_codes(state.unused) if revealed else None,
-        out_of_play=_codes(state.out) if revealed else None,
+        blind=mask_codes(state.blind) if revealed else None,
+        unused=mask_codes(state.unused) if revealed else None,
+        out_of_play=mask_codes(state.out) if revealed else None,
         options=dict(_options_of(state.rules)),
         two_back=state.two_back,
-        discard_pile=_codes(state.pile),
+        discard_pile=mask_codes(state.pile),
         color_lock=COLORS.get(state.color_lock),
         partial_lock=state.partial_lock,
-        trick=_codes(state.trick),
+        trick=mask_codes(state.trick),
         last_play=last_codes,
         last_play_jokers_as=last_jokers_as,
         last_seat=state.last_seat,
@@ -244,8 +240,8 @@ def position_of(view: View, rules: RuleSet) -> Position:
     state.game_number = view.game_number
     state.previous_places = view.previous_places
     state.results = view.results
-    state.trick = _mask_of_codes(view.trick)
-    state.pile = _mask_of_codes(view.discard_pile)
+    state.trick = _mask_ofmask_codes(view.trick)
+    state.pile = _mask_ofmask_codes(view.discard_pile)
     state.leader = view.leader
     state.turn = view.turn
     state.exchange_steps = view.exchange_steps
@@ -309,7 +305,7 @@ def _suits_read(letters: str) -> int:
 _COLOR_SUITS = {color: suits for suits, color in COLORS.items()}
 
 
-def _mask_of_codes(codes: tuple[str, ...]) -> int:
+def _mask_ofmask_codes(codes: tuple[str, ...]) -> int:
     mask = 0
     for code in codes:  # jokers repeat
         mask = add_cards(mask, mask_of((parse_card(code),)))
@@ -330,7 +326,7 @@ def _meld_of(
     if not codes:
         return None
     return classify(
-        _mask_of_codes(codes),
+        _mask_ofmask_codes(codes),
         tuple(parse_reading(code) for code in jokers_as),
         reversed_order=position.reversed_order,
         stairs_allowed=True,

@@ -5,12 +5,16 @@ canonical output, clear errors for bad codes; bad notation in a step is
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from service.rules.cards import (
     JOKER,
     CardCodeError,
+    cards_of,
     format_card,
     format_mask,
+    mask_codes,
     parse_card,
     parse_rank,
 )
@@ -59,6 +63,19 @@ def test_jokers_are_identical_in_a_hand() -> None:
 
 def test_output_is_canonical() -> None:
     assert sorted(format_mask(parse_mask(["10s", "3d", "jk", "aH"]))) == ["3D", "AH", "JK", "TS"]
+
+
+def test_a_mask_codes_weakest_first_and_jokers_last() -> None:
+    hand = parse_mask(["JK", "2S", "3C", "3D", "TS", "jk", "AH"])
+    assert mask_codes(hand) == ("3D", "3C", "TS", "AH", "2S", "JK", "JK")
+    assert format_mask(hand) == list(mask_codes(hand))
+    assert mask_codes(0) == ()
+
+
+@given(st.integers(0, (1 << 54) - 1) | st.integers(-(1 << 60), 1 << 60))
+def test_the_mask_table_gives_what_formatting_each_card_gives(mask: int) -> None:
+    # the order is the API's (tests, clients read it): cards_of's, card by card
+    assert mask_codes(mask) == tuple(format_card(card) for card in cards_of(mask))
 
 
 @pytest.mark.parametrize(
