@@ -12,6 +12,8 @@ import grpc
 from google.protobuf import struct_pb2
 from google.rpc import error_details_pb2, status_pb2
 
+from eventstore.cache import EncodedOnce
+
 from ..app.errors import ErrorKind, ServiceError
 from ..records import SignedRecord
 from ..rules.commands import SeatCommand
@@ -98,11 +100,17 @@ def struct_of(values: dict[str, Any]) -> struct_pb2.Struct:
     return message
 
 
-def event_message(record: dict[str, Any]) -> pb.Event:
+def _event_message(record: dict[str, Any]) -> pb.Event:
     data = {key: value for key, value in record.items() if key not in ("seq", "at", "type")}
     return pb.Event(
         seq=record["seq"], type=record["type"], data=struct_of(data), at_ms=record.get("at", 0)
     )
+
+
+# An event as the API sends it, made once per shown record (GameService.visible: one per
+# event and audience) for every answer and stream that sends it: its Struct is the dear
+# part. Shared: read it or copy it into a message (a repeated field copies), never change it.
+event_message = EncodedOnce(_event_message, 8192)
 
 
 def view_message(view: View, turn_deadline_ms: int | None = None) -> pb.View:

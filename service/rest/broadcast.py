@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from eventstore import EventStoreError
-from eventstore.cache import BoundedCache
+from eventstore.cache import EncodedOnce
 
 from ..app import queries
 from ..app.queries import NEVER_DELAYED
@@ -238,19 +238,13 @@ def _settle(waiter: asyncio.Future[None]) -> None:
         waiter.set_result(None)
 
 
-# Encoded messages by record: records are shared between the viewers who see an event
-# alike (GameService.visible), so a record read again (a stream catching up) is encoded
-# once. The entry keeps its record alive, so the id cannot be reused while it exists.
-_ENCODED = BoundedCache[int, tuple[dict[str, Any], bytes]](8192)
-
-
-def encoded(record: dict[str, Any]) -> bytes:
+def _sse_message(record: dict[str, Any]) -> bytes:
     """The SSE message of a record: ``id:`` its seq, ``event:`` its type, ``data:`` it."""
-    entry = _ENCODED.get(id(record))
-    if entry is not None and entry[0] is record:
-        return entry[1]
     # compact JSON has no line breaks, so the data is one line
     data = json.dumps(record, ensure_ascii=False, separators=(",", ":"))
-    message = f"id: {record['seq']}\nevent: {record['type']}\ndata: {data}\n\n".encode()
-    _ENCODED.put(id(record), (record, message))
-    return message
+    return f"id: {record['seq']}\nevent: {record['type']}\ndata: {data}\n\n".encode()
+
+
+# records are shared between the viewers who see an event alike (GameService.visible), so
+# a record sent again (another stream, one catching up) is encoded once
+encoded = EncodedOnce(_sse_message, 8192)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from eventstore.cache import BoundedCache
+from eventstore.cache import BoundedCache, EncodedOnce
 
 
 def test_past_its_capacity_the_oldest_entry_goes() -> None:
@@ -37,3 +37,21 @@ def test_a_cache_holds_at_least_one_entry() -> None:
     cache.put("a", 1)
     cache.put("b", 2)
     assert dict(cache) == {"b": 2}
+
+
+def test_an_encoding_is_made_once_per_object_and_never_for_an_equal_other() -> None:
+    made: list[dict[str, int]] = []
+
+    def encode(record: dict[str, int]) -> str:
+        made.append(record)
+        return f"seq {record['seq']}"
+
+    encoded = EncodedOnce(encode, 2)
+    first, equal = {"seq": 1}, {"seq": 1}
+    assert encoded(first) == encoded(first) == "seq 1"
+    assert made == [first]
+    encoded(equal)  # equal, not the same (another audience's record): its own entry
+    assert len(made) == 2 and made[1] is equal
+    encoded({"seq": 2})  # past the capacity: the oldest, first, goes
+    encoded(first)
+    assert len(made) == 4 and made[3] is first
