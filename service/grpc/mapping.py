@@ -3,9 +3,8 @@ events, and refusals as gRPC statuses with structured details."""
 
 from __future__ import annotations
 
-import functools
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, assert_never
 
 import grpc
@@ -94,7 +93,7 @@ def command_maker(action: pb.Action) -> Callable[[int], SeatCommand]:
     return make
 
 
-def struct_of(values: dict[str, Any]) -> struct_pb2.Struct:
+def struct_of(values: Mapping[str, Any]) -> struct_pb2.Struct:
     message = struct_pb2.Struct()
     message.update(values)
     return message
@@ -113,21 +112,29 @@ def _event_message(record: dict[str, Any]) -> pb.Event:
 event_message = EncodedOnce(_event_message, 8192)
 
 
-def view_message(view: View, turn_deadline_ms: int | None = None) -> pb.View:
+def view_message(
+    view: View, turn_deadline_ms: int | None = None, into: pb.View | None = None
+) -> pb.View:
+    """The View message of ``view``, filled into ``into`` when given (an answer's own
+    field: the answer then holds it without a copy of the whole), else a new one."""
     message = pb.View(
         viewer=view.viewer,
+        seat=view.seat,
         preset=view.preset,
         players=view.players,
         phase=view.phase,
         game_number=view.game_number,
         games_per_set=view.games_per_set,
+        turn=view.turn,
         waiting_for=view.waiting_for or "",
+        step_count=view.step_count,
         four_stop_seats=view.four_stop_seats,
         hand=view.hand or (),
         hand_sizes=view.hand_sizes,
         field=view.field or (),
         field_jokers_as=view.field_jokers_as,
         field_kind=view.field_kind or "",
+        field_seat=view.field_seat,
         revolution=view.revolution,
         eleven_back=view.eleven_back,
         direction=view.direction,
@@ -156,6 +163,10 @@ def view_message(view: View, turn_deadline_ms: int | None = None) -> pb.View:
         color_lock=view.color_lock or "",
         partial_lock=view.partial_lock,
         trick=view.trick,
+        last_play=None
+        if view.last_play is None
+        else pb.PlayedMeld(cards=view.last_play, jokers_as=view.last_play_jokers_as),
+        last_seat=view.last_seat,
         leader=view.leader,
         trick_leader=view.trick_leader,
         exchange_steps=[
@@ -171,25 +182,19 @@ def view_message(view: View, turn_deadline_ms: int | None = None) -> pb.View:
         eleven_back_lasts=view.eleven_back_lasts,
         recent_suits=view.recent_suits,
         finished_in_trick=view.finished_in_trick,
+        leisure_seat=view.leisure_seat,
         out_of_play=view.out_of_play or (),
         seats_drawn=view.seats_drawn,
         bottom=view.bottom,
-    )
-    if view.last_play is not None:
-        message.last_play.cards.extend(view.last_play)
-        message.last_play.jokers_as.extend(view.last_play_jokers_as)
-    for name in ("seat", "turn", "step_count", "field_seat", "last_seat", "leisure_seat"):
-        value = getattr(view, name)
-        if value is not None:
-            setattr(message, name, value)
-    if turn_deadline_ms is not None:
-        message.turn_deadline_ms = turn_deadline_ms
-    message.options.MergeFromString(_options_bytes(tuple(view.options.items())))
+        turn_deadline_ms=turn_deadline_ms,
+    )  # an optional field given None is left unset: no seat, no turn, no deadline...
+    if into is not None:
+        into.CopyFrom(message)  # cheap while the options are not in it yet
+        message = into
+    # A match's options never change and are the dear part of a View (a Struct of 41):
+    # one Struct per options mapping (build_view shares one per rule set), copied in
+    message.options.CopyFrom(_options_struct(view.options))
     return message
 
 
-@functools.lru_cache(maxsize=256)
-def _options_bytes(options: tuple[tuple[str, Any], ...]) -> bytes:
-    """A rule set's options as a serialised Struct: a match's never change, and
-    building the Struct anew costs more than the rest of the view."""
-    return struct_of(dict(options)).SerializeToString()
+_options_struct = EncodedOnce(struct_of, 256)

@@ -10,11 +10,12 @@ A hit is a plain ``dict`` lookup where the table is used; only a miss calls ``re
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
     from .commands import Play
     from .melds import Meld
+    from .rulesets import RuleSet
 
 K = TypeVar("K")
 V = TypeVar("V")
@@ -32,11 +33,15 @@ PLAYS_WITH_READING: dict[tuple[int, int, tuple[int, ...]], Play] = {}
 # legal: the melds of one rank's (or one suit's) cards, which repeat across hands
 RANK_GROUPS: dict[tuple[int, ...], list[Meld]] = {}
 SUIT_STAIRS: dict[tuple[int, ...], list[Meld]] = {}
+# views: a rule set's options, by the rule set itself (its id, the entry holding it:
+# hashing a rule set's 41 fields to find them cost more than the rest of the lookup)
+OPTIONS_BY_RULES: dict[int, tuple[RuleSet, dict[str, Any]]] = {}
+OPTIONS_LIMIT = 4096  # rule set objects: one per match loaded (equal ones share options)
 
 
-def remember(table: dict[K, V], key: K, value: V) -> V:
+def remember(table: dict[K, V], key: K, value: V, limit: int = MEMO_LIMIT) -> V:
     """Keep ``value`` for ``key`` in one of the tables above; returns it."""
-    if len(table) >= MEMO_LIMIT:
+    if len(table) >= limit:
         table.clear()
     table[key] = value
     return value

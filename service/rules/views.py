@@ -17,6 +17,7 @@ from dataclasses import dataclass, fields
 from typing import Any, assert_never
 
 from . import events as ev
+from . import memo
 from .cards import (
     add_cards,
     cards_of,
@@ -105,7 +106,7 @@ class View:
     blind: tuple[str, ...] | None
     unused: tuple[str, ...] | None
     out_of_play: tuple[str, ...] | None
-    options: dict[str, Any]
+    options: dict[str, Any]  # read-only (ReadOnlyOptions): shared by the match's every view
     # docs/RULES.md §5: public to everyone
     two_back: bool = False
     discard_pile: tuple[str, ...] = ()
@@ -142,10 +143,35 @@ def _plain(value: Any) -> Any:
     return value
 
 
-@functools.lru_cache(maxsize=64)
 def _options_of(rules: RuleSet) -> dict[str, Any]:
-    # a match's rules never change; listing 41 fields for every view did
-    return rules.options()
+    # a match's rules never change, nor its rule set object: found by the object (hashing
+    # its 41 fields to find them by value cost 4 µs a view)
+    known = memo.OPTIONS_BY_RULES.get(id(rules))
+    if known is not None and known[0] is rules:
+        return known[1]
+    entry = (rules, _options_by_value(rules))
+    return memo.remember(memo.OPTIONS_BY_RULES, id(rules), entry, memo.OPTIONS_LIMIT)[1]
+
+
+@functools.lru_cache(maxsize=64)
+def _options_by_value(rules: RuleSet) -> dict[str, Any]:
+    # Listing 41 fields for every view cost. Every view of equal rule sets (every
+    # federation match's) shares one read-only dict, and so the API's one encoding of it.
+    return ReadOnlyOptions(rules.options())
+
+
+class ReadOnlyOptions(dict[str, Any]):
+    """A rule set's options as every view of it shares them: a dict (JSON and msgspec
+    encode it as one) that refuses every change; a copy of it is a plain dict."""
+
+    def _refuse(self, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError("a view's options are shared: copy them to change them")
+
+    __setitem__ = __delitem__ = __ior__ = _refuse
+    clear = pop = popitem = setdefault = update = _refuse
+
+    def __reduce__(self) -> Any:  # copy, deepcopy and pickle give a plain dict
+        return (dict, (dict(self),))
 
 
 def build_view(state: MatchState, viewer: Viewer, *, match_over: bool = False) -> View:
@@ -205,7 +231,7 @@ def build_view(state: MatchState, viewer: Viewer, *, match_over: bool = False) -
         blind=mask_codes(state.blind) if revealed else None,
         unused=mask_codes(state.unused) if revealed else None,
         out_of_play=mask_codes(state.out) if revealed else None,
-        options=dict(_options_of(state.rules)),
+        options=_options_of(state.rules),
         two_back=state.two_back,
         discard_pile=mask_codes(state.pile),
         color_lock=COLORS.get(state.color_lock),

@@ -13,6 +13,7 @@ import pytest
 from clients.sdk import view_from_message
 from service import scenarios
 from service.app.selfplay import play_match, random_policy
+from service.grpc.gen.daifugo.v1 import match_service_pb2 as pb
 from service.grpc.mapping import view_message
 from service.rules import initial_state, rule_set
 from service.rules.commands import Play
@@ -171,3 +172,6 @@ def test_a_view_crosses_grpc_whole(preset: str) -> None:
         for viewer in (Viewer.of_seat(state.turn or 0), SPECTATOR):
             view = build_view(state, viewer)
             assert view_from_message(view_message(view)) == view, (viewer, event)
+            answer = pb.ActResponse()  # filled in place, as the servicer does, alike
+            view_message(view, None, answer.view)
+            assert answer.view == view_message(view), (viewer, event)
