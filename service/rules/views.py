@@ -266,8 +266,8 @@ def position_of(view: View, rules: RuleSet) -> Position:
     state.game_number = view.game_number
     state.previous_places = view.previous_places
     state.results = view.results
-    state.trick = _mask_ofmask_codes(view.trick)
-    state.pile = _mask_ofmask_codes(view.discard_pile)
+    state.trick = _mask_of_codes(view.trick)
+    state.pile = _mask_of_codes(view.discard_pile)
     state.leader = view.leader
     state.turn = view.turn
     state.exchange_steps = view.exchange_steps
@@ -331,7 +331,7 @@ def _suits_read(letters: str) -> int:
 _COLOR_SUITS = {color: suits for suits, color in COLORS.items()}
 
 
-def _mask_ofmask_codes(codes: tuple[str, ...]) -> int:
+def _mask_of_codes(codes: tuple[str, ...]) -> int:
     mask = 0
     for code in codes:  # jokers repeat
         mask = add_cards(mask, mask_of((parse_card(code),)))
@@ -352,7 +352,7 @@ def _meld_of(
     if not codes:
         return None
     return classify(
-        _mask_ofmask_codes(codes),
+        _mask_of_codes(codes),
         tuple(parse_reading(code) for code in jokers_as),
         reversed_order=position.reversed_order,
         stairs_allowed=True,
