@@ -362,8 +362,10 @@ class SharedConnection:
         wire = _Wire(loop, self.command_timeout)
         where = f"{self.host}:{self.port}"
         hello: list[tuple[Any, ...]] = []
-        if self.password is not None:
-            hello.append(("AUTH", *filter(None, (self.username, self.password))))
+        if self.password:  # as redis-py: AUTH [username] password, when there is one
+            hello.append(
+                ("AUTH", self.username, self.password) if self.username else ("AUTH", self.password)
+            )
         if self.db:
             hello.append(("SELECT", self.db))
         try:
@@ -451,11 +453,11 @@ class _Wire(asyncio.Protocol):
             future = waiting.popleft()
             if future.done():
                 continue  # its caller was cancelled; the reply is read all the same
-            if isinstance(reply, ResponseError):
-                future.set_exception(reply)
-            elif isinstance(reply, InvalidResponse):
+            if isinstance(reply, InvalidResponse):
                 self.abort(RedisConnectionError(f"Redis sent what is not RESP: {reply}"))
                 return
+            if isinstance(reply, RedisError):  # an error reply, as redis-py names it
+                future.set_exception(reply)  # (LOADING, WRONGPASS... are ConnectionErrors)
             else:
                 future.set_result(reply)
 

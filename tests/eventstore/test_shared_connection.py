@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -13,6 +14,7 @@ import redis
 from redis.exceptions import NoScriptError, ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from eventstore import RedisServer
 from eventstore.connection import Connector, SharedConnection
 
 from ..redis_support import unique
@@ -136,3 +138,20 @@ async def test_a_closed_connection_refuses_commands(redis_url: str) -> None:
     await connector.close()
     with pytest.raises(redis.ConnectionError):
         await runner.execute_command("PING")
+
+
+async def test_it_logs_in_and_selects_the_url_s_database(tmp_path: Path) -> None:
+    server = RedisServer(tmp_path / "redis", appendonly=False, password="a-long-secret").start()
+    try:
+        good = Connector(f"{server.url}/3", cluster=False)
+        runner = await good.runner()
+        assert isinstance(runner, SharedConnection)
+        assert await runner.execute_command("SET", "where", "db3") == b"OK"
+        await good.close()
+        assert redis.Redis(port=server.port, password="a-long-secret", db=3).get("where") == b"db3"
+        wrong = Connector(server.url.replace("a-long-secret", "guess"), cluster=False)
+        with pytest.raises(redis.AuthenticationError):  # an error reply, raised, not returned
+            await (await wrong.runner()).execute_command("PING")
+        await wrong.close()
+    finally:
+        server.stop()
