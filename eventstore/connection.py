@@ -171,14 +171,19 @@ class Connector:
         return await executor.execute_command(*args)
 
     def _direct_pool(self) -> SharedConnection | None:
-        kwargs: dict[str, Any] = dict(parse_url(self.url))
+        timeout = cast(
+            float | None, parse_url(self.url).get("socket_timeout", self.command_timeout)
+        )
+        return self._shared(self.url, timeout, retries=self.retries)
+
+    def _shared(
+        self, url: str, socket_timeout: float | None, *, retries: int
+    ) -> SharedConnection | None:
+        kwargs: dict[str, Any] = dict(parse_url(url))
         if "connection_class" in kwargs or "path" in kwargs:
             return None  # TLS or a unix socket: keep to redis-py's client
-        kwargs.update(
-            socket_connect_timeout=self.connect_timeout,
-            socket_timeout=kwargs.get("socket_timeout", self.command_timeout),
-        )
-        return SharedConnection(kwargs, retries=self.retries)
+        kwargs.update(socket_connect_timeout=self.connect_timeout, socket_timeout=socket_timeout)
+        return SharedConnection(kwargs, retries=retries)
 
     async def _connect(self) -> Client:
         if self.cluster is None:
@@ -210,8 +215,12 @@ class Connector:
             client.set_response_callback(name, _raw)
         return client
 
-    async def blocking_connection(self, key: str, socket_timeout: float | None) -> Redis:
-        """A new single-connection client to the node that holds ``key``, for XREAD BLOCK."""
+    async def blocking_connection(
+        self, key: str, socket_timeout: float | None
+    ) -> Redis | SharedConnection:
+        """A new connection of its own to the node that holds ``key``, for XREAD BLOCK:
+        on one server a ``SharedConnection`` that nobody else uses, on a cluster
+        redis-py's client (which knows MOVED)."""
         url = self.url
         client = await self.client()
         if isinstance(client, RedisCluster):
@@ -219,6 +228,8 @@ class Connector:
             if node is None:  # pragma: no cover - only with replicas asked for
                 raise StoreUnavailable(f"no node holds {key!r}")
             url = with_host(self.url, node.host, int(node.port))
+        elif (own := self._shared(url, socket_timeout, retries=0)) is not None:
+            return own
         return self.single(url, socket_timeout)
 
     def single(self, url: str, socket_timeout: float | None) -> Redis:
@@ -388,6 +399,9 @@ class SharedConnection:
             raise RedisConnectionError("the store's connection is closed")
         self._wire = wire
         return wire
+
+    async def aclose(self) -> None:
+        await self.close()
 
     async def close(self) -> None:
         self._closed = True

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, cast
 from redis.asyncio import Redis
 from redis.exceptions import MovedError, RedisError
 
-from .connection import UNAVAILABLE_ERRORS, store_error, with_host
+from .connection import UNAVAILABLE_ERRORS, SharedConnection, store_error, with_host
 from .errors import StoreUnavailable
 from .model import StoredEvent
 
@@ -54,7 +54,7 @@ class BlockingReader:
         self.key = key
         self.block_ms = block_ms
         self.client_name = name
-        self._conn: Redis | None = None
+        self._conn: Redis | SharedConnection | None = None
         self._url: str | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
 
@@ -107,7 +107,7 @@ class BlockingReader:
         entries: list[Any] = reply[0][1]
         return entries
 
-    async def _connection(self) -> Redis:
+    async def _connection(self) -> Redis | SharedConnection:
         if self._conn is None:
             self._loop = asyncio.get_running_loop()
             connector = self.store.connector
