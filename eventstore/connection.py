@@ -129,9 +129,9 @@ class Connector:
         self.retries = retries
         self.max_connections = max_connections
         self._client: Client | None = None
-        self._direct: SharedConnection | None = None
+        self._shared_connection: SharedConnection | None = None
         self._lock = asyncio.Lock()
-        self.executor: Any = None  # what runs commands: the direct pool or the cluster client
+        self.executor: Any = None  # what runs commands: the shared connection or the cluster client
 
     def _options(self) -> dict[str, Any]:
         return {
@@ -150,13 +150,13 @@ class Connector:
             if self._client is None:
                 with unavailable_as("connect", self.url):
                     client = await self._connect()
-                direct = None if self.cluster else self._direct_pool()
-                self._client, self._direct = client, direct
-                self.executor = direct or client
+                shared = None if self.cluster else self._shared_for_commands()
+                self._client, self._shared_connection = client, shared
+                self.executor = shared or client
             return self._client
 
     async def runner(self) -> Any:
-        """What runs commands and scripts: the direct pool, or the cluster client."""
+        """What runs commands and scripts: the shared connection, or the cluster client."""
         if self.executor is None:
             await self.client()
         return self.executor
@@ -170,7 +170,7 @@ class Connector:
             executor = self.executor
         return await executor.execute_command(*args)
 
-    def _direct_pool(self) -> SharedConnection | None:
+    def _shared_for_commands(self) -> SharedConnection | None:
         timeout = cast(
             float | None, parse_url(self.url).get("socket_timeout", self.command_timeout)
         )
@@ -246,8 +246,8 @@ class Connector:
     async def pipeline(self, commands: Sequence[Sequence[Any]]) -> list[Any]:
         """Run independent commands in one pipeline (per node on a cluster), in order."""
         client = await self.client()
-        if self._direct is not None:
-            return await self._direct.pipeline(commands)
+        if self._shared_connection is not None:
+            return await self._shared_connection.pipeline(commands)
         pipe: Any = client.pipeline(transaction=False)
         for command in commands:
             pipe.execute_command(*command)
@@ -256,10 +256,10 @@ class Connector:
 
     async def close(self) -> None:
         client, self._client = self._client, None
-        direct, self._direct = self._direct, None
+        shared, self._shared_connection = self._shared_connection, None
         self.executor = None
-        if direct is not None:
-            await direct.close()
+        if shared is not None:
+            await shared.close()
         if client is not None:
             await client.aclose()
 
@@ -341,7 +341,7 @@ class SharedConnection:
             if wire is None or wire.lost is not None:
                 wire = await self._connected()
             try:
-                return await wire.send(packed, 1)
+                return await wire.send(packed)
             except UNAVAILABLE_ERRORS:
                 if attempts <= 0 or self._closed:
                     raise
@@ -433,8 +433,8 @@ class _Wire(asyncio.Protocol):
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = cast(asyncio.Transport, transport)
 
-    def send(self, packed: bytes, count: int) -> asyncio.Future[Any]:
-        return self.send_all(packed, count)[0]
+    def send(self, packed: bytes) -> asyncio.Future[Any]:
+        return self.send_all(packed, 1)[0]
 
     def send_all(self, packed: bytes, count: int) -> list[asyncio.Future[Any]]:
         """Queue ``count`` packed commands for this turn's write; their replies' futures."""
