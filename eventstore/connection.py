@@ -366,7 +366,14 @@ class SharedConnection:
             raise RedisConnectionError("the store's connection is closed")
         if self._connecting is None or self._connecting.done():
             self._connecting = asyncio.ensure_future(self._connect())
-        return await asyncio.shield(self._connecting)
+        connecting = self._connecting
+        try:
+            return await asyncio.shield(connecting)
+        except asyncio.CancelledError:
+            task = asyncio.current_task()
+            if connecting.cancelled() and not (task and task.cancelling()):
+                raise RedisConnectionError("the store's connection is closed") from None
+            raise  # the caller itself was cancelled
 
     async def _connect(self) -> _Wire:
         loop = asyncio.get_running_loop()

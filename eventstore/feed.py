@@ -295,7 +295,7 @@ class GlobalSubscription:
 
     async def aclose(self) -> None:
         self._closed = True
-        await self.reader.drop()
+        await self.reader.close()
         if not getattr(self._gen, "ag_running", False):  # else its own loop sees _closed
             await self._gen.aclose()
 

@@ -57,6 +57,7 @@ class BlockingReader:
         self._conn: Redis | SharedConnection | None = None
         self._url: str | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._closed = False
 
     def drop_soon(self) -> None:
         """Close the connection from a finalizer (no await there): on its event loop."""
@@ -82,6 +83,8 @@ class BlockingReader:
         conn: Any = None
         try:
             conn = await self._connection()
+            if conn is None:
+                return None  # closed while the connection was being opened
             reply = await conn.execute_command(
                 "XREAD", "COUNT", count, "BLOCK", self.block_ms, "STREAMS", self.key, after
             )
@@ -90,7 +93,7 @@ class BlockingReader:
             self._url = with_host(self.store.url, exc.host, int(exc.port))
             return None
         except Exception as exc:
-            if conn is not None and self._conn is not conn:
+            if self._closed or (conn is not None and self._conn is not conn):
                 return None  # dropped under the read (closing)
             await self.drop()
             if isinstance(exc, UNAVAILABLE_ERRORS):
@@ -107,8 +110,8 @@ class BlockingReader:
         entries: list[Any] = reply[0][1]
         return entries
 
-    async def _connection(self) -> Redis | SharedConnection:
-        if self._conn is None:
+    async def _connection(self) -> Redis | SharedConnection | None:
+        if self._conn is None and not self._closed:
             self._loop = asyncio.get_running_loop()
             connector = self.store.connector
             timeout = self.block_ms / 1000 + connector.command_timeout
@@ -117,8 +120,16 @@ class BlockingReader:
             else:
                 conn = connector.single(self._url, timeout)
             self._conn = conn
+            if self._closed:  # closed while connecting: nobody else will drop it
+                await self.drop()
+                return None
             await cast(Any, conn).execute_command("CLIENT", "SETNAME", self.client_name)
-        return self._conn
+        return None if self._closed else self._conn
+
+    async def close(self) -> None:
+        """For good: a read under way or starting gives None, and none reconnects."""
+        self._closed = True
+        await self.drop()
 
     async def drop(self) -> None:
         conn, self._conn = self._conn, None
@@ -201,7 +212,7 @@ class StreamSubscription:
     async def aclose(self) -> None:
         self._closed = True
         self._buffer.clear()
-        await self.reader.drop()
+        await self.reader.close()
 
     def __del__(self) -> None:
         # Dropped without aclose() (a consumer that just stopped iterating): close the

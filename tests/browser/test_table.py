@@ -228,7 +228,7 @@ async def test_the_host_seats_bots_and_starts_the_table(site: Site, page: Page) 
     for seat in (0, 1, 2):
         await page.select_option(f"#new-seat-{seat}", "invite")
     await page.uncheck("#new-auto-start")
-    await page.fill("#new-bot-pause", "0")
+    await page.fill("#new-bot-pause", "0.5")  # three bots at no pause may finish unseen
     await page.click("#new-create")
     await page.wait_for_selector("#host-panel:not([hidden]) #invite-link-2")
     match_id = match_id_of(page)

@@ -482,6 +482,18 @@ class SubscriptionCase(StoreCase):
         await sub.aclose()
         assert await asyncio.wait_for(task, 20) == []
 
+    async def test_closing_while_the_connection_opens_ends_the_subscription(
+        self, store: EventStore
+    ) -> None:
+        # closed at each step of opening its blocking connection: never left waiting
+        for steps in range(12):
+            sub = store.subscribe("quiet", 0, block_ms=60_000)
+            task = asyncio.create_task(sub.next_batch())
+            for _ in range(steps):
+                await asyncio.sleep(0)
+            await sub.aclose()
+            assert await asyncio.wait_for(task, 20) == []
+
     async def test_a_subscriber_sees_another_writer(self, recorder: Recorder) -> None:
         reader = recorder.store()
         writer = recorder.sharing(reader)

@@ -140,6 +140,16 @@ async def test_a_closed_connection_refuses_commands(redis_url: str) -> None:
         await runner.execute_command("PING")
 
 
+async def test_closing_while_it_connects_fails_the_waiting_commands(redis_url: str) -> None:
+    connector = Connector(redis_url, cluster=False)
+    runner = await connector.runner()
+    waiting = asyncio.ensure_future(runner.execute_command("PING"))
+    await asyncio.sleep(0)  # connecting, not connected
+    await connector.close()
+    with pytest.raises(redis.ConnectionError):  # not a CancelledError its caller never asked
+        await waiting
+
+
 async def test_it_logs_in_and_selects_the_url_s_database(tmp_path: Path) -> None:
     server = RedisServer(tmp_path / "redis", appendonly=False, password="a-long-secret").start()
     try:
