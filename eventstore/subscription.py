@@ -84,7 +84,7 @@ class BlockingReader:
         try:
             conn = await self._connection()
             if conn is None:
-                return None  # closed while the connection was being opened
+                return None  # closed (or dropped) while the connection was opening
             reply = await conn.execute_command(
                 "XREAD", "COUNT", count, "BLOCK", self.block_ms, "STREAMS", self.key, after
             )
