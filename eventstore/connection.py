@@ -304,6 +304,10 @@ class FastConnection(AsyncConnection):
             raise
 
 
+def _closed_error() -> RedisConnectionError:
+    return RedisConnectionError("the store's connection is closed")
+
+
 class SharedConnection:
     """One connection to one server that every caller of the store shares.
 
@@ -363,7 +367,7 @@ class SharedConnection:
 
     async def _connected(self) -> _Wire:
         if self._closed:
-            raise RedisConnectionError("the store's connection is closed")
+            raise _closed_error()
         if self._connecting is None or self._connecting.done():
             self._connecting = asyncio.ensure_future(self._connect())
         connecting = self._connecting
@@ -372,7 +376,7 @@ class SharedConnection:
         except asyncio.CancelledError:
             task = asyncio.current_task()
             if connecting.cancelled() and not (task and task.cancelling()):
-                raise RedisConnectionError("the store's connection is closed") from None
+                raise _closed_error() from None
             raise  # the caller itself was cancelled
 
     async def _connect(self) -> _Wire:
@@ -402,8 +406,8 @@ class SharedConnection:
                 raise failure from error
             raise
         if self._closed:
-            wire.abort(RedisConnectionError("the store's connection is closed"))
-            raise RedisConnectionError("the store's connection is closed")
+            wire.abort(_closed_error())
+            raise _closed_error()
         self._wire = wire
         return wire
 
@@ -414,7 +418,7 @@ class SharedConnection:
         self._closed = True
         wire, self._wire = self._wire, None
         if wire is not None:
-            wire.abort(RedisConnectionError("the store's connection is closed"))
+            wire.abort(_closed_error())
         if self._connecting is not None:
             self._connecting.cancel()
             with suppress(BaseException):

@@ -120,11 +120,10 @@ class BlockingReader:
             else:
                 conn = connector.single(self._url, timeout)
             self._conn = conn
-            if self._closed:  # closed while connecting: nobody else will drop it
-                await self.drop()
-                return None
             await cast(Any, conn).execute_command("CLIENT", "SETNAME", self.client_name)
-        return None if self._closed else self._conn
+            if self._closed:  # closed while it opened, maybe before there was one to drop
+                await self.drop()
+        return self._conn
 
     async def close(self) -> None:
         """For good: a read under way or starting gives None, and none reconnects."""
