@@ -99,8 +99,9 @@ class RedisCheckpoints:
         if not ops:
             self._deferred[event.stream] = first
             return True
-        self._deferred.pop(event.stream, None)
-        return await self._apply(event, ops, first)
+        applied = await self._apply(event, ops, first)
+        self._deferred.pop(event.stream, None)  # kept while it fails: the retry needs it
+        return applied
 
     async def _apply(self, event: StoredEvent, ops: Sequence[Op], first: int) -> bool:
         keys = [self.positions_key]

@@ -1,6 +1,7 @@
 """The work one replica does for all of them: the projections (results, the match
 catalog), the seals a dead writer left undone, the turn timers and the service's bot
-seats, run while this replica holds the lease, stopped when it loses it. Any replica
+seats, run while this replica holds the lease, stopped when it loses it. They follow
+the global feed through one shared reader (following.py). Any replica
 reads what the projections wrote; only the holder writes."""
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from eventstore import RedisEventStore
 
 from .bot_seats import BotFactory, BotSeats
 from .catalog import CatalogProjection
+from .following import Follower, SharedFeed
 from .lease import Lease
 from .projections import ResultsProjection
 from .sealer import Sealer
@@ -78,16 +80,22 @@ class Background:
                 await self.lease.release()
 
     def _start(self) -> None:
-        store = self.store
-        workers: list[Worker] = [
-            ResultsProjection(store),
-            CatalogProjection(store),
-            Sealer(self.service),
+        sealer = Sealer(self.service)
+        followers: list[Follower] = [
+            ResultsProjection(self.store),
+            CatalogProjection(self.store),
+            sealer,
         ]
+        workers: list[Worker] = [sealer]
         if self.timers:
-            workers.append(TurnTimers(self.service))
+            timers = TurnTimers(self.service)
+            followers.append(timers)
+            workers.append(timers)
         if self.make_bot is not None:
-            workers.append(BotSeats(self.service, self.make_bot))
+            bots = BotSeats(self.service, self.make_bot)
+            followers.append(bots)
+            workers.append(bots)
+        workers.append(SharedFeed(self.store, followers))
         self._running = [(worker, asyncio.create_task(worker.run())) for worker in workers]
 
     async def _stop_work(self) -> None:

@@ -13,9 +13,9 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
-from eventstore import EventStoreError, InMemoryCheckpoints, StoredEvent
+from eventstore import EventStoreError, StoredEvent
 
 from ..match.events import BotKind
 from ..rules.commands import SeatCommand
@@ -35,10 +35,12 @@ the service layer knows no bot's strategy)."""
 # refusals that mean the match moved on while the bot thought (a timer acted first)
 _MOVED_ON = frozenset({"not_your_turn", "wrong_action", "game_over", "match_over"})
 RETRY_PAUSE = 1.0  # seconds after a failure before the seat looks again
-FEED_PACE = 0.25  # seconds between reads of the global feed
 
 
 class BotSeats:
+    name = "bot seats"
+    pace = 0.25  # the feed only finds new bot seats: a quarter second late is soon enough
+
     def __init__(self, service: GameService, make_bot: BotFactory) -> None:
         self.service = service
         self.make_bot = make_bot
@@ -51,13 +53,9 @@ class BotSeats:
         self._stopping.set()
 
     async def run(self) -> None:
+        """Play the bot seats the feed finds until ``stop``."""
         try:
-            checkpoints = InMemoryCheckpoints(await self._live_positions())
-            follow = asyncio.create_task(self._follow(checkpoints))
-            stopping = asyncio.create_task(self._stopping.wait())
-            await asyncio.wait([follow, stopping], return_when=asyncio.FIRST_COMPLETED)
-            follow.cancel()
-            stopping.cancel()
+            await self._stopping.wait()
         finally:
             seats = list(self.playing.values())
             for task in seats:
@@ -65,27 +63,14 @@ class BotSeats:
             if seats:
                 await asyncio.wait(seats, timeout=2.0)
 
-    async def _live_positions(self) -> dict[str, int]:
+    async def start(self) -> Mapping[str, int]:
         """Where every stream is now, playing the bot seats of the live matches."""
         positions, live = await live_streams(self.service.store, self._stopping)
         for stream in live:
             self._play_all(await self.service.load(stream.removeprefix("m:")))
         return positions
 
-    async def _follow(self, checkpoints: InMemoryCheckpoints) -> None:
-        while True:
-            try:
-                # only to find new bot seats: a quarter second late is soon enough, and
-                # a busy match's events then cost one read per pace, not two per action
-                feed = self.service.store.subscribe_all(checkpoints, pace=FEED_PACE)
-                async for event in feed:
-                    checkpoints.commit(event.stream, event.seq)
-                    await self._note(event)
-            except EventStoreError as error:
-                log.warning("bot seats lost the feed (%s); resuming", error)
-                await asyncio.sleep(RETRY_PAUSE)
-
-    async def _note(self, event: StoredEvent) -> None:
+    async def take(self, event: StoredEvent) -> None:
         if event.type == "SeatJoined" and event.data.get("bot") and event.stream.startswith("m:"):
             self._play_all(await self.service.load(event.stream.removeprefix("m:")))
 

@@ -1,30 +1,194 @@
-"""What every projection of this service does the same way: follow the global
-feed, apply each event with its checkpoint in one Redis script, stop on a flag,
-catch up on demand. A projection says only which writes an event makes.
+"""Following the global feed for the background workers: one reader per process.
 
-Their state lives in Redis beside the events (``RedisCheckpoints``), so they take
-the Redis store, not any ``EventStore``."""
+Every worker of the lease holder (the projections, the sealer, the turn timers, the bot
+seats) wants every event of every stream once, in seq order per stream. ``SharedFeed``
+reads and decodes each event once and hands it to each of them, where a reader each
+would read, decode and step through every event five times.
+
+What a follower is given: every event past the positions its ``start`` gave, each stream
+in seq order, each event once while it takes it. A follower whose ``take`` fails is held
+on that stream alone (the others, and its other streams, go on) and given the same event
+again a second later, then the ones it missed meanwhile, read from the stream.
+
+A projection's state lives in Redis beside the events (``RedisCheckpoints``): it applies
+each event with its checkpoint in one Redis script, so it takes the Redis store, not any
+``EventStore``. A projection says only which writes an event makes.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
 
-from eventstore import EventStoreError, RedisCheckpoints, RedisEventStore, StoredEvent
+from eventstore import (
+    CheckpointGap,
+    EventStore,
+    EventStoreError,
+    FeedSubscription,
+    InMemoryCheckpoints,
+    RedisCheckpoints,
+    RedisEventStore,
+    StoredEvent,
+)
 from eventstore.feed import Op
 
-log = logging.getLogger("daifugo.projections")
-PACE = 0.25  # seconds between reads of the feed: a match's appends meanwhile are read at once
+log = logging.getLogger("daifugo.following")
+RETRY_PAUSE = 1.0  # seconds before a failed follower is given its event again
+
+
+class Follower(Protocol):
+    """A background worker's part that follows the global feed."""
+
+    name: str
+    pace: float  # seconds its view of the feed may lag: the feed is read that often
+
+    async def start(self) -> Mapping[str, int]:
+        """Get ready, and say where to start: each stream's last seq already taken
+        (a stream it does not name is followed from its first event)."""
+        ...
+
+    async def take(self, event: StoredEvent) -> None:
+        """One event. Raising: the same event again later."""
+        ...
+
+
+class SharedFeed:
+    """One reader of the global feed for a process's followers (see the module)."""
+
+    def __init__(self, store: EventStore, followers: Sequence[Follower]) -> None:
+        self.store = store
+        self.followers = list(followers)
+        self.pace = min(follower.pace for follower in self.followers)
+        self.taken: list[dict[str, int]] = []  # per follower: each stream's last seq taken
+        self.held: set[tuple[int, str]] = set()  # (follower, stream) whose take failed
+        self.read: dict[str, int] = {}  # each stream's last seq the shared read gave
+        self._stopping = asyncio.Event()
+        self._feed: FeedSubscription | None = None
+        self._closing: asyncio.Task[None] | None = None
+
+    def stop(self) -> None:
+        """Ask ``run`` to return, ending a read that waits. (A flag, not only
+        cancellation: a cancellation that lands inside a Redis client call may not
+        come out.)"""
+        self._stopping.set()
+        if self._feed is not None:
+            self._closing = asyncio.get_running_loop().create_task(self._feed.aclose())
+
+    async def run(self) -> None:
+        """Start every follower, then follow until ``stop``."""
+        for follower in self.followers:
+            started = await self._start(follower)
+            if started is None:
+                return
+            self.taken.append(started)
+        retrying = asyncio.create_task(self._retry_held())
+        try:
+            while not self._stopping.is_set():
+                try:
+                    await self._follow()
+                except EventStoreError as error:
+                    if self._stopping.is_set():  # a read that stop() cut short
+                        return
+                    log.warning("the shared feed was lost (%s); resuming", error)
+                    await self._pause()
+        finally:
+            retrying.cancel()
+            await asyncio.wait([retrying], timeout=2.0)
+
+    async def _start(self, follower: Follower) -> dict[str, int] | None:
+        """Where ``follower`` starts (None: stopped first)."""
+        while not self._stopping.is_set():
+            try:
+                return dict(await follower.start())
+            except Exception:  # Redis away, a bug: a follower never given up for good
+                log.exception("%s could not start; trying again", follower.name)
+                await self._pause()
+        return None
+
+    async def _pause(self) -> None:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._stopping.wait(), RETRY_PAUSE)
+
+    async def _follow(self) -> None:
+        # from where the follower furthest behind is, stream by stream: the others
+        # pass over what they have taken already
+        start: dict[str, int] = {}
+        for taken in self.taken:
+            for stream, seq in taken.items():
+                start[stream] = min(seq, start.get(stream, seq))
+        for taken in self.taken:
+            for stream in start.keys() - taken.keys():
+                start[stream] = -1
+        self.read = dict(start)
+        self._feed = self.store.subscribe_all(InMemoryCheckpoints(start), pace=self.pace)
+        async with self._feed as feed:
+            async for event in feed:
+                if self._stopping.is_set():
+                    return
+                self.read[event.stream] = event.seq
+                for index in range(len(self.followers)):
+                    await self._give(index, event)
+
+    async def _give(self, index: int, event: StoredEvent) -> None:
+        stream, taken = event.stream, self.taken[index]
+        last = taken.get(stream, -1)
+        if event.seq <= last or (index, stream) in self.held:
+            return
+        if event.seq == last + 1:
+            try:
+                await self.followers[index].take(event)
+            except Exception as error:
+                self._hold(index, event, error)
+                return
+            taken[stream] = event.seq
+        else:  # cannot happen while the shared read starts where the follower is
+            self._hold(index, event, EventStoreError(f"seqs {last + 1}..{event.seq - 1} missed"))
+
+    def _hold(self, index: int, event: StoredEvent, error: Exception) -> None:
+        name = self.followers[index].name
+        if isinstance(error, EventStoreError):
+            log.warning("%s: %s at %d: %s; trying again", name, event.stream, event.seq, error)
+        else:  # a follower that fails silently is worse than one that retries
+            log.error("%s failed at %s %d", name, event.stream, event.seq, exc_info=error)
+        self.held.add((index, event.stream))
+
+    async def _retry_held(self) -> None:
+        """Give each held follower what the shared read has given the others on that
+        stream, read from the stream, a pause after it failed."""
+        while not self._stopping.is_set():
+            await self._pause()
+            for index, stream in sorted(self.held):
+                try:
+                    await self._catch_up(index, stream)
+                except Exception as error:
+                    name = self.followers[index].name
+                    log.warning("%s: %s still fails (%s); trying again", name, stream, error)
+
+    async def _catch_up(self, index: int, stream: str) -> None:
+        taken = self.taken[index]
+        while (last := taken.get(stream, -1)) < self.read.get(stream, -1):
+            page = await self.store.read(stream, last + 1, self.read[stream] - last)
+            if not page:
+                raise EventStoreError(f"{stream} has no events past {last}")
+            for event in page:
+                await self.followers[index].take(event)
+                taken[stream] = event.seq
+        # nothing awaited since the loop's check: the shared read gives it the next one
+        self.held.discard((index, stream))
 
 
 class FeedProjection:
+    """A follower that keeps its state in Redis with its checkpoints."""
+
     name = ""  # the checkpoints' name, and its keys' prefix
+    pace = 0.25  # a match's appends meanwhile are read at once
 
     def __init__(self, store: RedisEventStore) -> None:
         self.store = store
         self.checkpoints = RedisCheckpoints(store, self.name)
-        self._stopping = False
 
     def _key(self, suffix: str) -> str:
         return self.checkpoints.key(suffix)
@@ -33,32 +197,30 @@ class FeedProjection:
         """The writes ``event`` makes (none for most)."""
         raise NotImplementedError
 
-    async def run(self) -> None:
-        """Follow every stream until ``stop`` (resumes where its checkpoints say)."""
-        while not self._stopping:
-            try:
-                async for event in self.store.subscribe_all(self.checkpoints, pace=PACE):
-                    if self._stopping:
-                        return
-                    await self.apply(event)
-            except Exception as error:
-                if self._stopping:  # a read the stop cut short, however the client broke off
-                    return
-                if isinstance(error, EventStoreError):
-                    log.warning("%s projection lost the feed (%s); resuming", self.name, error)
-                else:  # a projection that dies silently is worse than one that retries
-                    log.exception("%s projection failed; resuming", self.name)
-                await asyncio.sleep(1.0)
+    async def start(self) -> Mapping[str, int]:
+        """Catch up on its own (after a restart the store may hold much it has not
+        applied: the others need not wait on that), and start where that ended."""
+        return await self.catch_up()
 
-    def stop(self) -> None:
-        """Ask ``run`` to return. (A flag, not only cancellation: a cancellation
-        that lands inside a Redis client call may not come out.)"""
-        self._stopping = True
+    async def catch_up(self) -> dict[str, int]:
+        """Apply everything stored now, then return; each stream's last seq."""
+        positions = dict(await self.checkpoints.positions())
+        async with self.store.subscribe_all(self.checkpoints, live=False) as feed:
+            async for event in feed:
+                await self.apply(event)
+                positions[event.stream] = event.seq
+        return positions
 
-    async def catch_up(self) -> None:
-        """Apply everything stored now, then return."""
-        async for event in self.store.subscribe_all(self.checkpoints, live=False):
+    async def take(self, event: StoredEvent) -> None:
+        try:
             await self.apply(event)
+        except CheckpointGap as gap:
+            # its checkpoint is behind what it was given (it was reset meanwhile):
+            # apply again from the checkpoint on, each event at most once as ever
+            log.warning("%s projection: %s; applying again from its checkpoint", self.name, gap)
+            last = await self.checkpoints.position(event.stream)
+            for missed in await self.store.read(event.stream, last + 1, event.seq - last):
+                await self.apply(missed)
 
     async def apply(self, event: StoredEvent) -> bool:
         return await self.checkpoints.apply_or_defer(event, await self._ops(event))

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Mapping
 
-from eventstore import EventStoreError, InMemoryCheckpoints
+from eventstore import EventStoreError, StoredEvent
 
 from .service import GameService, ServiceError
 from .ticking import tick_until_stopped
@@ -17,12 +18,12 @@ from .ticking import tick_until_stopped
 log = logging.getLogger("daifugo.sealer")
 UNSEALED_LAST = "SeedRevealed"  # the last event of an ended match that has no seal yet
 GRACE_MS = 1000
-# the feed is read at this pace: a seal is due a second after the end anyway, and a busy
-# match's appends then cost one read per pace, not two round trips per action
-FEED_PACE = 0.25
 
 
 class Sealer:
+    name = "sealer"
+    pace = 0.25  # a seal is due a second after the end anyway
+
     def __init__(self, service: GameService, tick: float = 0.2, grace_ms: int = GRACE_MS) -> None:
         self.service = service
         self.tick = tick
@@ -34,11 +35,9 @@ class Sealer:
         self._stopping.set()
 
     async def run(self) -> None:
-        checkpoints = InMemoryCheckpoints(await self._unsealed())
-        watcher = asyncio.create_task(self._watch(checkpoints))
-        await tick_until_stopped(self._stopping, self.tick, self._seal_due, watcher)
+        await tick_until_stopped(self._stopping, self.tick, self._seal_due)
 
-    async def _unsealed(self) -> dict[str, int]:
+    async def start(self) -> Mapping[str, int]:
         """Every stream's position now; ended unsealed matches are due at once."""
         store = self.service.store
         positions: dict[str, int] = {}
@@ -54,16 +53,9 @@ class Sealer:
                     self.due[stream.removeprefix("m:")] = 0
         return positions
 
-    async def _watch(self, checkpoints: InMemoryCheckpoints) -> None:
-        while True:
-            try:
-                async for event in self.service.store.subscribe_all(checkpoints, pace=FEED_PACE):
-                    checkpoints.commit(event.stream, event.seq)
-                    if event.stream.startswith("m:") and event.type == UNSEALED_LAST:
-                        self.due[event.stream.removeprefix("m:")] = event.at + self.grace_ms
-            except EventStoreError as error:
-                log.warning("the sealer lost the feed (%s); resuming", error)
-                await asyncio.sleep(1.0)
+    async def take(self, event: StoredEvent) -> None:
+        if event.stream.startswith("m:") and event.type == UNSEALED_LAST:
+            self.due[event.stream.removeprefix("m:")] = event.at + self.grace_ms
 
     async def _seal_due(self, now_ms: int) -> None:
         for match_id in [match for match, at in self.due.items() if at <= now_ms]:

@@ -9,19 +9,11 @@ from collections.abc import Awaitable, Callable
 
 
 async def tick_until_stopped(
-    stopping: asyncio.Event,
-    tick: float,
-    work: Callable[[int], Awaitable[None]],
-    watcher: asyncio.Task[None],
+    stopping: asyncio.Event, tick: float, work: Callable[[int], Awaitable[None]]
 ) -> None:
-    """Run ``work(now_ms)`` every ``tick`` seconds until ``stopping`` is set, then end
-    ``watcher`` (the task that follows the store for the loop)."""
-    try:
-        while not stopping.is_set():
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(stopping.wait(), tick)
-            if not stopping.is_set():
-                await work(int(time.time() * 1000))
-    finally:
-        watcher.cancel()
-        await asyncio.wait([watcher], timeout=2.0)
+    """Run ``work(now_ms)`` every ``tick`` seconds until ``stopping`` is set."""
+    while not stopping.is_set():
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stopping.wait(), tick)
+        if not stopping.is_set():
+            await work(int(time.time() * 1000))

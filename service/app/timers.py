@@ -1,8 +1,8 @@
 """Turn timers: when a seat's time runs out, the service acts for it.
 
 The replica holding the background lease runs them (background.py). They
-follow the global feed, so they know every timed match wherever its last action
-landed, and act with the version they saw as the expected version: when two
+follow the global feed (following.py), so they know every timed match wherever its
+last action landed, and act with the version they saw as the expected version: when two
 replicas time out the same turn (a lease changing hands), one append lands and
 the other finds the match moved on. A client that
 disconnects never stalls a match, and a timeout that fails (Redis away) is tried
@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Mapping
 
-from eventstore import EventStoreError, InMemoryCheckpoints, StoredEvent
+from eventstore import StoredEvent
 
 from .match import ENDING, live_streams, stream_of
 from .service import GameService, ServiceError
@@ -27,9 +28,14 @@ _LAST = {"SeedRevealed", "MatchSealed"}  # a finished match's last events: forge
 
 
 class TurnTimers:
+    name = "turn timers"
+
     def __init__(self, service: GameService, tick: float = 0.1) -> None:
         self.service = service
-        self.tick = tick
+        # the feed is read at the tick's pace: a deadline counts from its event's time,
+        # so learning of it a tick late moves nothing, and a busy match's events come in
+        # one read per tick rather than two reads per action
+        self.tick = self.pace = tick
         self.turn_ms: dict[str, int] = {}
         self.deadlines: dict[str, tuple[int, int]] = {}  # match id -> (deadline ms, version)
         self._stopping = asyncio.Event()
@@ -40,11 +46,9 @@ class TurnTimers:
         self._stopping.set()
 
     async def run(self) -> None:
-        checkpoints = InMemoryCheckpoints(await self._live_positions())
-        watcher = asyncio.create_task(self._watch(checkpoints))
-        await tick_until_stopped(self._stopping, self.tick, self._fire, watcher)
+        await tick_until_stopped(self._stopping, self.tick, self._fire)
 
-    async def _live_positions(self) -> dict[str, int]:
+    async def start(self) -> Mapping[str, int]:
         """Start where every stream is now, with a deadline for each timed live match.
         Only matches that are neither over nor untimed are folded: a store holds many
         finished ones, and a look at their first and last events tells."""
@@ -64,21 +68,7 @@ class TurnTimers:
         if match.turn_ms and match.started and not match.over:
             self.deadlines[match_id] = (match.last_event_ms + match.turn_ms, match.version)
 
-    async def _watch(self, checkpoints: InMemoryCheckpoints) -> None:
-        while True:
-            try:
-                # read at the tick's pace: a deadline counts from its event's time, so
-                # learning of it a tick late moves nothing, and a busy match's events
-                # come in one read per tick rather than two reads per action
-                feed = self.service.store.subscribe_all(checkpoints, pace=self.tick)
-                async for event in feed:
-                    checkpoints.commit(event.stream, event.seq)
-                    await self._note(event)
-            except EventStoreError as error:
-                log.warning("turn timers lost the feed (%s); resuming", error)
-                await asyncio.sleep(1.0)
-
-    async def _note(self, event: StoredEvent) -> None:
+    async def take(self, event: StoredEvent) -> None:
         if not event.stream.startswith("m:"):
             return
         match_id = event.stream.removeprefix("m:")

@@ -211,3 +211,32 @@ async def test_apply_or_defer_writes_only_events_with_ops_and_keeps_exactly_once
     third = RedisCheckpoints(store, "defer-gap")
     with pytest.raises(CheckpointGap):
         await third.apply_or_defer(events[1], [("INCR", third.key("n"))])
+
+
+async def test_apply_or_defer_that_fails_keeps_what_it_deferred_for_the_retry(
+    store: RedisEventStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Seqs 0 and 1 deferred, seq 2's write fails (Redis away for a moment): the same
+    event again moves the checkpoint over all three, with no gap refused."""
+    from eventstore import StoreUnavailable, feed
+
+    await append_n(store, "r", 3)
+    events = await store.read("r")
+    checkpoints = RedisCheckpoints(store, "retry")
+    key = checkpoints.key("n")
+    for event in events[:2]:
+        await checkpoints.apply_or_defer(event, [])
+    real_apply = feed.APPLY
+
+    class Down:
+        async def run(self, *args: object) -> object:
+            raise StoreUnavailable("down for a moment")
+
+    monkeypatch.setattr(feed, "APPLY", Down())
+    with pytest.raises(StoreUnavailable):
+        await checkpoints.apply_or_defer(events[2], [("INCR", key)])
+    monkeypatch.setattr(feed, "APPLY", real_apply)
+    assert await checkpoints.apply_or_defer(events[2], [("INCR", key)])
+    assert await checkpoints.position("r") == 2
+    client = await store.raw_client()
+    assert int(await client.execute_command("GET", key)) == 1

@@ -6,6 +6,7 @@ from __future__ import annotations
 from clients.bots import GreedyBot, RandomBot
 from clients.runner import play_match
 from clients.sdk import DaifugoClient
+from service.app.match import stream_of
 from service.app.projections import ResultsProjection
 from service.runtime import Running
 
@@ -45,3 +46,24 @@ async def test_uecda_points_are_five_to_one(running: Running, client: DaifugoCli
     fresh = ResultsProjection(running.service.store)  # rebuilt from scratch: the same
     await fresh.rebuild()
     assert await fresh.points(match_id) == expected
+
+
+async def test_a_projection_given_an_event_past_its_reset_checkpoint_applies_it_all_again(
+    running: Running, client: DaifugoClient
+) -> None:
+    """Its checkpoint went back (the projection was reset meanwhile): the event it is
+    given cannot be applied alone, so it applies the stream again up to it."""
+    match_id = await play_match(client, "classic", [GreedyBot(), GreedyBot()], games_per_set=2)
+    store = running.service.store
+    results = ResultsProjection(store)
+    await results.catch_up()
+    games = await results.games(match_id)
+    events = await store.read(stream_of(match_id))
+    first_end = next(event for event in events if event.type == "GameEnded")
+    redis = await store.raw_client()
+    keys = [key async for key in redis.scan_iter(match=results.checkpoints.key("*"))]
+    await redis.delete(*keys)
+    await ResultsProjection(store).checkpoints.reset()
+    await results.take(first_end)
+    assert await results.games(match_id) == games[:1]
+    assert await results.checkpoints.position(stream_of(match_id)) == first_end.seq

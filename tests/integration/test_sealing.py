@@ -8,6 +8,7 @@ import secrets
 
 from clients.bots import GreedyBot
 from eventstore import RedisEventStore
+from service.app.following import SharedFeed
 from service.app.keyring import Keyring
 from service.app.match import Match, stream_of
 from service.app.sealer import Sealer
@@ -45,7 +46,8 @@ async def test_the_background_seals_a_match_its_writer_left_unsealed(redis_url: 
 
         # another replica's background work, with the deployment's key
         sealer = Sealer(GameService(store, keyring, signer), tick=0.05)
-        running = asyncio.create_task(sealer.run())
+        feed = SharedFeed(store, [sealer])
+        running = [asyncio.create_task(sealer.run()), asyncio.create_task(feed.run())]
         try:
             for _ in range(600):
                 if (await store.read(stream))[-1].type == "MatchSealed":
@@ -53,7 +55,8 @@ async def test_the_background_seals_a_match_its_writer_left_unsealed(redis_url: 
                 await asyncio.sleep(0.1)
         finally:
             sealer.stop()
-            await asyncio.wait_for(running, 10)
+            feed.stop()
+            await asyncio.wait_for(asyncio.gather(*running), 10)
         events = await store.read(stream)
         assert [e.type for e in events[-2:]] == ["SeedRevealed", "MatchSealed"]
         report = audit_events(events, signer.key_set())

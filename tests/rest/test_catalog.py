@@ -12,6 +12,7 @@ import pytest
 
 from eventstore import RedisEventStore
 from service.app.catalog import CatalogProjection
+from service.app.following import SharedFeed
 from service.app.keyring import Keyring
 from service.app.service import GameService, MatchOptions
 
@@ -90,7 +91,8 @@ async def test_the_catalog_lists_follows_and_rebuilds(service: GameService) -> N
     assert await listing(catalog) == before
 
     # running, it follows what happens next
-    following = asyncio.create_task(catalog.run())
+    feed = SharedFeed(service.store, [catalog])
+    following = asyncio.create_task(feed.run())
     try:
         await service.join(opened.match_id, "Ada")
         for _ in range(200):
@@ -101,6 +103,5 @@ async def test_the_catalog_lists_follows_and_rebuilds(service: GameService) -> N
         else:
             raise AssertionError("the catalog did not follow the join")
     finally:
-        catalog.stop()
-        following.cancel()
-        await asyncio.wait([following], timeout=5)
+        feed.stop()
+        await asyncio.wait_for(following, 5)

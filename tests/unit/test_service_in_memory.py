@@ -238,6 +238,7 @@ async def test_a_bot_seat_whose_action_failed_tries_its_turn_again(
     from eventstore import StoreUnavailable
     from service.app import bot_seats
     from service.app.bot_seats import BotSeats
+    from service.app.following import SharedFeed
 
     made = await service.create(
         MatchOptions(
@@ -258,7 +259,8 @@ async def test_a_bot_seat_whose_action_failed_tries_its_turn_again(
     store.append = flaky_append  # type: ignore[method-assign]
     bot_seats.RETRY_PAUSE, pause = 0.01, bot_seats.RETRY_PAUSE
     worker = BotSeats(service, bot_of_kind)
-    running = asyncio.create_task(worker.run())
+    feed = SharedFeed(store, [worker])
+    running = [asyncio.create_task(worker.run()), asyncio.create_task(feed.run())]
     try:
         async with asyncio.timeout(120):  # a guard against a hang, not a time limit
             while not (await service.load(made.match_id)).over:
@@ -266,7 +268,8 @@ async def test_a_bot_seat_whose_action_failed_tries_its_turn_again(
     finally:
         bot_seats.RETRY_PAUSE = pause
         worker.stop()
-        await asyncio.wait([running], timeout=5)
+        feed.stop()
+        await asyncio.wait(running, timeout=5)
     assert appends["failed"] == 1
 
 

@@ -20,22 +20,22 @@ def stored(seq: int, kind: str, at: int, **data: Any) -> StoredEvent:
 async def test_a_timed_match_has_a_deadline_until_it_ends_then_is_forgotten() -> None:
     # events of a match it saw created never make it load the match
     timers = TurnTimers(cast(GameService, None))
-    await timers._note(stored(0, "MatchCreated", 1_000, turn_ms=300))
-    await timers._note(stored(1, "CardsPlayed", 2_000))
+    await timers.take(stored(0, "MatchCreated", 1_000, turn_ms=300))
+    await timers.take(stored(1, "CardsPlayed", 2_000))
     assert timers.deadlines == {"abc": (2_300, 1)}
-    await timers._note(stored(2, "MatchEnded", 3_000))
+    await timers.take(stored(2, "MatchEnded", 3_000))
     assert timers.deadlines == {}
-    await timers._note(stored(3, "SeedRevealed", 3_000))
+    await timers.take(stored(3, "SeedRevealed", 3_000))
     assert timers.turn_ms == {}
     assert timers.deadlines == {}
 
 
 async def test_an_untimed_match_never_gets_a_deadline() -> None:
     timers = TurnTimers(cast(GameService, None))
-    await timers._note(stored(0, "MatchCreated", 1_000, turn_ms=0))
-    await timers._note(stored(1, "CardsPlayed", 2_000))
+    await timers.take(stored(0, "MatchCreated", 1_000, turn_ms=0))
+    await timers.take(stored(1, "CardsPlayed", 2_000))
     assert timers.deadlines == {}
-    await timers._note(stored(2, "SeedRevealed", 3_000))
+    await timers.take(stored(2, "SeedRevealed", 3_000))
     assert timers.turn_ms == {}
 
 

@@ -1,0 +1,141 @@
+"""One shared reader of the global feed for the background workers: each follower gets
+every event past where it started, in seq order per stream, once; a follower that fails
+is held on that stream alone and given the event again, then what it missed."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable, Mapping
+
+import pytest
+
+from eventstore import InMemoryEventStore, NewEvent, StoredEvent, StoreUnavailable
+from service.app import following
+from service.app.following import SharedFeed
+
+
+class Recorder:
+    """A follower that notes what it takes; ``failing`` events raise until allowed."""
+
+    pace = 0.01
+
+    def __init__(self, name: str, start: Mapping[str, int] | None = None) -> None:
+        self.name = name
+        self.positions = dict(start or {})
+        self.took: list[tuple[str, int]] = []
+        self.failing: set[tuple[str, int]] = set()
+        self.starts_failing = 0
+
+    async def start(self) -> Mapping[str, int]:
+        if self.starts_failing:
+            self.starts_failing -= 1
+            raise StoreUnavailable("not yet")
+        return self.positions
+
+    async def take(self, event: StoredEvent) -> None:
+        if (event.stream, event.seq) in self.failing:
+            raise StoreUnavailable("down for a moment")
+        self.took.append((event.stream, event.seq))
+
+    def seqs(self, stream: str) -> list[int]:
+        return [seq for name, seq in self.took if name == stream]
+
+
+@pytest.fixture(autouse=True)
+def quick_retries(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(following, "RETRY_PAUSE", 0.05)
+
+
+@pytest.fixture
+async def store() -> AsyncIterator[InMemoryEventStore]:
+    store = InMemoryEventStore()
+    yield store
+    await store.close()
+
+
+async def append(store: InMemoryEventStore, stream: str, count: int) -> None:
+    version = await store.version(stream)
+    for n in range(count):
+        await store.append(stream, [NewEvent("E", {})], version + n)
+
+
+async def until(condition: Callable[[], bool]) -> None:
+    async with asyncio.timeout(10):  # a guard against a hang, not a time limit
+        while not condition():
+            await asyncio.sleep(0.01)
+
+
+async def stopped(feed: SharedFeed, task: asyncio.Task[None]) -> None:
+    feed.stop()
+    await asyncio.wait_for(task, 5)
+
+
+async def test_each_follower_gets_every_event_past_its_start_once_in_order(
+    store: InMemoryEventStore,
+) -> None:
+    await append(store, "a", 4)
+    await append(store, "b", 2)
+    fresh = Recorder("fresh")  # from every stream's first event
+    live = Recorder("live", {"a": 3, "b": 1})  # from where the streams are now
+    midway = Recorder("midway", {"a": 1})  # b from its first event
+    feed = SharedFeed(store, [fresh, live, midway])
+    task = asyncio.create_task(feed.run())
+    try:
+        await append(store, "a", 2)
+        await append(store, "c", 3)  # a stream none of them knew
+        await append(store, "b", 1)
+        await until(lambda: len(fresh.took) == 6 + 6)
+        await until(lambda: len(live.took) == 6 and len(midway.took) == 10)
+    finally:
+        await stopped(feed, task)
+    assert fresh.seqs("a") == [0, 1, 2, 3, 4, 5] and fresh.seqs("c") == [0, 1, 2]
+    assert fresh.seqs("b") == [0, 1, 2]
+    assert live.seqs("a") == [4, 5] and live.seqs("b") == [2] and live.seqs("c") == [0, 1, 2]
+    assert midway.seqs("a") == [2, 3, 4, 5] and midway.seqs("b") == [0, 1, 2]
+    assert feed.pace == 0.01
+
+
+async def test_a_failing_follower_is_held_on_that_stream_alone_then_given_all_it_missed(
+    store: InMemoryEventStore,
+) -> None:
+    await append(store, "a", 1)
+    await append(store, "b", 1)
+    flaky, steady = Recorder("flaky", {"a": 0, "b": 0}), Recorder("steady", {"a": 0, "b": 0})
+    flaky.failing = {("a", 1)}
+    feed = SharedFeed(store, [flaky, steady])
+    task = asyncio.create_task(feed.run())
+    try:
+        await append(store, "a", 3)
+        await append(store, "b", 2)
+        # the other follower, and the failing one's other stream, go on meanwhile
+        await until(lambda: len(steady.took) == 5 and flaky.seqs("b") == [1, 2])
+        assert flaky.seqs("a") == []
+        assert feed.held == {(0, "a")}
+        flaky.failing.clear()  # it works again: the same event, then what it missed
+        await until(lambda: not feed.held)
+        await append(store, "a", 1)
+        await until(lambda: flaky.seqs("a") == [1, 2, 3, 4])
+    finally:
+        await stopped(feed, task)
+    assert steady.seqs("a") == [1, 2, 3, 4] and steady.seqs("b") == [1, 2]
+    assert flaky.seqs("a") == [1, 2, 3, 4] and flaky.seqs("b") == [1, 2]
+
+
+async def test_a_follower_that_cannot_start_is_started_again(store: InMemoryEventStore) -> None:
+    await append(store, "a", 2)
+    late = Recorder("late")
+    late.starts_failing = 2
+    feed = SharedFeed(store, [late])
+    task = asyncio.create_task(feed.run())
+    try:
+        await until(lambda: late.seqs("a") == [0, 1])
+    finally:
+        await stopped(feed, task)
+
+
+async def test_stop_ends_a_feed_that_waits_for_events(store: InMemoryEventStore) -> None:
+    feed = SharedFeed(store, [Recorder("idle")])
+    task = asyncio.create_task(feed.run())
+    await asyncio.sleep(0.1)  # started, waiting on the store
+    feed.stop()
+    await asyncio.wait_for(task, 2)  # not the store's 5 s wait
