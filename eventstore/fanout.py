@@ -1,16 +1,22 @@
-"""One subscription per stream for all of a process's listeners.
+"""One follower per stream for all of a process's listeners, and one reader of the
+store's hints for all of its followers.
 
-A listener per stream subscription costs a blocking Redis connection and a read
-per event per listener; a match watched by four seats and a few spectators on one
-replica needs only one. ``Fanout.listen`` gives each listener the same guarantee as
-``EventStore.subscribe``: every event from its ``from_seq`` on, in order,
-exactly once (stored ones first, then live ones). It works over any store.
+``Fanout.listen`` gives each listener the same guarantee as ``EventStore.subscribe``:
+every event from its ``from_seq`` on, in order, exactly once (stored ones first, then
+live ones). It works over any store.
+
+How live events come: the process's own appends are handed over as they are written
+(``appended``), with no read; another process's are read from the stream once the
+store hints that it moved (``EventStore.hints``, one reader for every stream followed
+here). A hint that could be missing (the store was away; on a cluster, a hint lost) is
+made up for by a look at each followed stream every ``check_every`` seconds. Whichever
+way an event comes first, it is delivered once: a follower delivers by seq.
 
 How a late listener joins without a gap: it is registered for live events first,
 then reads what is stored from its ``from_seq``; live events it has already read
-are skipped by seq. The shared subscription delivers every event after the head it
-started from, and the read covers everything up to the head when it ran, so
-nothing falls between the two.
+are skipped by seq. The follower delivers every event after the head it started from
+(the hints are followed from before it read the head), and the read covers everything
+up to the head when it ran, so nothing falls between the two.
 """
 
 from __future__ import annotations
@@ -18,16 +24,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Coroutine, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from .errors import EventStoreError
 from .model import StoredEvent
-from .port import EventStore, Subscription
+from .port import EventStore, Hints
 
 log = logging.getLogger("eventstore.fanout")
 
 QUEUE_LIMIT = 10_000  # live events a listener may fall behind before it is dropped
+LOOK = 1 << 62  # a hint of every seq: hints may be missing, or the follower is starting
 
 
 class ListenerTooSlow(EventStoreError):
@@ -38,9 +45,11 @@ class ListenerTooSlow(EventStoreError):
 class _Shared:
     started: asyncio.Future[None]  # the follower knows where it starts
     listeners: set[asyncio.Queue[StoredEvent | BaseException]] = field(default_factory=set)
-    subscription: Subscription | None = None
     closed: bool = False
     next_seq: int | None = None  # the seq the follower delivers next, once started
+    moved: asyncio.Event = field(default_factory=asyncio.Event)  # a hint came
+    hinted: int = -1  # the highest seq hinted since the last read (LOOK: look anyway)
+    appending: int = 0  # this process's appends under way: their hints wait for them
 
 
 class Fanout:
@@ -51,13 +60,21 @@ class Fanout:
         page: int = 500,
         block_ms: int = 1000,
         linger: float = 2.0,
+        check_every: float = 5.0,
+        hints_pace: float = 0.005,
     ) -> None:
         self.store = store
         self.page = page
         self.block_ms = block_ms
         self.linger = linger  # a follower with no listeners waits this long for new ones
+        self.check_every = check_every
+        # seconds between reads of the hints: this process's own appends need none, and
+        # other processes' wait this much longer (less than a network round trip adds)
+        self.hints_pace = hints_pace
         self._streams: dict[str, _Shared] = {}
         self._tasks: set[asyncio.Task[None]] = set()
+        self._hints: Hints | None = None
+        self._hinting: asyncio.Future[None] | None = None  # the hints are followed
 
     @contextlib.asynccontextmanager
     async def listen(
@@ -66,12 +83,14 @@ class Fanout:
         """``async with fanout.listen(stream, seq) as batches: async for batch in batches``:
         each batch the events that came together (never empty)."""
         queue: asyncio.Queue[StoredEvent | BaseException] = asyncio.Queue()
+        loop = asyncio.get_running_loop()
+        if self._hinting is None:
+            self._hinting = loop.create_future()
+            self._spawn(self._follow_hints(self._hinting))
         shared = self._streams.get(stream)
         if shared is None:
-            shared = self._streams[stream] = _Shared(asyncio.get_running_loop().create_future())
-            task = asyncio.create_task(self._follow(stream, shared))
-            self._tasks.add(task)
-            task.add_done_callback(self._tasks.discard)
+            shared = self._streams[stream] = _Shared(loop.create_future())
+            self._spawn(self._follow(stream, shared, self._hinting))
         shared.listeners.add(queue)
         # a listener from where the follower is already needs no read of what is stored:
         # everything from there on reaches its queue (no await since it was added)
@@ -81,15 +100,49 @@ class Fanout:
         finally:
             shared.listeners.discard(queue)
 
+    @contextlib.contextmanager
+    def appending(self, stream: str) -> Iterator[None]:
+        """Around this process's append to ``stream``, which ends with ``appended``: the
+        hint of it, which may come first, waits for it rather than read the stream."""
+        shared = self._streams.get(stream)
+        if shared is not None:
+            shared.appending += 1
+        try:
+            yield
+        finally:
+            if shared is not None:
+                shared.appending -= 1
+                if not shared.appending and shared.hinted >= 0:
+                    shared.moved.set()  # a hint came meanwhile: see whether it was this one
+
+    def appended(self, stream: str, events: Sequence[StoredEvent]) -> None:
+        """This process appended ``events`` (as stored): the stream's listeners here get
+        them now, with no read."""
+        shared = self._streams.get(stream)
+        if shared is None or shared.next_seq is None or not events:
+            return
+        if events[0].seq > shared.next_seq:  # others' events came between: read them all
+            shared.hinted = LOOK
+            shared.moved.set()
+        else:
+            self._deliver_new(stream, shared, events)
+
     async def close(self) -> None:
-        """Stop every follower (their blocked reads end with their connections)."""
+        """Stop every follower and the reader of the hints."""
         for shared in list(self._streams.values()):
             shared.closed = True
-            if shared.subscription is not None:
-                await shared.subscription.aclose()
+            shared.moved.set()
         self._streams.clear()
+        self._hinting = None
+        if self._hints is not None:
+            await self._hints.aclose()
         if self._tasks:
             await asyncio.wait(list(self._tasks), timeout=self.block_ms / 1000 + 1)
+
+    def _spawn(self, work: Coroutine[None, None, None]) -> None:
+        task = asyncio.create_task(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
     async def _events(
         self,
@@ -121,20 +174,67 @@ class Fanout:
             if batch:
                 yield batch
 
-    async def _follow(self, stream: str, shared: _Shared) -> None:
-        """Read the stream for its listeners; return once none has come for ``linger``
-        seconds. (It ends by itself, never by cancellation: a cancellation landing inside
-        a blocked Redis read may not come out.)"""
+    async def _follow_hints(self, hinting: asyncio.Future[None]) -> None:
+        """Wake each followed stream the store hints moved past what it delivered; end
+        once no stream has been followed for ``linger`` seconds. (It ends by itself,
+        never by cancellation: a cancellation landing inside a blocked Redis read may
+        not come out.)"""
         loop = asyncio.get_running_loop()
-        subscription: Subscription | None = None
+        hints = self._hints = self.store.hints(block_ms=self.block_ms)
         idle_since: float | None = None
         try:
-            start = shared.next_seq = await self.store.version(stream) + 1
-            # fail at once when the store does: its listeners' callers retry, not it
-            subscription = shared.subscription = self.store.subscribe(
-                stream, start, batch=self.page, block_ms=self.block_ms, reconnect_for=0.0
-            )
+            try:
+                await hints.start()
+            except Exception as error:  # its followers fail with it; callers try again
+                hinting.set_exception(as_store_error(error))
+                hinting.exception()  # retrieved here, raised in each follower
+                return
+            hinting.set_result(None)
+            while self._hinting is hinting:  # until closed
+                if self._streams:
+                    idle_since = None
+                elif idle_since is None:
+                    idle_since = loop.time()
+                elif loop.time() - idle_since >= self.linger:
+                    return
+                hinted = await hints.next()
+                if self._hinting is not hinting:
+                    return
+                if hinted is None:  # maybe missed: every stream looks
+                    for every in self._streams.values():
+                        self._hint(every, LOOK)
+                    continue
+                for stream, seq in hinted.items():
+                    shared = self._streams.get(stream)
+                    if shared is not None:  # a follower still starting looks anyway
+                        self._hint(shared, LOOK if shared.next_seq is None else seq)
+                if hinted and self.hints_pace:
+                    await asyncio.sleep(self.hints_pace)
+        except Exception as error:  # the followers look every check_every meanwhile
+            log.warning("the store's hints failed (%s): the next listener reads them anew", error)
+        finally:
+            # no await before this: a new listener starts a new reader
+            if self._hinting is hinting:
+                self._hinting = None
+            self._hints = None
+            await hints.aclose()
+
+    @staticmethod
+    def _hint(shared: _Shared, seq: int) -> None:
+        if seq >= (shared.next_seq or 0) and seq > shared.hinted:
+            shared.hinted = seq
+            shared.moved.set()
+
+    async def _follow(self, stream: str, shared: _Shared, hinting: asyncio.Future[None]) -> None:
+        """Deliver the stream's new events to its listeners; return once none has come
+        for ``linger`` seconds."""
+        loop = asyncio.get_running_loop()
+        idle_since: float | None = None
+        try:
+            await asyncio.shield(hinting)  # hints from before the head is read: none missed
+            shared.next_seq = await self.store.version(stream) + 1
             shared.started.set_result(None)
+            looked = loop.time()
             while not shared.closed:
                 if shared.listeners:
                     idle_since = None
@@ -145,25 +245,44 @@ class Fanout:
                     if self._streams.get(stream) is shared:
                         del self._streams[stream]
                     return
-                events = await subscription.next_batch()
-                if not events:
-                    continue
-                shared.next_seq = events[-1].seq + 1
-                for event in events:
-                    self._deliver(stream, shared, event)
+                due = looked + self.check_every - loop.time()
+                if not shared.moved.is_set() and due > 0:
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(shared.moved.wait(), min(self.block_ms / 1000, due))
+                    continue  # (and look at linger again)
+                shared.moved.clear()
+                if shared.appending and due > 0:
+                    continue  # its end sets ``moved`` again: the hint may be of it
+                behind = shared.hinted >= shared.next_seq  # else handed over already
+                shared.hinted = -1
+                if behind or due <= 0:
+                    looked = loop.time()
+                    await self._read(stream, shared)
         except Exception as error:
             if shared.closed:
                 return  # a read cut short by close() may fail any way it likes
-            failure = error if isinstance(error, EventStoreError) else EventStoreError(str(error))
+            failure = as_store_error(error)
             if not shared.started.done():
                 shared.started.set_exception(failure)
             if self._streams.get(stream) is shared:
                 del self._streams[stream]
             for queue in shared.listeners:
                 queue.put_nowait(failure)
-        finally:
-            if subscription is not None:
-                await subscription.aclose()
+
+    async def _read(self, stream: str, shared: _Shared) -> None:
+        """What the stream holds past what was delivered, delivered."""
+        while shared.next_seq is not None:
+            page = await self.store.read(stream, shared.next_seq, self.page)
+            self._deliver_new(stream, shared, page)
+            if len(page) < self.page:
+                return
+
+    def _deliver_new(self, stream: str, shared: _Shared, events: Sequence[StoredEvent]) -> None:
+        """Deliver those of ``events`` (in seq order) the follower has not yet."""
+        for event in events:
+            if event.seq == shared.next_seq:
+                shared.next_seq += 1
+                self._deliver(stream, shared, event)
 
     @staticmethod
     def _deliver(stream: str, shared: _Shared, event: StoredEvent) -> None:
@@ -173,3 +292,7 @@ class Fanout:
                 queue.put_nowait(ListenerTooSlow(f"{stream}: listener too slow"))
             else:
                 queue.put_nowait(event)
+
+
+def as_store_error(error: Exception) -> EventStoreError:
+    return error if isinstance(error, EventStoreError) else EventStoreError(str(error))

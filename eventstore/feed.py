@@ -23,7 +23,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from .connection import unavailable_as
-from .errors import CheckpointGap, StoreUnavailable
+from .errors import CheckpointGap, EventStoreError, StoreUnavailable
 from .model import StoredEvent
 from .port import Checkpoints
 from .scripts import APPLY, COMMIT
@@ -191,7 +191,7 @@ class GlobalSubscription:
                             self.positions[stream] = seq
                     # Note the feed's end before sweeping: anything appended after the
                     # sweep read a stream has a hint past this cursor.
-                    cursor = await self._feed_top()
+                    cursor = await feed_top(self.store)
                     loaded = True
                 if need_sweep or time.monotonic() - last_sweep >= self.sweep_every:
                     last_sweep = time.monotonic()
@@ -208,14 +208,7 @@ class GlobalSubscription:
                 if not entries:
                     continue
                 cursor = _text(entries[-1][0])
-                hinted: dict[str, int] = {}
-                for _id, fields in entries:
-                    pairs = dict(zip(fields[::2], fields[1::2], strict=False))
-                    raw_stream, last = pairs.get(b"s"), pairs.get(b"v")
-                    if raw_stream is not None:
-                        s = raw_stream.decode()
-                        v = int(last) if last is not None else 1 << 62
-                        hinted[s] = max(v, hinted.get(s, -1))
+                hinted = hinted_streams(entries)
                 behind = [s for s, last in hinted.items() if last > self.positions.get(s, -1)]
                 async for event in self._catch_up_all(behind):
                     yield event
@@ -226,13 +219,6 @@ class GlobalSubscription:
                     return
                 need_sweep = True  # hints may have been lost meanwhile (cluster)
                 await self._backoff.wait("global subscription", exc)
-
-    async def _feed_top(self) -> str:
-        with unavailable_as("read the feed", self.store.url):
-            top = await self.store.connector.execute(
-                "XREVRANGE", self.store.keys.feed, "+", "-", "COUNT", 1
-            )
-        return _text(top[0][0]) if top else "0-0"
 
     async def _sweep(self) -> AsyncIterator[StoredEvent]:
         store = self.store
@@ -310,6 +296,62 @@ class GlobalSubscription:
         tb: TracebackType | None,
     ) -> None:
         await self.aclose()
+
+
+class FeedHints:
+    """Which streams have new events, from the global feed: see ``port.Hints``."""
+
+    def __init__(self, store: RedisEventStore, block_ms: int) -> None:
+        self.store = store
+        self.reader = BlockingReader(
+            store, store.keys.feed, block_ms, f"es-hints-{uuid.uuid4().hex[:12]}"
+        )
+        self._cursor = ""
+        self._closed = False
+
+    async def start(self) -> None:
+        self._cursor = await feed_top(self.store)
+
+    async def next(self) -> dict[str, int] | None:
+        if self._closed:
+            raise EventStoreError("the hints are closed")
+        try:
+            entries = await self.reader.xread(self._cursor, HINTS_PAGE)
+        except StoreUnavailable:
+            await asyncio.sleep(HINTS_RETRY)  # it reconnects at the next read, from the cursor
+            return None
+        if not entries:
+            return {}
+        self._cursor = _text(entries[-1][0])
+        return hinted_streams(entries)
+
+    async def aclose(self) -> None:
+        self._closed = True
+        await self.reader.close()
+
+
+HINTS_PAGE = 1000
+HINTS_RETRY = 0.2  # seconds
+
+
+async def feed_top(store: RedisEventStore) -> str:
+    """The id of the feed's last entry: reads from there on see only what comes after."""
+    with unavailable_as("read the feed", store.url):
+        top = await store.connector.execute("XREVRANGE", store.keys.feed, "+", "-", "COUNT", 1)
+    return _text(top[0][0]) if top else "0-0"
+
+
+def hinted_streams(entries: Sequence[Any]) -> dict[str, int]:
+    """Each stream the feed's ``entries`` hint at, with the highest seq hinted."""
+    hinted: dict[str, int] = {}
+    for _id, fields in entries:
+        pairs = dict(zip(fields[::2], fields[1::2], strict=False))
+        raw_stream, last = pairs.get(b"s"), pairs.get(b"v")
+        if raw_stream is not None:
+            stream = raw_stream.decode()
+            seq = int(last) if last is not None else 1 << 62
+            hinted[stream] = max(seq, hinted.get(stream, -1))
+    return hinted
 
 
 def _text(raw: Any) -> str:

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 
 from .chain import ChainCheck, check_append_args, encode_batch
 from .codec import BODY_FIELD, HASH_FIELD, Upcasters, decode_entries
-from .errors import ConcurrencyConflict, RequestIdReused
+from .errors import ConcurrencyConflict, EventStoreError, RequestIdReused
 from .keys import check_stream_id
 from .model import GENESIS_HASH, NO_STREAM, AppendResult, NewEvent, StoredEvent, Verification
 from .port import Checkpoints
@@ -73,7 +73,9 @@ class _Data:
 
     streams: dict[str, _Stream] = field(default_factory=dict)  # in order of first append
     waiters: dict[str, set[asyncio.Future[None]]] = field(default_factory=dict)  # by stream
-    feeds: weakref.WeakSet[InMemoryFeedSubscription] = field(default_factory=weakref.WeakSet)
+    feeds: weakref.WeakSet[InMemoryFeedSubscription | InMemoryHints] = field(
+        default_factory=weakref.WeakSet
+    )
 
 
 async def _turn() -> None:
@@ -94,9 +96,9 @@ class InMemoryEventStore:
     def __init__(self, *, upcasters: Upcasters | None = None) -> None:
         self.upcasters = upcasters or Upcasters()
         self._data = _Data()
-        self._subscriptions: weakref.WeakSet[InMemorySubscription | InMemoryFeedSubscription] = (
-            weakref.WeakSet()
-        )
+        self._subscriptions: weakref.WeakSet[
+            InMemorySubscription | InMemoryFeedSubscription | InMemoryHints
+        ] = weakref.WeakSet()
         self._request_ids = f"auto-{uuid.uuid4().hex[:16]}-"  # unique per store instance
         self._request_counter = itertools.count()
 
@@ -164,7 +166,7 @@ class InMemoryEventStore:
         for waiter in self._data.waiters.pop(stream, ()):
             _wake(waiter)
         for feed in self._data.feeds:
-            feed.hint(stream)
+            feed.hint(stream, last)
         return AppendResult(first, last, False, tuple(stored), fingerprint)
 
     # --- reading ---------------------------------------------------------------------
@@ -271,6 +273,12 @@ class InMemoryEventStore:
         )
         self._subscriptions.add(sub)
         return sub
+
+    def hints(self, *, block_ms: int = 5000) -> InMemoryHints:
+        """Which streams have new events; see ``port.Hints``."""
+        hints = InMemoryHints(self, block_ms)
+        self._subscriptions.add(hints)
+        return hints
 
     async def _wait_for_append(self, stream: str, waiter: asyncio.Future[None], ms: int) -> None:
         """Until the next append to ``stream`` (or ``waiter`` is woken otherwise), at most
@@ -387,7 +395,7 @@ class InMemoryFeedSubscription:
         self._waiter: asyncio.Future[None] | None = None
         self._gen = self._run()
 
-    def hint(self, stream: str) -> None:
+    def hint(self, stream: str, seq: int) -> None:
         """``stream`` has new events (called by the store on every append)."""
         self._hinted[stream] = None
         _wake(self._waiter)
@@ -455,6 +463,42 @@ class InMemoryFeedSubscription:
         tb: TracebackType | None,
     ) -> None:
         await self.aclose()
+
+
+class InMemoryHints:
+    """Which streams have new events, as the store tells on every append; see
+    ``port.Hints`` (none is ever lost here)."""
+
+    def __init__(self, store: InMemoryEventStore, block_ms: int) -> None:
+        self.store = store
+        self.block_ms = block_ms
+        self._hinted: dict[str, int] = {}
+        self._waiter: asyncio.Future[None] | None = None
+        self._closed = False
+
+    def hint(self, stream: str, seq: int) -> None:
+        self._hinted[stream] = seq
+        _wake(self._waiter)
+
+    async def start(self) -> None:
+        self.store._data.feeds.add(self)
+
+    async def next(self) -> dict[str, int] | None:
+        if self._closed:
+            raise EventStoreError("the hints are closed")
+        if not self._hinted:
+            self._waiter = asyncio.get_running_loop().create_future()
+            try:
+                await asyncio.wait([self._waiter], timeout=self.block_ms / 1000)
+            finally:
+                self._waiter = None
+        hinted, self._hinted = self._hinted, {}
+        return hinted
+
+    async def aclose(self) -> None:
+        self._closed = True
+        self.store._data.feeds.discard(self)
+        _wake(self._waiter)
 
 
 if TYPE_CHECKING:

@@ -77,6 +77,26 @@ class FeedSubscription(Protocol):
     ) -> None: ...
 
 
+class Hints(Protocol):
+    """Which streams have new events, as the store tells any process that asks: hints
+    only (the events are read from the streams themselves), each stream with the
+    highest seq hinted. On a cluster a hint can be lost (eventstore/README.md)."""
+
+    async def start(self) -> None:
+        """Hints from now on: of every append that ends after this returns."""
+        ...
+
+    async def next(self) -> Mapping[str, int] | None:
+        """The streams hinted at since the last call, waiting up to ``block_ms`` for
+        some (``{}`` when none came); None when the store was away meanwhile and hints
+        may be missing."""
+        ...
+
+    async def aclose(self) -> None:
+        """End a wait in progress, for good."""
+        ...
+
+
 class EventStore(Protocol):
     """An append-only, hash-chained store of event streams (see eventstore/README.md).
 
@@ -160,6 +180,10 @@ class EventStore(Protocol):
         """Every event of every stream past ``checkpoints``: a catch-up, then live
         (``live=False``: the catch-up only). ``pace`` seconds between looks for new
         events trade latency for fewer reads."""
+        ...
+
+    def hints(self, *, block_ms: int = 5000) -> Hints:
+        """Which streams have new events, from now on (``Hints.start``)."""
         ...
 
     async def close(self) -> None:

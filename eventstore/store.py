@@ -34,7 +34,7 @@ from .model import GENESIS_HASH, AppendResult, NewEvent, StoredEvent, Verificati
 from .scripts import APPEND, INDEX, Script
 
 if TYPE_CHECKING:
-    from .feed import GlobalSubscription
+    from .feed import FeedHints, GlobalSubscription
     from .port import Checkpoints, EventStore
     from .subscription import StreamSubscription
 
@@ -67,9 +67,9 @@ class RedisEventStore:
         # streams known to be in the index, and ids known to be valid: a check saved
         self._indexed = BoundedCache[str, None](100_000)
         self._valid_streams = BoundedCache[str, None](100_000)
-        self._subscriptions: weakref.WeakSet[StreamSubscription | GlobalSubscription] = (
-            weakref.WeakSet()
-        )
+        self._subscriptions: weakref.WeakSet[
+            StreamSubscription | GlobalSubscription | FeedHints
+        ] = weakref.WeakSet()
         self._append_script: Script = APPEND
         self._request_ids = f"auto-{uuid.uuid4().hex[:16]}-"  # unique per store instance
         self._request_counter = itertools.count()
@@ -395,6 +395,14 @@ class RedisEventStore:
         )
         self._subscriptions.add(sub)
         return sub
+
+    def hints(self, *, block_ms: int = 5000) -> FeedHints:
+        """Which streams have new events, from the global feed (``port.Hints``)."""
+        from .feed import FeedHints
+
+        hints = FeedHints(self, block_ms)
+        self._subscriptions.add(hints)
+        return hints
 
     def subscribe_all(
         self,

@@ -161,7 +161,7 @@ class GameService:
         self.store = store
         self.keyring = keyring
         self.signer = signer or ephemeral_signer()  # None: a key for this process only
-        self.fanout = Fanout(store)  # one subscription per match for all its listeners here
+        self.fanout = Fanout(store)  # one follower per match for all its listeners here
         self.waits = MatchWaits(self.fanout, self._match_after)
         self._cache = BoundedCache[str, Match](CACHE_SIZE)
         self.decoded = StoreEvents()  # of this service's store only
@@ -639,14 +639,16 @@ class GameService:
             blinded(encode(event), seed, expected + 1 + index) for index, event in enumerate(events)
         ]
         stream = stream_of(match_id)
-        try:
-            result = await self.store.append(
-                stream, records, expected, request_id or None, fingerprint
-            )
-        except RequestIdReused:
-            raise _reused() from None
-        for stored, event in zip(result.events, events, strict=False):
-            self.decoded.remember(stored, event)  # the writer knows without decoding
+        with self.fanout.appending(stream):
+            try:
+                result = await self.store.append(
+                    stream, records, expected, request_id or None, fingerprint
+                )
+            except RequestIdReused:
+                raise _reused() from None
+            for stored, event in zip(result.events, events, strict=False):
+                self.decoded.remember(stored, event)  # the writer knows without decoding
+            self.fanout.appended(stream, result.events)  # its listeners here need no read
         return result
 
     async def _outcome(

@@ -571,6 +571,57 @@ class FanoutCase(StoreCase):
                 await collect(flat(slow), 99)  # what is stored, then the error
         await fanout.close()
 
+    async def test_its_own_appends_are_handed_over_with_no_read(
+        self, store: EventStore, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        fanout = Fanout(store)
+        await fill(store, "own", 2)
+        reads: list[int] = []
+        real_read = store.read
+
+        async def counted(stream: str, from_seq: int = 0, limit: int | None = None) -> Any:
+            reads.append(from_seq)
+            return await real_read(stream, from_seq, limit)
+
+        async with fanout.listen("own", 2) as batches:
+            monkeypatch.setattr(store, "read", counted)
+            events = flat(batches)
+            for version in range(1, 6):
+                with fanout.appending("own"):
+                    appended = await store.append("own", [ev(), ev()], version * 2 - 1)
+                    fanout.appended("own", appended.events)
+                got = await collect(events, version * 2 + 1)
+                assert seqs(got) == [version * 2, version * 2 + 1]
+                await asyncio.sleep(0.02)  # its hint comes too: it reads nothing for it
+        monkeypatch.undo()
+        await fanout.close()
+        assert reads == [], reads
+
+    async def test_a_missing_hint_is_made_up_by_a_look_every_so_often(
+        self, store: EventStore, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """No hint ever comes (on a cluster one can be lost): a look at each followed
+        stream every ``check_every`` seconds still finds its new events."""
+
+        class Silent:
+            async def start(self) -> None:
+                pass
+
+            async def next(self) -> dict[str, int] | None:
+                await asyncio.sleep(0.05)
+                return {}
+
+            async def aclose(self) -> None:
+                pass
+
+        monkeypatch.setattr(store, "hints", lambda block_ms: Silent())
+        fanout = Fanout(store, block_ms=50, check_every=0.2)
+        await fill(store, "quiet", 1)
+        async with fanout.listen("quiet", 0) as batches:
+            await store.append("quiet", [ev(), ev()], 0)
+            assert seqs(await collect(flat(batches), 2, timeout=5)) == [0, 1, 2]
+        await fanout.close()
+
 
 class FeedCase(StoreCase):
     async def test_catch_up_delivers_every_stream_in_order(self, store: EventStore) -> None:
