@@ -73,9 +73,7 @@ class _Data:
 
     streams: dict[str, _Stream] = field(default_factory=dict)  # in order of first append
     waiters: dict[str, set[asyncio.Future[None]]] = field(default_factory=dict)  # by stream
-    feeds: weakref.WeakSet[InMemoryFeedSubscription | InMemoryHints] = field(
-        default_factory=weakref.WeakSet
-    )
+    feeds: weakref.WeakSet[InMemoryHints] = field(default_factory=weakref.WeakSet)
 
 
 async def _turn() -> None:
@@ -390,15 +388,9 @@ class InMemoryFeedSubscription:
         self.block_ms = block_ms
         self.pace = pace
         self.positions: dict[str, int] = {}
-        self._hinted: dict[str, None] = {}  # streams appended to, in order, not yet read
+        self._hints = InMemoryHints(store, block_ms)  # the streams appended to, in order
         self._closed = False
-        self._waiter: asyncio.Future[None] | None = None
         self._gen = self._run()
-
-    def hint(self, stream: str, seq: int) -> None:
-        """``stream`` has new events (called by the store on every append)."""
-        self._hinted[stream] = None
-        _wake(self._waiter)
 
     def __aiter__(self) -> InMemoryFeedSubscription:
         return self
@@ -413,28 +405,20 @@ class InMemoryFeedSubscription:
         for stream, seq in (await self.checkpoints.positions()).items():
             if seq > self.positions.get(stream, -1):
                 self.positions[stream] = seq
-        data.feeds.add(self)
+        await self._hints.start()
         try:
             for stream in list(data.streams):
                 async for event in self._catch_up(stream):
                     yield event
             while self.live and not self._closed:
-                if not self._hinted:
-                    self._waiter = asyncio.get_running_loop().create_future()
-                    try:
-                        await asyncio.wait([self._waiter], timeout=self.block_ms / 1000)
-                    finally:
-                        self._waiter = None
-                    continue
-                streams = list(self._hinted)
-                self._hinted.clear()
-                for stream in streams:
+                hinted = await self._hints.next()
+                for stream in hinted or ():
                     async for event in self._catch_up(stream):
                         yield event
-                if self.pace:
+                if hinted and self.pace:
                     await asyncio.sleep(self.pace)
         finally:
-            data.feeds.discard(self)
+            await self._hints.aclose()
 
     async def _catch_up(self, stream: str) -> AsyncIterator[StoredEvent]:
         while not self._closed:
@@ -449,7 +433,7 @@ class InMemoryFeedSubscription:
 
     async def aclose(self) -> None:
         self._closed = True
-        _wake(self._waiter)
+        await self._hints.aclose()
         if not getattr(self._gen, "ag_running", False):  # else its own loop sees _closed
             await self._gen.aclose()
 
