@@ -89,6 +89,7 @@ class SharedFeed:
             while not self._stopping.is_set():
                 try:
                     await self._follow()
+                    await self._pause()  # the feed ended (the store closed it): not at once
                 except EventStoreError as error:
                     if self._stopping.is_set():  # a read that stop() cut short
                         return
