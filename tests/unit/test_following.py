@@ -139,3 +139,40 @@ async def test_stop_ends_a_feed_that_waits_for_events(store: InMemoryEventStore)
     await asyncio.sleep(0.1)  # started, waiting on the store
     feed.stop()
     await asyncio.wait_for(task, 2)  # not the store's 5 s wait
+
+
+async def test_a_follower_failing_on_every_event_never_stalls_a_turn_timer(
+    store: InMemoryEventStore,
+) -> None:
+    """A follower (a projection with a bug, say) that raises on each event is held on
+    its streams; the turn timers beside it still time out a seat that never acts."""
+    import secrets
+
+    from service.app.keyring import Keyring
+    from service.app.match import stream_of
+    from service.app.service import GameService, MatchOptions
+    from service.app.timers import TurnTimers
+
+    class Broken(Recorder):
+        async def take(self, event: StoredEvent) -> None:
+            raise ValueError("a bug")
+
+    service = GameService(store, Keyring(secrets.token_bytes(32)))
+    made = await service.create(MatchOptions("classic", 2, {}, turn_seconds=1.0))
+    await service.start(made.match_id, made.host_token)
+    timers = TurnTimers(service, tick=0.05)
+    broken = Broken("broken")
+    feed = SharedFeed(store, [broken, timers])
+    tasks = [asyncio.create_task(timers.run()), asyncio.create_task(feed.run())]
+    try:
+        async with asyncio.timeout(20):  # a guard against a hang, not a time limit
+            while not any(
+                event.type == "TurnTimedOut" for event in await store.read(stream_of(made.match_id))
+            ):
+                await asyncio.sleep(0.05)
+        assert (0, stream_of(made.match_id)) in feed.held
+    finally:
+        timers.stop()
+        feed.stop()
+        await asyncio.wait(tasks, timeout=5)
+        await service.fanout.close()
