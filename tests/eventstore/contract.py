@@ -574,7 +574,7 @@ class FanoutCase(StoreCase):
     async def test_its_own_appends_are_handed_over_with_no_read(
         self, store: EventStore, monkeypatch: pytest.MonkeyPatch
     ) -> None:
-        fanout = Fanout(store)
+        fanout = Fanout(store, check_every=600.0)  # no look every so often meanwhile
         await fill(store, "own", 2)
         reads: list[int] = []
         real_read = store.read
@@ -584,6 +584,7 @@ class FanoutCase(StoreCase):
             return await real_read(stream, from_seq, limit)
 
         async with fanout.listen("own", 2) as batches:
+            await fanout._streams["own"].started  # a follower still starting looks once
             monkeypatch.setattr(store, "read", counted)
             events = flat(batches)
             for version in range(1, 6):
