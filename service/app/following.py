@@ -8,7 +8,10 @@ would read, decode and step through every event five times.
 What a follower is given: every event past the positions its ``start`` gave, each stream
 in seq order, each event once while it takes it. A follower whose ``take`` fails is held
 on that stream alone (the others, and its other streams, go on) and given the same event
-again a second later, then the ones it missed meanwhile, read from the stream.
+again a second later, then the ones it missed meanwhile, read from the stream. Nor does
+one whose ``start`` is slow or fails hold up the others: the shared read begins once one
+has started, and a follower that starts later (again a second after each failure) is
+given what the others were given past its start as a held one is, then what comes.
 
 A projection's state lives in Redis beside the events (``RedisCheckpoints``): it applies
 each event with its checkpoint in one Redis script, so it takes the Redis store, not any
@@ -37,6 +40,7 @@ from eventstore.feed import Op
 
 log = logging.getLogger("daifugo.following")
 RETRY_PAUSE = 1.0  # seconds before a failed follower is given its event again
+CATCH_UP_PAGE = 500  # events a held follower is given from one read of its stream
 
 
 class Follower(Protocol):
@@ -62,10 +66,13 @@ class SharedFeed:
         self.store = store
         self.followers = list(followers)
         self.pace = min(follower.pace for follower in self.followers)
-        self.taken: list[dict[str, int]] = []  # per follower: each stream's last seq taken
+        # per follower: each stream's last seq taken (given nothing while it is starting)
+        self.taken: list[dict[str, int]] = [{} for _ in self.followers]
+        self.starting = set(range(len(self.followers)))  # followers not started yet
         self.held: set[tuple[int, str]] = set()  # (follower, stream) whose take failed
         self.read: dict[str, int] = {}  # each stream's last seq the shared read gave
         self._stopping = asyncio.Event()
+        self._ready = asyncio.Event()  # a follower has started (or stop): the read may begin
         self._feed: FeedSubscription | None = None
         self._closing: asyncio.Task[None] | None = None
 
@@ -74,40 +81,53 @@ class SharedFeed:
         cancellation: a cancellation that lands inside a Redis client call may not
         come out.)"""
         self._stopping.set()
+        self._ready.set()
         if self._feed is not None:
             self._closing = asyncio.get_running_loop().create_task(self._feed.aclose())
 
     async def run(self) -> None:
-        """Start every follower, then follow until ``stop``."""
-        for follower in self.followers:
-            started = await self._start(follower)
-            if started is None:
-                return
-            self.taken.append(started)
-        retrying = asyncio.create_task(self._retry_held())
+        """Start every follower, then follow until ``stop``. Each starts on its own, and
+        the shared read begins once one has: one that is slow to start, or cannot (a
+        projection whose catch-up fails), holds up none of the others (the turn timers)."""
+        tasks = [asyncio.create_task(self._start(index)) for index in range(len(self.followers))]
+        tasks.append(asyncio.create_task(self._retry_held()))
         try:
+            await self._ready.wait()
             while not self._stopping.is_set():
                 try:
                     await self._follow()
                     await self._pause()  # the feed ended (the store closed it): not at once
-                except EventStoreError as error:
+                except Exception as error:  # Redis away, a bug: the feed never given up
                     if self._stopping.is_set():  # a read that stop() cut short
                         return
-                    log.warning("the shared feed was lost (%s); resuming", error)
+                    if isinstance(error, EventStoreError):
+                        log.warning("the shared feed was lost (%s); resuming", error)
+                    else:  # the lease holder would follow nothing while it held on
+                        log.exception("the shared feed failed; resuming")
                     await self._pause()
         finally:
-            retrying.cancel()
-            await asyncio.wait([retrying], timeout=2.0)
+            for task in tasks:
+                task.cancel()
+            await asyncio.wait(tasks, timeout=2.0)
 
-    async def _start(self, follower: Follower) -> dict[str, int] | None:
-        """Where ``follower`` starts (None: stopped first)."""
+    async def _start(self, index: int) -> None:
+        """Start a follower, from where it says, and let the shared read give to it."""
+        follower = self.followers[index]
         while not self._stopping.is_set():
             try:
-                return dict(await follower.start())
+                taken = dict(await follower.start())
             except Exception:  # Redis away, a bug: a follower never given up for good
                 log.exception("%s could not start; trying again", follower.name)
                 await self._pause()
-        return None
+                continue
+            # what the shared read gave the others past its start meanwhile, it is given
+            # from the streams as a held follower is; nothing awaited from here: the next
+            # event the shared read gives, it is given too
+            self.held.update((index, s) for s, seq in self.read.items() if taken.get(s, -1) < seq)
+            self.taken[index] = taken
+            self.starting.discard(index)
+            self._ready.set()
+            return
 
     async def _pause(self) -> None:
         with contextlib.suppress(TimeoutError):
@@ -116,11 +136,12 @@ class SharedFeed:
     async def _follow(self) -> None:
         # from where the follower furthest behind is, stream by stream: the others
         # pass over what they have taken already
+        started = [taken for index, taken in enumerate(self.taken) if index not in self.starting]
         start: dict[str, int] = {}
-        for taken in self.taken:
+        for taken in started:
             for stream, seq in taken.items():
                 start[stream] = min(seq, start.get(stream, seq))
-        for taken in self.taken:
+        for taken in started:
             for stream in start.keys() - taken.keys():
                 start[stream] = -1
         self.read = dict(start)
@@ -136,7 +157,7 @@ class SharedFeed:
     async def _give(self, index: int, event: StoredEvent) -> None:
         stream, taken = event.stream, self.taken[index]
         last = taken.get(stream, -1)
-        if event.seq <= last or (index, stream) in self.held:
+        if event.seq <= last or (index, stream) in self.held or index in self.starting:
             return
         if event.seq == last + 1:
             try:
@@ -171,7 +192,8 @@ class SharedFeed:
     async def _catch_up(self, index: int, stream: str) -> None:
         taken = self.taken[index]
         while (last := taken.get(stream, -1)) < self.read.get(stream, -1):
-            page = await self.store.read(stream, last + 1, self.read[stream] - last)
+            count = min(self.read[stream] - last, CATCH_UP_PAGE)
+            page = await self.store.read(stream, last + 1, count)
             if not page:
                 raise EventStoreError(f"{stream} has no events past {last}")
             for event in page:

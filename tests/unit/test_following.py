@@ -5,13 +5,20 @@ is held on that stream alone and given the event again, then what it missed."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import secrets
 from collections.abc import AsyncIterator, Callable, Mapping
+from typing import Any
 
 import pytest
 
 from eventstore import InMemoryEventStore, NewEvent, StoredEvent, StoreUnavailable
 from service.app import following
-from service.app.following import SharedFeed
+from service.app.following import Follower, SharedFeed
+from service.app.keyring import Keyring
+from service.app.match import stream_of
+from service.app.service import GameService, MatchOptions
+from service.app.timers import TurnTimers
 
 
 class Recorder:
@@ -133,6 +140,57 @@ async def test_a_follower_that_cannot_start_is_started_again(store: InMemoryEven
         await stopped(feed, task)
 
 
+async def test_a_feed_read_that_fails_with_any_error_is_resumed(
+    store: InMemoryEventStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Not only the store's own errors: a bug met once while reading (an entry that
+    does not decode, say) must not leave the lease holder following nothing."""
+    subscribe_all, failures = store.subscribe_all, [ValueError("a bug in the read")]
+
+    def failing_once(*args: Any, **kwargs: Any) -> Any:
+        if failures:
+            raise failures.pop()
+        return subscribe_all(*args, **kwargs)
+
+    monkeypatch.setattr(store, "subscribe_all", failing_once)
+    follower = Recorder("follower")
+    feed = SharedFeed(store, [follower])
+    task = asyncio.create_task(feed.run())
+    try:
+        await append(store, "a", 2)
+        await until(lambda: follower.seqs("a") == [0, 1])
+    finally:
+        await stopped(feed, task)
+    assert not failures
+
+
+async def test_a_held_follower_catches_up_page_by_page(
+    store: InMemoryEventStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A follower held for long on a long stream is given what it missed from reads of
+    a page each, not from one read of all of it."""
+    monkeypatch.setattr(following, "CATCH_UP_PAGE", 3, raising=False)
+    read, counts = store.read, []
+
+    async def counted(stream: str, from_seq: int = 0, limit: int | None = None) -> Any:
+        counts.append(limit)
+        return await read(stream, from_seq, limit)
+
+    monkeypatch.setattr(store, "read", counted)
+    flaky, steady = Recorder("flaky"), Recorder("steady")
+    flaky.failing = {("a", 0)}
+    feed = SharedFeed(store, [flaky, steady])
+    task = asyncio.create_task(feed.run())
+    try:
+        await append(store, "a", 8)
+        await until(lambda: len(steady.took) == 8)
+        flaky.failing.clear()
+        await until(lambda: flaky.seqs("a") == list(range(8)))
+    finally:
+        await stopped(feed, task)
+    assert counts and all(limit is not None and limit <= 3 for limit in counts)
+
+
 async def test_stop_ends_a_feed_that_waits_for_events(store: InMemoryEventStore) -> None:
     feed = SharedFeed(store, [Recorder("idle")])
     task = asyncio.create_task(feed.run())
@@ -141,38 +199,81 @@ async def test_stop_ends_a_feed_that_waits_for_events(store: InMemoryEventStore)
     await asyncio.wait_for(task, 2)  # not the store's 5 s wait
 
 
-async def test_a_follower_failing_on_every_event_never_stalls_a_turn_timer(
-    store: InMemoryEventStore,
-) -> None:
-    """A follower (a projection with a bug, say) that raises on each event is held on
-    its streams; the turn timers beside it still time out a seat that never acts."""
-    import secrets
-
-    from service.app.keyring import Keyring
-    from service.app.match import stream_of
-    from service.app.service import GameService, MatchOptions
-    from service.app.timers import TurnTimers
-
-    class Broken(Recorder):
-        async def take(self, event: StoredEvent) -> None:
-            raise ValueError("a bug")
-
+@contextlib.asynccontextmanager
+async def timed_match_beside(
+    store: InMemoryEventStore, follower: Follower
+) -> AsyncIterator[tuple[SharedFeed, str]]:
+    """A started match with a turn time limit whose seats never act, the turn timers
+    following the feed after ``follower``: the feed, and the match's stream."""
     service = GameService(store, Keyring(secrets.token_bytes(32)))
     made = await service.create(MatchOptions("classic", 2, {}, turn_seconds=1.0))
     await service.start(made.match_id, made.host_token)
     timers = TurnTimers(service, tick=0.05)
-    broken = Broken("broken")
-    feed = SharedFeed(store, [broken, timers])
+    feed = SharedFeed(store, [follower, timers])
     tasks = [asyncio.create_task(timers.run()), asyncio.create_task(feed.run())]
     try:
-        async with asyncio.timeout(20):  # a guard against a hang, not a time limit
-            while not any(
-                event.type == "TurnTimedOut" for event in await store.read(stream_of(made.match_id))
-            ):
-                await asyncio.sleep(0.05)
-        assert (0, stream_of(made.match_id)) in feed.held
+        yield feed, stream_of(made.match_id)
     finally:
         timers.stop()
         feed.stop()
         await asyncio.wait(tasks, timeout=5)
         await service.fanout.close()
+
+
+async def timed_out(store: InMemoryEventStore, stream: str, times: int) -> None:
+    """Until the timers have timed out ``times`` turns."""
+    async with asyncio.timeout(30):  # a guard against a hang, not a time limit
+        while sum(event.type == "TurnTimedOut" for event in await store.read(stream)) < times:
+            await asyncio.sleep(0.05)
+
+
+async def test_a_follower_failing_on_every_event_never_stalls_a_turn_timer(
+    store: InMemoryEventStore,
+) -> None:
+    """A follower (a projection with a bug, say) that raises on each event is held on
+    its streams; the turn timers beside it still time out a seat that never acts."""
+
+    class Broken(Recorder):
+        async def take(self, event: StoredEvent) -> None:
+            raise ValueError("a bug")
+
+    async with timed_match_beside(store, Broken("broken")) as (feed, stream):
+        await timed_out(store, stream, 1)
+        assert (0, stream) in feed.held
+
+
+class Stuck(Recorder):
+    """A follower whose start fails (``fails``) or hangs until ``free`` is set."""
+
+    def __init__(self, fails: bool) -> None:
+        super().__init__("stuck")
+        self.fails = fails
+        self.free = asyncio.Event()
+
+    async def start(self) -> Mapping[str, int]:
+        if self.fails and not self.free.is_set():
+            raise StoreUnavailable("a projection's catch-up that fails, say")
+        await self.free.wait()
+        return {}
+
+
+@pytest.mark.parametrize("fails", [True, False], ids=["start-fails", "start-hangs"])
+async def test_a_follower_that_cannot_start_never_stalls_a_turn_timer(
+    store: InMemoryEventStore, fails: bool
+) -> None:
+    """A follower whose start fails or never ends (a projection's catch-up of a long
+    backlog, or one that meets an event it cannot apply) holds up none of the others:
+    the turn timers beside it start and follow the feed, timing out turn after turn of
+    a match whose seats never act; once it starts, it is given everything past its
+    start, each event once, in order."""
+    stuck = Stuck(fails)
+    async with timed_match_beside(store, stuck) as (_, stream):
+        # the second timeout's deadline comes from the first's event: the feed runs
+        await timed_out(store, stream, 2)
+        assert stuck.took == []
+        stuck.free.set()  # it starts now: from every stream's first event
+        version = await store.version(stream)
+        await until(lambda: stuck.seqs(stream)[: version + 1] == list(range(version + 1)))
+        await append(store, "other", 2)
+        await until(lambda: stuck.seqs("other") == [0, 1])
+    assert stuck.seqs(stream) == list(range(len(stuck.seqs(stream))))  # each once, in order
