@@ -1,11 +1,14 @@
 """The game API's speed, beside its floor, in one run. Prints figures; asserts nothing.
 
     .venv/bin/python -m bench.grpc_api [--plays N] [--matches M] [--seconds S] [--rounds R]
-                                       [--loop asyncio|uvloop]
+                                       [--loop asyncio|uvloop] [--split]
 
 1. Sequential: p50/p99 latency of one Act (a play or pass with its Redis append)
    through gRPC, against the floor: a grpc.aio call whose handler does the same Lua
-   append through the event store and nothing else.
+   append through the event store and nothing else. With ``--split``, where each
+   side's calls go: to the handler (the client's call, the transport, the server's
+   reading), in it, and back (the answer's way and the client's reading of it), from
+   each handler's own span, timed in its process (one clock on one machine).
 2. Concurrent: actions/s with M bot matches at once (every seat a bot client task that
    takes each turn with one Act call), against the floor's calls/s with M callers.
 
@@ -22,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import bisect
 import contextlib
 import cProfile
 import os
@@ -33,6 +37,7 @@ import time
 import uuid
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import grpc
 
@@ -42,19 +47,48 @@ from clients.sdk import DaifugoClient
 from eventstore import NewEvent, RedisEventStore, RedisServer
 from service import event_loop
 from service.event_loop import LOOPS, Loop
+from service.grpc.servicer import MatchServicer
 from service.rules.commands import SeatCommand
 from service.rules.views import View
 from service.runtime import running_service, tune_gc_for_serving
 
 FLOOR_METHOD = "/bench.Floor/Append"
+SPANS_FILE = "BENCH_SPANS"  # env: where a served process writes its handlers' spans
+Span = tuple[float, float]  # perf_counter at a call's start and end: one clock per machine
+
+
+def handler_spans() -> list[Span] | None:
+    """The list a served process notes its handlers' spans in, when asked to."""
+    return [] if os.environ.get(SPANS_FILE) else None
+
+
+def write_spans(spans: list[Span] | None) -> None:
+    if spans is not None:
+        with open(os.environ[SPANS_FILE], "w") as out:
+            out.writelines(f"{start} {end}\n" for start, end in spans)
+
+
+def read_spans(path: str) -> list[Span]:
+    with open(path) as spans:
+        return sorted((float(start), float(end)) for start, end in map(str.split, spans))
 
 
 async def serve_floor(redis_url: str) -> None:
     """A bare grpc.aio server whose one handler appends one event; prints its port."""
     store = RedisEventStore.from_url(redis_url, prefix=f"floor-{uuid.uuid4().hex[:6]}")
     versions: dict[str, int] = {}
+    spans = handler_spans()
 
     async def append(request: bytes, context: grpc.aio.ServicerContext[bytes, bytes]) -> bytes:
+        if spans is None:
+            return await appended(request)
+        started = time.perf_counter()
+        try:
+            return await appended(request)
+        finally:
+            spans.append((started, time.perf_counter()))
+
+    async def appended(request: bytes) -> bytes:
         stream = request.decode()
         result = await store.append(
             stream,
@@ -76,10 +110,23 @@ async def serve_floor(redis_url: str) -> None:
     finally:
         await server.stop(grace=None)
         await store.close()
+        write_spans(spans)
 
 
 async def serve_game(redis_url: str) -> None:
     tune_gc_for_serving()  # as `daifugo serve` does
+    spans = handler_spans()
+    if spans is not None:  # this bench's process only: the servicer's Act, timed
+        act = MatchServicer.Act
+
+        async def timed_act(self: MatchServicer, request: Any, context: Any) -> Any:
+            started = time.perf_counter()
+            try:
+                return await act(self, request, context)
+            finally:
+                spans.append((started, time.perf_counter()))
+
+        MatchServicer.Act = timed_act  # type: ignore[method-assign]
     async with running_service(redis_url, grpc_port=0, timers=False) as running:
         profile_to = os.environ.get("BENCH_PROFILE")  # where the service's time goes
         profiler = cProfile.Profile() if profile_to else None
@@ -89,6 +136,7 @@ async def serve_game(redis_url: str) -> None:
         if profiler is not None and profile_to:
             profiler.disable()
             profiler.dump_stats(profile_to)
+    write_spans(spans)
 
 
 async def serve_until_stdin_closes(port: int) -> None:
@@ -115,15 +163,22 @@ class Server:
 
 @contextlib.contextmanager
 def server_process(
-    kind: str, redis_url: str, loop: Loop = "asyncio", bench: str = "bench.grpc_api"
+    kind: str,
+    redis_url: str,
+    loop: Loop = "asyncio",
+    bench: str = "bench.grpc_api",
+    spans_to: str | None = None,
 ) -> Iterator[Server]:
     """Run ``--serve kind`` of the module ``bench`` in a child process, on the event
-    loop ``loop``."""
+    loop ``loop``; ``spans_to``: the file it writes its handlers' spans to as it ends."""
+    env = {**os.environ, "REDIS_URL": redis_url}
+    if spans_to is not None:
+        env[SPANS_FILE] = spans_to
     child = subprocess.Popen(
         [sys.executable, "-m", bench, "--serve", kind, "--loop", loop],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
-        env={**os.environ, "REDIS_URL": redis_url},
+        env=env,
         text=True,
     )
     assert child.stdin is not None and child.stdout is not None
@@ -139,16 +194,39 @@ def percentile(samples: Sequence[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-async def floor_latency(port: int, calls: int) -> list[float]:
+def durations(spans: Sequence[Span]) -> list[float]:
+    return [end - start for start, end in spans]
+
+
+def split(calls: Sequence[Span], handled: Sequence[Span]) -> tuple[float, float, float]:
+    """The medians of a sequential call's three parts: from its start to its handler's
+    (the client's sending, the transport, the server's reading and guards), the
+    handler, and from the handler's end to the call's (the way back and the client's
+    reading of the answer). Each call is matched with the handler span inside it."""
+    starts = [start for start, _ in handled]
+    to, at, back = [], [], []
+    for start, end in calls:
+        index = bisect.bisect_left(starts, start)
+        if index < len(handled) and handled[index][1] <= end:
+            began, ended = handled[index]
+            to.append(began - start)
+            at.append(ended - began)
+            back.append(end - ended)
+    if not to:
+        return (0.0, 0.0, 0.0)
+    return statistics.median(to), statistics.median(at), statistics.median(back)
+
+
+async def floor_latency(port: int, calls: int) -> list[Span]:
     async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
         call: grpc.aio.UnaryUnaryMultiCallable[bytes, bytes] = channel.unary_unary(FLOOR_METHOD)
         stream = f"s{uuid.uuid4().hex[:6]}".encode()
-        timings = []
+        spans = []
         for _ in range(calls):
             started = time.perf_counter()
             await call(stream)
-            timings.append(time.perf_counter() - started)
-        return timings
+            spans.append((started, time.perf_counter()))
+        return spans
 
 
 async def floor_throughput(port: int, callers: int, seconds: float) -> tuple[float, int]:
@@ -170,9 +248,9 @@ async def floor_throughput(port: int, callers: int, seconds: float) -> tuple[flo
         return done / (time.perf_counter() - started), done
 
 
-async def act_latency(client: DaifugoClient, plays: int) -> list[float]:
+async def act_latency(client: DaifugoClient, plays: int) -> list[Span]:
     """Time each Act of whole matches played one action at a time."""
-    timings: list[float] = []
+    timings: list[Span] = []
     bot = GreedyBot()
     while len(timings) < plays:
         created = await client.create_match("federation", 4, games_per_set=1)
@@ -189,7 +267,7 @@ async def act_latency(client: DaifugoClient, plays: int) -> list[float]:
             command = bot(turn.view, turn.actions)
             started = time.perf_counter()
             await seat.act(command)
-            timings.append(time.perf_counter() - started)
+            timings.append((started, time.perf_counter()))
     return timings
 
 
@@ -221,34 +299,41 @@ async def match_throughput(
 
 
 async def run(
-    redis_url: str, plays: int, matches: int, seconds: float, rounds: int, loop: Loop
+    redis_url: str,
+    plays: int,
+    matches: int,
+    seconds: float,
+    rounds: int,
+    loop: Loop,
+    spans_in: str | None = None,
 ) -> None:
+    """``spans_in``: a folder for the handlers' spans (then where the time goes)."""
     # the two sides alternate, round by round: a machine that speeds up or slows down
     # meanwhile (a shared host does) weighs on both alike
     ms = 1000
+    game_spans = os.path.join(spans_in, "game") if spans_in else None
+    floor_spans = os.path.join(spans_in, "floor") if spans_in else None
+    base: list[Span] = []
+    acts: list[Span] = []
     print(f"the service and the floor on the {loop} event loop")
     with (
-        server_process("game", redis_url, loop) as game,
-        server_process("floor", redis_url, loop) as floor,
+        server_process("game", redis_url, loop, spans_to=game_spans) as game,
+        server_process("floor", redis_url, loop, spans_to=floor_spans) as floor,
     ):
         async with DaifugoClient(f"127.0.0.1:{game.port}") as client:
             await floor_latency(floor.port, 200)  # warm-up
             await act_latency(client, 200)
-            base: list[float] = []
-            acts: list[float] = []
             for _ in range(rounds):
                 base += await floor_latency(floor.port, plays // rounds)
                 acts += await act_latency(client, plays // rounds)
             print(f"sequential, {len(acts)} calls each")
-            print(
-                f"  Act (play or pass)  p50 {percentile(acts, 0.5) * ms:6.2f} ms"
-                f"  p99 {percentile(acts, 0.99) * ms:6.2f} ms"
-            )
-            print(
-                f"  floor (Lua append)  p50 {percentile(base, 0.5) * ms:6.2f} ms"
-                f"  p99 {percentile(base, 0.99) * ms:6.2f} ms"
-            )
-            ratio = statistics.median(acts) / statistics.median(base)
+            for name, spans in (("Act (play or pass)", acts), ("floor (Lua append)", base)):
+                taken = durations(spans)
+                print(
+                    f"  {name}  p50 {percentile(taken, 0.5) * ms:6.2f} ms"
+                    f"  p99 {percentile(taken, 0.99) * ms:6.2f} ms"
+                )
+            ratio = statistics.median(durations(acts)) / statistics.median(durations(base))
             print(f"  ratio p50 {ratio:.2f} x (target <= 2x)")
             print(f"concurrent, {matches} at once, {rounds} rounds of {seconds:.0f} s each side")
             ratios = []
@@ -269,6 +354,13 @@ async def run(
                     f" ({floor_cpu / max(1, floor_calls) * ms:.2f} ms per call): {ratios[-1]:.2f}"
                 )
             print(f"  ratio, median of the rounds {statistics.median(ratios):.2f} (target >= 0.5)")
+    if game_spans and floor_spans:  # written as the served processes ended
+        print(
+            "where a sequential call goes, medians of each part (ms): to the handler, in it, back"
+        )
+        for name, calls, handled in (("Act", acts, game_spans), ("floor", base, floor_spans)):
+            parts = split(calls, read_spans(handled))
+            print(f"  {name:5} " + "  ".join(f"{part * ms:5.2f}" for part in parts))
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -280,6 +372,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument(
         "--loop", choices=LOOPS, default="asyncio", help="the served processes' event loop"
     )
+    parser.add_argument(
+        "--split", action="store_true", help="also where a sequential call's time goes"
+    )
     parser.add_argument("--serve", choices=("game", "floor"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     redis_url = os.environ.get("REDIS_URL")
@@ -287,16 +382,15 @@ def main(argv: Sequence[str] | None = None) -> None:
         event_loop.run(serve_game(redis_url), args.loop)
     elif args.serve == "floor" and redis_url:
         event_loop.run(serve_floor(redis_url), args.loop)
-    elif redis_url:
-        asyncio.run(run(redis_url, args.plays, args.matches, args.seconds, args.rounds, args.loop))
     else:
-        server = RedisServer(tempfile.mkdtemp(prefix="bench-redis-"), appendonly=False).start()
-        try:
-            asyncio.run(
-                run(server.url, args.plays, args.matches, args.seconds, args.rounds, args.loop)
-            )
-        finally:
-            server.stop()
+        with contextlib.ExitStack() as stack:
+            spans_in = stack.enter_context(tempfile.TemporaryDirectory()) if args.split else None
+            if not redis_url:
+                server = RedisServer(tempfile.mkdtemp(prefix="bench-redis-"), appendonly=False)
+                redis_url = server.start().url
+                stack.callback(server.stop)
+            measured = (args.plays, args.matches, args.seconds, args.rounds, args.loop, spans_in)
+            asyncio.run(run(redis_url, *measured))
 
 
 if __name__ == "__main__":

@@ -70,6 +70,7 @@ from service.runtime import running_service, tune_gc_for_serving
 from .grpc_api import (
     act_latency,
     cpu_seconds,
+    durations,
     floor_latency,
     floor_throughput,
     percentile,
@@ -377,13 +378,13 @@ async def action_path(
             for client in clients.values():
                 await act_latency(client, 200)
             for round_number in range(rounds):
-                floor_latencies += await floor_latency(floor.port, plays)
+                floor_latencies += durations(await floor_latency(floor.port, plays))
                 # alternate which side goes first: a machine that drifts weighs on both
                 order = ["signed", "unsigned"] if round_number % 2 == 0 else ["unsigned", "signed"]
                 for name in order:
                     side, server = sides[name], servers[name]
                     cpu = cpu_seconds(server.pid)
-                    timings = await act_latency(clients[name], plays)
+                    timings = durations(await act_latency(clients[name], plays))
                     side.cpu_sequential.append((cpu_seconds(server.pid) - cpu) / len(timings) * MS)
                     side.latencies += timings
                 rate, _ = await floor_throughput(floor.port, matches, seconds)
