@@ -35,9 +35,9 @@ import sys
 import tempfile
 import time
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 import grpc
 
@@ -52,6 +52,8 @@ from service.rules.commands import SeatCommand
 from service.rules.views import View
 from service.runtime import running_service, tune_gc_for_serving
 
+T = TypeVar("T")
+P = ParamSpec("P")
 FLOOR_METHOD = "/bench.Floor/Append"
 SPANS_FILE = "BENCH_SPANS"  # env: where a served process writes its handlers' spans
 Span = tuple[float, float]  # perf_counter at a call's start and end: one clock per machine
@@ -68,6 +70,21 @@ def write_spans(spans: list[Span] | None) -> None:
             out.writelines(f"{start} {end}\n" for start, end in spans)
 
 
+def timed(
+    handler: Callable[P, Awaitable[T]], spans: list[Span]
+) -> Callable[P, Coroutine[Any, Any, T]]:
+    """``handler``, noting the span of each call in ``spans``."""
+
+    async def call(*args: P.args, **kwargs: P.kwargs) -> T:
+        started = time.perf_counter()
+        try:
+            return await handler(*args, **kwargs)
+        finally:
+            spans.append((started, time.perf_counter()))
+
+    return call
+
+
 def read_spans(path: str) -> list[Span]:
     with open(path) as spans:
         return sorted((float(start), float(end)) for start, end in map(str.split, spans))
@@ -80,15 +97,6 @@ async def serve_floor(redis_url: str) -> None:
     spans = handler_spans()
 
     async def append(request: bytes, context: grpc.aio.ServicerContext[bytes, bytes]) -> bytes:
-        if spans is None:
-            return await appended(request)
-        started = time.perf_counter()
-        try:
-            return await appended(request)
-        finally:
-            spans.append((started, time.perf_counter()))
-
-    async def appended(request: bytes) -> bytes:
         stream = request.decode()
         result = await store.append(
             stream,
@@ -98,6 +106,8 @@ async def serve_floor(redis_url: str) -> None:
         versions[stream] = result.last_seq
         return b"ok"
 
+    if spans is not None:
+        append = timed(append, spans)
     handler = grpc.method_handlers_generic_handler(
         "bench.Floor", {"Append": grpc.unary_unary_rpc_method_handler(append)}
     )
@@ -116,17 +126,8 @@ async def serve_floor(redis_url: str) -> None:
 async def serve_game(redis_url: str) -> None:
     tune_gc_for_serving()  # as `daifugo serve` does
     spans = handler_spans()
-    if spans is not None:  # this bench's process only: the servicer's Act, timed
-        act = MatchServicer.Act
-
-        async def timed_act(self: MatchServicer, request: Any, context: Any) -> Any:
-            started = time.perf_counter()
-            try:
-                return await act(self, request, context)
-            finally:
-                spans.append((started, time.perf_counter()))
-
-        MatchServicer.Act = timed_act  # type: ignore[method-assign]
+    if spans is not None:  # in this bench's served process only
+        MatchServicer.Act = timed(MatchServicer.Act, spans)  # type: ignore[method-assign]
     async with running_service(redis_url, grpc_port=0, timers=False) as running:
         profile_to = os.environ.get("BENCH_PROFILE")  # where the service's time goes
         profiler = cProfile.Profile() if profile_to else None
