@@ -41,13 +41,16 @@ from service.rules.commands import Command, SeatCommand
 from service.rules.dealing import deck_for
 from service.rules.events import Event
 from service.rules.legal import legal_actions
-from service.rules.vocabulary import Phase
+from service.rules.vocabulary import Phase, WaitingFor
 
 RANK_T = 7  # ranks 3..T are 0..7
 # whole matches shrink very slowly: report a failing example as found
 NO_SHRINK = (HypothesisPhase.explicit, HypothesisPhase.reuse, HypothesisPhase.generate)
 PRESET_NAMES = ("federation", "torasobi", "classic", "uecda")
 BOOLEAN_RULES = tuple(name for name in LOCAL_RULES if name != "eleven_back")
+# the only steps that outlast a player whose play emptied the hand: the queen bomb's
+# ranks, and the zombie's pick for the next player (docs/RULES.md §5 #51)
+STEPS_AFTER_LEAVING = (WaitingFor.QUEEN_BOMBER, WaitingFor.ZOMBIE)
 
 
 def examples(count: int) -> int:

@@ -23,6 +23,7 @@ from service.rules.state import MatchState
 from service.rules.vocabulary import Phase, WaitingFor
 
 from ._support import (
+    STEPS_AFTER_LEAVING,
     Step,
     describe,
     examples,
@@ -49,10 +50,7 @@ def check_waiting_state(state: MatchState, where: str) -> None:
     seat = state.turn
     assert seat is not None
     if not state.is_active(seat):
-        # only the steps of a play that emptied the hand outlast its player: the queen
-        # bomb's ranks, and the zombie's pick for the next player (docs/RULES.md §5 #51)
-        steps_after_leaving = (WaitingFor.QUEEN_BOMBER, WaitingFor.ZOMBIE)
-        assert state.waiting_for in steps_after_leaving and not state.hands[seat], (
+        assert state.waiting_for in STEPS_AFTER_LEAVING and not state.hands[seat], (
             f"{where}: seat {seat} has left and is to act: {describe(state)}"
         )
 

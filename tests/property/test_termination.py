@@ -11,9 +11,9 @@ from hypothesis import strategies as st
 
 from service.rules import RuleSet
 from service.rules.legal import legal_actions
-from service.rules.vocabulary import Phase, WaitingFor
+from service.rules.vocabulary import Phase
 
-from ._support import examples, play_match, players_counts, rule_sets
+from ._support import STEPS_AFTER_LEAVING, examples, play_match, players_counts, rule_sets
 
 
 @settings(max_examples=examples(100))
@@ -29,6 +29,6 @@ def test_matches_end_within_the_bound(rules: RuleSet, players: int, data: st.Dat
         if state.phase == Phase.IN_GAME:
             assert state.turn is not None
             assert 0 <= state.turn < players
-            # a queen bomber names ranks even after the play emptied their hand
-            if state.waiting_for != WaitingFor.QUEEN_BOMBER:
-                assert state.is_active(state.turn), f"seat {state.turn} acts but has left"
+            if not state.is_active(state.turn):
+                left = state.waiting_for in STEPS_AFTER_LEAVING and not state.hands[state.turn]
+                assert left, f"seat {state.turn} acts but has left"
