@@ -20,14 +20,14 @@ ENDING = frozenset({"MatchEnded", "SeedRevealed", "MatchSealed"})
 (MatchSealed, the seal, is the last of them)."""
 
 
-async def live_streams(
+async def last_events(
     store: EventStore, stopping: asyncio.Event
-) -> tuple[dict[str, int], list[str]]:
-    """Where every stream of the store is now, and the match streams among them that are
-    not over (a look at each one's last event tells, without folding the finished ones):
-    what a background worker starts from before it follows the global feed."""
+) -> tuple[dict[str, int], dict[str, str]]:
+    """Where every stream of the store is now, and the type of each match stream's last
+    event ("" for none): what a background worker starts from before it follows the
+    global feed (a look at the last event tells a finished match without folding it)."""
     positions: dict[str, int] = {}
-    live: list[str] = []
+    last_types: dict[str, str] = {}
     offset, page = 0, 500
     while (streams := await store.streams(offset, page)) and not stopping.is_set():
         offset += len(streams)
@@ -36,9 +36,17 @@ async def live_streams(
             if not stream.startswith("m:") or version < 0:
                 continue
             last = await store.read(stream, version, 1)
-            if not (last and last[0].type in ENDING):
-                live.append(stream)
-    return positions, live
+            last_types[stream] = last[0].type if last else ""
+    return positions, last_types
+
+
+async def live_streams(
+    store: EventStore, stopping: asyncio.Event
+) -> tuple[dict[str, int], list[str]]:
+    """Where every stream of the store is now, and the match streams among them that are
+    not over."""
+    positions, last_types = await last_events(store, stopping)
+    return positions, [stream for stream, type_ in last_types.items() if type_ not in ENDING]
 
 
 def fold_match(

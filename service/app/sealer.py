@@ -12,6 +12,7 @@ from collections.abc import Mapping
 
 from eventstore import EventStoreError, StoredEvent
 
+from .match import last_events
 from .service import GameService, ServiceError
 from .ticking import tick_until_stopped
 
@@ -39,18 +40,10 @@ class Sealer:
 
     async def start(self) -> Mapping[str, int]:
         """Every stream's position now; ended unsealed matches are due at once."""
-        store = self.service.store
-        positions: dict[str, int] = {}
-        offset, page = 0, 500
-        while (streams := await store.streams(offset, page)) and not self._stopping.is_set():
-            offset += len(streams)
-            for stream in streams:
-                version = positions[stream] = await store.version(stream)
-                if not stream.startswith("m:") or version < 0:
-                    continue
-                last = await store.read(stream, version, 1)
-                if last and last[0].type == UNSEALED_LAST:
-                    self.due[stream.removeprefix("m:")] = 0
+        positions, last_types = await last_events(self.service.store, self._stopping)
+        for stream, type_ in last_types.items():
+            if type_ == UNSEALED_LAST:
+                self.due[stream.removeprefix("m:")] = 0
         return positions
 
     async def take(self, event: StoredEvent) -> None:
