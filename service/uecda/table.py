@@ -132,13 +132,19 @@ class UecdaTable:
             tables = hand_tables(game, self.clients)
             for player, other in self.clients.items():
                 other.send_bytes(tables[player])
-            if client is not None:
-                await self._client_plays(client, game, seat)  # type: ignore[arg-type]
-                return
+        self._flush()
+        if waiting == WaitingFor.PLAY and client is not None:
+            await self._client_plays(client, game, seat)  # type: ignore[arg-type]
         elif waiting == WaitingFor.EXCHANGE and client is not None:
             await self._client_gives(client, game, seat)  # type: ignore[arg-type]
-            return
-        await self._next_action()
+        else:
+            await self._next_action()
+
+    def _flush(self) -> None:
+        """Write what this step told the clients now, before anything else the append
+        woke (the projections, the timers) runs: the next move waits on it."""
+        for client in self.clients.values():
+            client.flush()
 
     async def _client_plays(self, client: Connection, game: MatchState, seat: int) -> None:
         table = await client.read_table(self.turn_seconds + GRACE)
