@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 from collections import deque
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from typing import Any, cast
 from urllib.parse import urlsplit, urlunsplit
@@ -337,7 +337,12 @@ class SharedConnection:
         self._connecting: asyncio.Task[_Wire] | None = None
         self._closed = False
 
-    async def execute_command(self, *args: Any) -> Any:
+    async def execute_command(self, *args: Any, sent: Callable[[], None] | None = None) -> Any:
+        """The command's reply. ``sent``: called once before the reply is given. On an
+        idle connection the command is written at once and ``sent`` runs while the
+        reply is awaited, overlapping the round trip; on a busy one the command leaves
+        with the others of this turn (one write for all) and ``sent`` runs once the
+        reply is in."""
         attempts = self.retries
         packed = pack(args)
         while True:
@@ -345,11 +350,21 @@ class SharedConnection:
             if wire is None or wire.lost is not None:
                 wire = await self._connected()
             try:
-                return await wire.send(packed)
+                if sent is None or wire.waiting:
+                    reply = await wire.send(packed)
+                else:
+                    waiting = wire.send_now(packed)
+                    overlapped, sent = sent, None  # once: a retry sends the same command
+                    overlapped()
+                    reply = await waiting
             except UNAVAILABLE_ERRORS:
                 if attempts <= 0 or self._closed:
                     raise
                 attempts -= 1
+                continue
+            if sent is not None:
+                sent()
+            return reply
 
     async def pipeline(self, commands: Sequence[Sequence[Any]]) -> list[Any]:
         """Replies of ``commands`` sent at once (a ResponseError is returned, not raised)."""
@@ -447,6 +462,12 @@ class _Wire(asyncio.Protocol):
     def send(self, packed: bytes) -> asyncio.Future[Any]:
         return self.send_all(packed, 1)[0]
 
+    def send_now(self, packed: bytes) -> asyncio.Future[Any]:
+        """As ``send``, written at once with what this turn queued before it."""
+        reply = self.send(packed)
+        self._flush()
+        return reply
+
     def send_all(self, packed: bytes, count: int) -> list[asyncio.Future[Any]]:
         """Queue ``count`` packed commands for this turn's write; their replies' futures."""
         if self.lost is not None:
@@ -464,7 +485,7 @@ class _Wire(asyncio.Protocol):
 
     def _flush(self) -> None:
         outgoing, self.outgoing = self.outgoing, []
-        if self.lost is None and self.transport is not None:
+        if outgoing and self.lost is None and self.transport is not None:
             self.transport.write(b"".join(outgoing) if len(outgoing) > 1 else outgoing[0])
 
     def data_received(self, data: bytes) -> None:

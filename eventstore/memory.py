@@ -19,7 +19,7 @@ import time
 import uuid
 import weakref
 from collections import deque
-from collections.abc import AsyncGenerator, AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import TracebackType
 from typing import TYPE_CHECKING
@@ -127,6 +127,7 @@ class InMemoryEventStore:
         expected_version: int,
         request_id: str | None = None,
         fingerprint: str = "",
+        meanwhile: Callable[[tuple[StoredEvent, ...]], None] | None = None,
     ) -> AppendResult:
         """Append ``events`` at once if the stream's version is ``expected_version``;
         see ``EventStore.append``."""
@@ -142,6 +143,9 @@ class InMemoryEventStore:
         stored: list[StoredEvent] = []
         # encoded first, as the Redis store does: unstorable data is refused whatever is stored
         encode_batch(args, stored, stream, events, expected_version, request_id, at, head)
+        written = tuple(stored)
+        if meanwhile is not None:  # before the checks, as the Redis store's round trip
+            meanwhile(written)
         if known is not None:
             done = known.requests.get(request_id)
             if done is not None:
@@ -165,7 +169,7 @@ class InMemoryEventStore:
             _wake(waiter)
         for feed in self._data.feeds:
             feed.hint(stream, last)
-        return AppendResult(first, last, False, tuple(stored), fingerprint)
+        return AppendResult(first, last, False, written, fingerprint)
 
     # --- reading ---------------------------------------------------------------------
 

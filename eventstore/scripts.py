@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from redis.exceptions import NoScriptError
 
+from .connection import SharedConnection
 from .model import GENESIS_HASH
 
 
@@ -23,12 +24,36 @@ class Script:
         self.sha = hashlib.sha1(source.encode()).hexdigest()
 
     async def run(
-        self, client: _Executor, keys: Sequence[str], args: Sequence[str | bytes | int | float]
+        self,
+        client: _Executor,
+        keys: Sequence[str],
+        args: Sequence[str | bytes | int | float],
+        sent: Callable[[], None] | None = None,
     ) -> Any:
+        """The script's reply. ``sent``: called once before the reply is given (by the
+        shared connection while it awaits the reply where it can; with any other
+        client before the script is asked)."""
+        sha = ("EVALSHA", self.sha, len(keys), *keys, *args)
+        if sent is None or not isinstance(client, SharedConnection):
+            if sent is not None:
+                sent()
+            try:
+                return await client.execute_command(*sha)
+            except NoScriptError:
+                return await client.execute_command("EVAL", self.source, len(keys), *keys, *args)
+        called: list[None] = []
+
+        def once() -> None:  # the EVAL after a NOSCRIPT may be the second to call it
+            if not called:
+                called.append(None)
+                sent()
+
         try:
-            return await client.execute_command("EVALSHA", self.sha, len(keys), *keys, *args)
+            return await client.execute_command(*sha, sent=once)
         except NoScriptError:
-            return await client.execute_command("EVAL", self.source, len(keys), *keys, *args)
+            return await client.execute_command(
+                "EVAL", self.source, len(keys), *keys, *args, sent=once
+            )
 
 
 # Replies: {0, first, last} appended | {1, first, last} duplicate request id

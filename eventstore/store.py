@@ -7,7 +7,8 @@ import logging
 import time
 import uuid
 import weakref
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
+from functools import partial
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
@@ -127,6 +128,7 @@ class RedisEventStore:
         expected_version: int,
         request_id: str | None = None,
         fingerprint: str = "",
+        meanwhile: Callable[[tuple[StoredEvent, ...]], None] | None = None,
     ) -> AppendResult:
         """Append ``events`` at once if the stream's version is ``expected_version``.
 
@@ -144,7 +146,9 @@ class RedisEventStore:
             request_id = f"{self._request_ids}{next(self._request_counter)}"
         at = time.time_ns() // 1_000_000
         try:
-            return await self._append(stream, events, expected_version, request_id, fingerprint, at)
+            return await self._append(
+                stream, events, expected_version, request_id, fingerprint, at, meanwhile
+            )
         except REDIS_FAILURES as exc:
             raise store_error(exc, f"append to {stream!r}", self.url) from exc
 
@@ -156,6 +160,7 @@ class RedisEventStore:
         request_id: str,
         fingerprint: str,
         at: int,
+        meanwhile: Callable[[tuple[StoredEvent, ...]], None] | None,
     ) -> AppendResult:
         connector = self.connector
         client = connector.executor or await connector.runner()
@@ -188,6 +193,8 @@ class RedisEventStore:
             stored: list[StoredEvent] = []
             if head is not None:  # else no events: only learn the head (never writes)
                 encode_batch(args, stored, stream, events, expected_version, request_id, at, head)
+            written = tuple(stored)
+            sent = partial(meanwhile, written) if meanwhile is not None and written else None
             if unindexed:
                 # Index first, once the events are known to be storable: a stream with
                 # events is always in the index (which lives in another slot on a
@@ -196,15 +203,15 @@ class RedisEventStore:
                 self._indexed.put(stream, None)
                 unindexed = False
             try:
-                reply = await self._append_script.run(client, script_keys, args)
+                reply = await self._append_script.run(client, script_keys, args, sent)
             except ResponseError as exc:
                 if str(exc).startswith("ESCORRUPT"):
                     raise CorruptEvent(stream, expected_version, str(exc)) from exc
                 raise
             code = reply[0]
             if code == 0:
-                result = AppendResult(reply[1], reply[2], False, tuple(stored), fingerprint)
-                self._remember(stream, reply[2], stored[-1].hash)
+                result = AppendResult(reply[1], reply[2], False, written, fingerprint)
+                self._remember(stream, reply[2], written[-1].hash)
                 if cluster:
                     await self._hint(client, stream, reply[2])
                 return result

@@ -114,6 +114,22 @@ class Ran:
     events: Sequence[MatchEvent]
     result: AppendResult
     game: MatchState | None = None  # the game after the events, when the decider knew it
+    prepared: Outcome | None = None  # ``prepare``'s outcome of the appended events
+
+
+# the outcome of an append (of the match, its game after it as the decider knew it, and
+# the events as they would be stored)
+Prepare = Callable[[Match, MatchState | None, Sequence[StoredEvent]], Outcome]
+
+
+def _prepared(
+    into: list[Outcome],
+    prepare: Prepare,
+    match: Match,
+    game: MatchState | None,
+    stored: Sequence[StoredEvent],
+) -> None:
+    into.append(prepare(match, game, stored))
 
 
 @dataclass(frozen=True, slots=True)
@@ -218,6 +234,7 @@ class GameService:
         retries: int = CONFLICT_RETRIES,
         busy: str = "the match changed too often; try again",
         refused: Callable[[Match], None] | None = None,
+        prepare: Prepare | None = None,
     ) -> Ran:
         """Decide the command ``command_for`` makes of the match (it may refuse with a
         ServiceError, as the decider may) and append its events at the match's version;
@@ -230,7 +247,8 @@ class GameService:
         give it); ``match``: where to start (else the cached match, the append's
         expected version catching a stale cache: one round trip in the common case);
         ``new``: the match is not created yet; ``refused``: called as a refusal is
-        raised, to sign it."""
+        raised, to sign it; ``prepare``: the outcome of events as they would be stored,
+        made while the store's round trip is awaited (``Ran.prepared``, once stored)."""
         if match is None and not new:
             match = self._cache.get(match_id) or await self.load(match_id)
         for _ in range(retries):
@@ -257,12 +275,19 @@ class GameService:
                 raise
             fingerprint = asked if isinstance(asked, str) else asked(decision)
             expected = NO_STREAM if match is None else match.version
+            prepared: list[Outcome] = []
+            meanwhile = None
+            if prepare is not None and match is not None:
+                meanwhile = functools.partial(_prepared, prepared, prepare, match, decided.game)
             try:
-                result = await self._append(match_id, decision, expected, request_id, fingerprint)
+                result = await self._append(
+                    match_id, decision, expected, request_id, fingerprint, meanwhile
+                )
             except ConcurrencyConflict:
                 match = await self.load(match_id)
                 continue
-            return Ran(match, decision, result, decided.game)
+            outcome = next((done for done in prepared if done.stored == result.events), None)
+            return Ran(match, decision, result, decided.game, outcome)
         raise ServiceError("busy", busy)
 
     # -- setting up ------------------------------------------------------------
@@ -510,6 +535,7 @@ class GameService:
             return None
         assert ran.match is not None
         outcome = self._appended(ran.match, ran.result.events, SPECTATOR)
+        self._remember(outcome.match)
         await self._seal_if_over(outcome.match)
         return outcome
 
@@ -545,6 +571,15 @@ class GameService:
             assert match is not None
             return command_for(match, role)
 
+        def prepare(
+            match: Match, game: MatchState | None, stored: Sequence[StoredEvent]
+        ) -> Outcome:
+            outcome = self._appended(match, stored, viewer, shown=answered, game=game)
+            if answered:
+                receipt = self._receipt(match_id, stored, digest(role))
+                outcome = replace(outcome, receipt=receipt)
+            return outcome
+
         ran = await self._run(
             match_id,
             command,
@@ -552,6 +587,7 @@ class GameService:
             asked(role) if scoped else "",
             match=match,
             refused=lambda match: self._sign_refusal(match, lambda: digest(role)),
+            prepare=prepare,
         )
         result = ran.result
         if result.duplicate:
@@ -559,10 +595,8 @@ class GameService:
                 match_id, result.first_seq, result.last_seq, viewer, digest(role)
             )
         assert ran.match is not None
-        outcome = self._appended(ran.match, result.events, viewer, shown=answered, game=ran.game)
-        if answered:
-            receipt = self._receipt(match_id, result.events, digest(role))
-            outcome = replace(outcome, receipt=receipt)
+        outcome = ran.prepared or prepare(ran.match, ran.game, result.events)
+        self._remember(outcome.match)
         await self._seal_if_over(outcome.match)
         return outcome
 
@@ -613,14 +647,14 @@ class GameService:
         shown: bool = True,
         game: MatchState | None = None,
     ) -> Outcome:
-        """Fold what was just appended into the cache; the outcome as ``viewer`` sees it
-        (``shown=False``: without the events as the viewer sees them). ``game``: the
-        game after ``stored`` as the decider knew it, which spares folding them again."""
+        """The outcome of an append of ``stored`` as ``viewer`` sees it (``shown=False``:
+        without the events as the viewer sees them); the caller caches its match once
+        they are stored. ``game``: the game after ``stored`` as the decider knew it,
+        which spares folding them again."""
         if game is None:
             match = fold_match(match, stored, self.decoded.decode)
         else:
             match = as_of(match, stored[-1], game)
-        self._remember(match)
         events = tuple(self.visible(item, viewer, match.over) for item in stored) if shown else ()
         return Outcome(match.version, events, match, viewer, tuple(stored))
 
@@ -631,23 +665,32 @@ class GameService:
         expected: int,
         request_id: str,
         fingerprint: str = "",
+        meanwhile: Callable[[Sequence[StoredEvent]], None] | None = None,
     ) -> AppendResult:
         """Append; ``request_id``: a scoped digest or one of the service's own, never a
-        caller's raw id. Each event holding a hidden field gets its blinding nonce."""
+        caller's raw id. Each event holding a hidden field gets its blinding nonce.
+        ``meanwhile``: as the store's, once the events' decoding is known."""
         seed = self.keyring.seed(match_id)
         records: list[NewEvent] = [
             blinded(encode(event), seed, expected + 1 + index) for index, event in enumerate(events)
         ]
         stream = stream_of(match_id)
+
+        def known(stored: Sequence[StoredEvent]) -> None:
+            # the writer knows each event without decoding it (held by (seq, hash): an
+            # append that is not stored leaves nothing another event could be taken for)
+            for item, event in zip(stored, events, strict=True):
+                self.decoded.remember(item, event)
+            if meanwhile is not None:
+                meanwhile(stored)
+
         with self.fanout.appending(stream):
             try:
                 result = await self.store.append(
-                    stream, records, expected, request_id or None, fingerprint
+                    stream, records, expected, request_id or None, fingerprint, meanwhile=known
                 )
             except RequestIdReused:
                 raise _reused() from None
-            for stored, event in zip(result.events, events, strict=False):
-                self.decoded.remember(stored, event)  # the writer knows without decoding
             self.fanout.appended(stream, result.events)  # its listeners here need no read
         return result
 

@@ -219,6 +219,22 @@ class AppendCase(StoreCase):
         ]
         assert stored[1].data == {"t": [1, 2]}  # tuples are stored (and read) as lists
 
+    async def test_meanwhile_is_given_the_events_as_they_will_be_stored(
+        self, store: EventStore
+    ) -> None:
+        given: list[tuple[StoredEvent, ...]] = []
+        result = await store.append("mean", [ev(n=1), ev(n=2)], -1, "r-1", meanwhile=given.append)
+        assert given == [result.events]
+        stored = await store.read("mean")
+        assert [(e.seq, e.hash, e.at) for e in given[0]] == [(e.seq, e.hash, e.at) for e in stored]
+        # what is not written is given too: only the result says what was stored
+        with pytest.raises(ConcurrencyConflict):
+            await store.append("mean", [ev(n=3)], 0, meanwhile=given.append)
+        again = await store.append("mean", [ev(n=1), ev(n=2)], -1, "r-1", meanwhile=given.append)
+        assert again == AppendResult(0, 1, True) and again.events == ()
+        assert len(given) <= 3 and all(batch != again.events for batch in given)
+        assert seqs(await store.read("mean")) == [0, 1]
+
     async def test_what_a_reader_changes_is_not_stored(self, store: EventStore) -> None:
         await store.append("copy", [ev(cards=[1, 2])], -1)
         (first,) = await store.read("copy")

@@ -16,6 +16,7 @@ from eventstore import (
     RedisEventStore,
     StoreUnavailable,
 )
+from eventstore.connection import with_host
 
 from .conftest import Backend, Outage, unique
 
@@ -204,7 +205,10 @@ async def test_reply_lost_on_the_wire_is_written_once(redis_url: str, retries: i
     port = redis.Redis.from_url(redis_url).connection_pool.connection_kwargs["port"]
     proxy = await DroppingProxy(int(port)).start()
     store = RedisEventStore.from_url(
-        f"redis://127.0.0.1:{proxy.port}", prefix=unique(), retries=retries, cluster=False
+        with_host(redis_url, "127.0.0.1", proxy.port),  # the same database, through the proxy
+        prefix=unique(),
+        retries=retries,
+        cluster=False,
     )
     direct = RedisEventStore.from_url(redis_url, prefix=store.keys.prefix)
     try:

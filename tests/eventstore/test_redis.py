@@ -21,6 +21,7 @@ from eventstore import (
     CorruptEvent,
     RedisEventStore,
     RequestIdReused,
+    StoredEvent,
     StoreUnavailable,
 )
 from eventstore.hashing import event_hash
@@ -46,9 +47,9 @@ class LoseReply:
         self.times = times
         self.calls = 0
 
-    async def run(self, client: Any, keys: Any, args: Any) -> Any:
+    async def run(self, client: Any, keys: Any, args: Any, sent: Any = None) -> Any:
         self.calls += 1
-        reply = await self.script.run(client, keys, args)
+        reply = await self.script.run(client, keys, args, sent)
         if self.times > 0:
             self.times -= 1
             raise RedisConnectionError("connection lost after the command was sent")
@@ -70,6 +71,21 @@ async def test_retry_after_lost_reply_writes_once(store: RedisEventStore) -> Non
     # a later append chains on correctly although the client never saw the first reply
     assert (await store.append("lost", [ev(n=3)], 2)).last_seq == 3
     assert (await store.verify("lost")).ok
+
+
+async def test_an_append_that_finds_its_script_flushed_still_gives_its_events_meanwhile(
+    store: RedisEventStore, backend: Backend
+) -> None:
+    await store.append("flushed", [ev(n=0)], -1)
+    client = backend.client_for(store.keys.events("flushed"))
+    try:
+        client.script_flush()
+    finally:
+        client.close()
+    given: list[tuple[StoredEvent, ...]] = []
+    result = await store.append("flushed", [ev(n=1)], 0, meanwhile=given.append)
+    assert result.last_seq == 1 and given == [result.events]
+    assert (await store.verify("flushed")).ok
 
 
 # --- subscriptions -----------------------------------------------------------------------

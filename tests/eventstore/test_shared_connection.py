@@ -59,6 +59,46 @@ async def test_commands_asked_in_one_turn_leave_in_one_write(shared: SharedConne
     await shared.execute_command("DEL", key)
 
 
+async def test_on_an_idle_connection_sent_runs_once_the_command_is_written(
+    shared: SharedConnection,
+) -> None:
+    key = unique()
+    await shared.execute_command("PING")
+    written = _count_writes(shared)
+    seen: list[tuple[int, int]] = []
+
+    def sent() -> None:
+        wire = shared._wire
+        assert wire is not None
+        seen.append((len(written), len(wire.waiting)))
+
+    assert await shared.execute_command("INCR", key, sent=sent) == 1
+    assert seen == [(1, 1)]  # written, its reply awaited
+    await shared.execute_command("DEL", key)
+
+
+async def test_on_a_busy_connection_sent_runs_once_the_reply_is_in(
+    shared: SharedConnection,
+) -> None:
+    key = unique()
+    await shared.execute_command("PING")
+    written = _count_writes(shared)
+    seen: list[tuple[int, int]] = []
+
+    def sent() -> None:
+        wire = shared._wire
+        assert wire is not None
+        seen.append((len(written), len(wire.waiting)))
+
+    # the commands of one turn still leave in one write
+    replies = await asyncio.gather(
+        shared.execute_command("SET", key, "1"), shared.execute_command("INCR", key, sent=sent)
+    )
+    assert replies == [b"OK", 2] and len(written) == 1
+    assert seen == [(1, 0)]
+    await shared.execute_command("DEL", key)
+
+
 async def test_a_cancelled_caller_leaves_the_replies_in_step(
     shared: SharedConnection, redis_url: str
 ) -> None:

@@ -8,6 +8,7 @@ import asyncio
 import dataclasses
 import secrets
 from collections.abc import AsyncIterator, Callable
+from typing import Any
 
 import pytest
 
@@ -16,6 +17,7 @@ from service.app.keyring import Keyring
 from service.app.match import stream_of
 from service.app.service import CreatedMatch, GameService, MatchOptions, ServiceError
 from service.match import BotKind
+from service.records.formats import RefusalReceipt
 from service.rules.commands import Pass, SeatCommand
 from service.rules.legal import legal_actions
 from service.rules.views import SPECTATOR
@@ -315,6 +317,38 @@ async def test_a_refusal_on_a_stale_cache_is_judged_again_on_the_stream(
         made.match_id, made.seat_tokens[turn], always(legal_actions(match.game)[0])
     )
     assert outcome.version > match.version
+
+
+async def test_what_was_prepared_for_an_append_that_lost_its_race_is_never_given(
+    service: GameService, store: InMemoryEventStore
+) -> None:
+    made = await started(service)
+    seat, command = await first_legal(service, made.match_id)
+    token = made.seat_tokens[seat]
+    other = GameService(store, service.keyring)  # another replica, sharing the store
+    real_append = store.append
+    lost: list[tuple[StoredEvent, ...]] = []
+
+    async def raced(*args: Any, **kwargs: Any) -> Any:
+        # the other replica's action lands while this one's append is on its way
+        store.append = real_append  # type: ignore[method-assign]
+        await other.act(made.match_id, token, always(command))
+        prepare = kwargs["meanwhile"]
+        kwargs["meanwhile"] = lambda stored: (lost.append(stored), prepare(stored))
+        return await real_append(*args, **kwargs)
+
+    store.append = raced  # type: ignore[method-assign]
+    with pytest.raises(ServiceError) as refused:
+        await service.act(made.match_id, token, always(command))
+    assert refused.value.code == "not_your_turn" and lost  # prepared, then not stored
+    after = await other.load(made.match_id)
+    cached = service.cached(made.match_id)
+    assert cached is not None and (cached.version, cached.game) == (after.version, after.game)
+    receipt = refused.value.receipt
+    assert isinstance(receipt.record, RefusalReceipt)  # judged on the stream as it is
+    assert (receipt.record.judged_at_seq, receipt.record.head) == (after.version, after.head)
+    kept = {item.hash for item in await stored(store, made.match_id)}
+    assert not kept & {item.hash for item in lost[0]}
 
 
 async def test_a_refusal_changes_nothing_and_a_retry_of_a_done_request_is_its_outcome(
