@@ -338,11 +338,12 @@ class SharedConnection:
         self._closed = False
 
     async def execute_command(self, *args: Any, sent: Callable[[], None] | None = None) -> Any:
-        """The command's reply. ``sent``: called once before the reply is given. On an
-        idle connection the command is written at once and ``sent`` runs while the
-        reply is awaited, overlapping the round trip; on a busy one the command leaves
-        with the others of this turn (one write for all) and ``sent`` runs once the
-        reply is in."""
+        """The command's reply. ``sent``: called once before the reply is given. On a
+        quiet connection (nothing awaited, one command at a time) the command is
+        written at once and ``sent`` runs while the reply is awaited, overlapping the
+        round trip; on a busy one the command leaves with the others of this turn (one
+        write for all: a write of its own would cost more than the overlap saves) and
+        ``sent`` runs once the reply is in."""
         attempts = self.retries
         packed = pack(args)
         while True:
@@ -350,7 +351,7 @@ class SharedConnection:
             if wire is None or wire.lost is not None:
                 wire = await self._connected()
             try:
-                if sent is None or wire.waiting:
+                if sent is None or wire.waiting or wire.last_write > 1:
                     reply = await wire.send(packed)
                 else:
                     waiting = wire.send_now(packed)
@@ -454,6 +455,7 @@ class _Wire(asyncio.Protocol):
         self.outgoing: list[bytes] = []
         self.lost: RedisError | None = None
         self.heard = 0.0  # loop time of the last reply, or of the first command after a silence
+        self.last_write = 0  # commands in the last write: more than one under load
         self._watch: asyncio.TimerHandle | None = None
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
@@ -485,6 +487,7 @@ class _Wire(asyncio.Protocol):
 
     def _flush(self) -> None:
         outgoing, self.outgoing = self.outgoing, []
+        self.last_write = len(outgoing) or self.last_write
         if outgoing and self.lost is None and self.transport is not None:
             self.transport.write(b"".join(outgoing) if len(outgoing) > 1 else outgoing[0])
 

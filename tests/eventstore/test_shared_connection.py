@@ -96,6 +96,12 @@ async def test_on_a_busy_connection_sent_runs_once_the_reply_is_in(
     )
     assert replies == [b"OK", 2] and len(written) == 1
     assert seen == [(1, 0)]
+    # nothing awaited, but the last write carried several: still busy
+    assert await shared.execute_command("INCR", key, sent=sent) == 3
+    assert seen[-1] == (2, 0)
+    # the last write carried one: quiet again
+    assert await shared.execute_command("INCR", key, sent=sent) == 4
+    assert seen[-1] == (3, 1)
     await shared.execute_command("DEL", key)
 
 
