@@ -38,7 +38,7 @@ from types import TracebackType
 from typing import Any, TypeVar
 
 import grpc
-from google.protobuf import duration_pb2, json_format, struct_pb2
+from google.protobuf import duration_pb2, struct_pb2
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 
@@ -448,19 +448,30 @@ def _codes(cards: str | Sequence[str]) -> list[str]:
 
 
 def _event_dict(event: pb.Event) -> dict[str, Any]:
-    data = json_format.MessageToDict(event.data)
-    return {"seq": event.seq, "type": event.type, "at": event.at_ms, **_ints(data)}
+    return {"seq": event.seq, "type": event.type, "at": event.at_ms, **_plain(event.data)}
 
 
-def _ints(value: Any) -> Any:
-    """Struct numbers arrive as floats; seats, counts and places are whole."""
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, list):
-        return [_ints(item) for item in value]
-    if isinstance(value, dict):
-        return {key: _ints(item) for key, item in value.items()}
-    return value
+def _plain(struct: struct_pb2.Struct) -> dict[str, Any]:
+    """A Struct as JSON would read it (what ``json_format`` gives, read directly: every
+    answer carries some), its whole numbers as ints: seats, counts and places."""
+    return {key: _value(value) for key, value in struct.fields.items()}
+
+
+def _value(value: struct_pb2.Value) -> Any:
+    match value.WhichOneof("kind"):
+        case "string_value":
+            return value.string_value
+        case "number_value":
+            number = value.number_value
+            return int(number) if number.is_integer() else number
+        case "bool_value":
+            return value.bool_value
+        case "list_value":
+            return [_value(item) for item in value.list_value.values]
+        case "struct_value":
+            return _plain(value.struct_value)
+        case _:  # null_value, or a value with no kind set
+            return None
 
 
 def view_from_message(message: pb.View) -> View:
@@ -542,4 +553,4 @@ def view_from_message(message: pb.View) -> View:
 def _options(serialised: bytes) -> dict[str, Any]:
     """A match's rule options (they never change: decoded once)."""
     options = struct_pb2.Struct.FromString(serialised)
-    return dict(_ints(json_format.MessageToDict(options)))  # copied by each caller
+    return _plain(options)  # copied by each caller

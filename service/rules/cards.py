@@ -147,6 +147,9 @@ JOKER_MASK_BY_COUNT = (0, JOKER_BIT, JOKER_BITS)
 
 def parse_card(code: str) -> int:
     """Parse ``TS``, ``10s``, ``3D``, ``JK``… into a card; raises CardCodeError."""
+    card = CARD_OF_CODE.get(code)  # as written here: every view and answer holds them
+    if card is not None:
+        return card
     text = code.strip().upper()
     if text in (JOKER_CODE, "JOKER"):
         return JOKER
@@ -174,6 +177,9 @@ def format_card(card: int) -> str:
     if not 0 <= card < 52:
         raise CardCodeError(f"no card has the number {card}")
     return RANKS[rank_of(card)] + SUITS[suit_of(card)]
+
+
+CARD_OF_CODE: dict[str, int] = {format_card(card): card for card in (*range(52), JOKER)}
 
 
 def parse_cards(codes: Iterable[str]) -> tuple[int, ...]:
