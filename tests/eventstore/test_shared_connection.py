@@ -5,7 +5,7 @@ around a cancelled caller, a timeout or a connection Redis closed."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
@@ -59,10 +59,11 @@ async def test_commands_asked_in_one_turn_leave_in_one_write(shared: SharedConne
     await shared.execute_command("DEL", key)
 
 
-async def test_on_an_idle_connection_sent_runs_once_the_command_is_written(
+async def _watching_sent(
     shared: SharedConnection,
-) -> None:
-    key = unique()
+) -> tuple[list[tuple[int, int]], Callable[[], None]]:
+    """A ``sent`` that notes, each time it runs, the writes so far (from a quiet
+    connection on) and the replies awaited."""
     await shared.execute_command("PING")
     written = _count_writes(shared)
     seen: list[tuple[int, int]] = []
@@ -72,6 +73,14 @@ async def test_on_an_idle_connection_sent_runs_once_the_command_is_written(
         assert wire is not None
         seen.append((len(written), len(wire.waiting)))
 
+    return seen, sent
+
+
+async def test_on_an_idle_connection_sent_runs_once_the_command_is_written(
+    shared: SharedConnection,
+) -> None:
+    key = unique()
+    seen, sent = await _watching_sent(shared)
     assert await shared.execute_command("INCR", key, sent=sent) == 1
     assert seen == [(1, 1)]  # written, its reply awaited
     await shared.execute_command("DEL", key)
@@ -81,21 +90,12 @@ async def test_on_a_busy_connection_sent_runs_once_the_reply_is_in(
     shared: SharedConnection,
 ) -> None:
     key = unique()
-    await shared.execute_command("PING")
-    written = _count_writes(shared)
-    seen: list[tuple[int, int]] = []
-
-    def sent() -> None:
-        wire = shared._wire
-        assert wire is not None
-        seen.append((len(written), len(wire.waiting)))
-
+    seen, sent = await _watching_sent(shared)
     # the commands of one turn still leave in one write
     replies = await asyncio.gather(
         shared.execute_command("SET", key, "1"), shared.execute_command("INCR", key, sent=sent)
     )
-    assert replies == [b"OK", 2] and len(written) == 1
-    assert seen == [(1, 0)]
+    assert replies == [b"OK", 2] and seen == [(1, 0)]
     # nothing awaited, but the last write carried several: still busy
     assert await shared.execute_command("INCR", key, sent=sent) == 3
     assert seen[-1] == (2, 0)
