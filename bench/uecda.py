@@ -10,6 +10,10 @@ on disk before the client hears its accept int), then the service in this proces
 ``daifugo serve``), then five official clients built with gcc into a temporary folder.
 The clock runs from the first client's start to the last one's exit. ``--profile N``
 runs the same under cProfile and prints the N functions with the most own time.
+
+Then, on the same Redis, the floor: as many appends as the table made actions (of as
+many events each as an action stored), one after the other, with nothing else: the games/s
+a table could not pass whatever the service did, its store being what it is.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ import pstats
 import sys
 import tempfile
 import time
+import uuid
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
@@ -29,7 +34,7 @@ from typing import Any
 
 from redis.asyncio import Redis
 
-from eventstore import RedisServer
+from eventstore import NewEvent, RedisEventStore, RedisServer
 from service import event_loop
 from service.app.match import stream_of
 from service.audit.auditor import audit_events
@@ -96,6 +101,22 @@ async def run_table(
     return figures, calls
 
 
+async def append_floor(redis_url: str, appends: int, events_each: int) -> float:
+    """Seconds that ``appends`` appends of ``events_each`` events take one after the
+    other on the table's Redis: what a table's actions cost the store, with nothing
+    of the game, the adapter or the clients."""
+    store = RedisEventStore.from_url(redis_url, prefix=f"floor-{uuid.uuid4().hex[:6]}")
+    events = [NewEvent("CardsPlayed", {"seat": 1, "cards": ["4D"]})] * events_each
+    try:
+        version = -1
+        started = time.perf_counter()
+        for _ in range(appends):
+            version = (await store.append("floor", events, version)).last_seq
+        return time.perf_counter() - started
+    finally:
+        await store.close()
+
+
 # where a function's own time is counted, by the first part of its file's path that matches
 AREAS = (
     ("service/uecda/", "the UECda adapter (tables, sockets)"),
@@ -153,6 +174,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             table = run_table(redis.url, client, args.games, profiler)
             figures, calls = event_loop.run(table, args.loop)
             redis_cpu = cpu_seconds(redis.process.pid) - redis_cpu
+            events_each = max(1, round(figures["events"] / figures["actions"]))
+            floor = append_floor(redis.url, int(figures["actions"]), events_each)
+            floor_seconds = event_loop.run(floor, args.loop)
         finally:
             redis.stop()
     seconds, actions = figures["seconds"], figures["actions"]
@@ -167,6 +191,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         f" {actions / seconds:.0f} actions/s"
     )
     print(f"  events       {figures['events']:.0f} stored")
+    per_game = actions / games
+    print(
+        f"  floor        the same {actions:.0f} appends of {events_each} events one at a time,"
+        f" alone: {actions / floor_seconds:.0f}/s, {floor_seconds / actions * 1000:.3f} ms each"
+        f" (at most {actions / floor_seconds / per_game:.1f} games/s)"
+    )
     cpu, system = figures["cpu"], figures["system"]
     print(
         f"  service CPU  {cpu:.2f} s ({system:.2f} s of it in the kernel):"
