@@ -33,27 +33,31 @@ class Script:
         """The script's reply. ``sent``: called once before the reply is given (by the
         shared connection while it awaits the reply where it can; with any other
         client before the script is asked)."""
-        sha = ("EVALSHA", self.sha, len(keys), *keys, *args)
-        if sent is None or not isinstance(client, SharedConnection):
-            if sent is not None:
-                sent()
-            try:
-                return await client.execute_command(*sha)
-            except NoScriptError:
-                return await client.execute_command("EVAL", self.source, len(keys), *keys, *args)
-        called: list[None] = []
-
-        def once() -> None:  # the EVAL after a NOSCRIPT may be the second to call it
-            if not called:
-                called.append(None)
-                sent()
-
+        options: dict[str, Callable[[], None]] = {}
+        if sent is not None and isinstance(client, SharedConnection):
+            options["sent"] = _once(sent)  # the EVAL after a NOSCRIPT may ask it again
+        elif sent is not None:
+            sent()
         try:
-            return await client.execute_command(*sha, sent=once)
+            return await client.execute_command(
+                "EVALSHA", self.sha, len(keys), *keys, *args, **options
+            )
         except NoScriptError:
             return await client.execute_command(
-                "EVAL", self.source, len(keys), *keys, *args, sent=once
+                "EVAL", self.source, len(keys), *keys, *args, **options
             )
+
+
+def _once(call: Callable[[], None]) -> Callable[[], None]:
+    called = False
+
+    def once() -> None:
+        nonlocal called
+        if not called:
+            called = True
+            call()
+
+    return once
 
 
 # Replies: {0, first, last} appended | {1, first, last} duplicate request id
