@@ -55,6 +55,7 @@ from service.runtime import running_service, tune_gc_for_serving
 T = TypeVar("T")
 P = ParamSpec("P")
 FLOOR_METHOD = "/bench.Floor/Append"
+FLOOR_EVENT = NewEvent("CardsPlayed", {"seat": 1, "cards": ["4D"]})  # what a floor appends
 SPANS_FILE = "BENCH_SPANS"  # env: where a served process writes its handlers' spans
 Span = tuple[float, float]  # perf_counter at a call's start and end: one clock per machine
 
@@ -100,7 +101,7 @@ async def serve_floor(redis_url: str) -> None:
         stream = request.decode()
         result = await store.append(
             stream,
-            [NewEvent("CardsPlayed", {"seat": 1, "cards": ["4D"]})],
+            [FLOOR_EVENT],
             versions.get(stream, -1),
         )
         versions[stream] = result.last_seq

@@ -34,7 +34,7 @@ from typing import Any
 
 from redis.asyncio import Redis
 
-from eventstore import NewEvent, RedisEventStore, RedisServer
+from eventstore import RedisEventStore, RedisServer
 from service import event_loop
 from service.app.match import stream_of
 from service.audit.auditor import audit_events
@@ -43,7 +43,7 @@ from service.runtime import running_service, tune_gc_for_serving
 from service.uecda.server import UecdaSettings
 from tests.uecda.support import build_official_client, run_clients
 
-from .grpc_api import cpu_seconds
+from .grpc_api import FLOOR_EVENT, cpu_seconds
 
 ACTIONS = ("CardsPlayed", "Passed", "CardsGiven")  # a seat's (or the automatic) actions
 
@@ -106,7 +106,7 @@ async def append_floor(redis_url: str, appends: int, events_each: int) -> float:
     other on the table's Redis: what a table's actions cost the store, with nothing
     of the game, the adapter or the clients."""
     store = RedisEventStore.from_url(redis_url, prefix=f"floor-{uuid.uuid4().hex[:6]}")
-    events = [NewEvent("CardsPlayed", {"seat": 1, "cards": ["4D"]})] * events_each
+    events = [FLOOR_EVENT] * events_each
     try:
         version = -1
         started = time.perf_counter()
