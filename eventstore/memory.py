@@ -179,6 +179,17 @@ class InMemoryEventStore:
         known = self._data.streams.get(stream)
         return known.version if known is not None else NO_STREAM
 
+    async def last_events(self, streams: Sequence[str]) -> list[StoredEvent | None]:
+        for stream in streams:
+            check_stream_id(stream)
+        await _turn()
+        last: list[StoredEvent | None] = []
+        for stream in streams:
+            known = self._data.streams.get(stream)
+            version = known.version if known is not None else NO_STREAM
+            last.append(self._slice(stream, version, 1)[0] if version >= 0 else None)
+        return last
+
     async def request_result(self, stream: str, request_id: str) -> AppendResult | None:
         check_stream_id(stream)
         await _turn()

@@ -145,6 +145,11 @@ class EventStore(Protocol):
         """The seq of the stream's last event; -1 when it has none."""
         ...
 
+    async def last_events(self, streams: Sequence[str]) -> list[StoredEvent | None]:
+        """Each stream's last event, upcast (None for a stream with none), read together:
+        what a look over many streams needs, in a round trip where the store has them."""
+        ...
+
     async def request_result(self, stream: str, request_id: str) -> AppendResult | None:
         """What the append with ``request_id`` on ``stream`` did (``duplicate=True``, with
         the fingerprint it was made with), or None if there was none."""

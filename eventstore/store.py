@@ -16,7 +16,7 @@ from redis.exceptions import ResponseError
 
 from .cache import BoundedCache
 from .chain import ChainCheck, check_append_args, encode_batch
-from .codec import Upcasters, decode_entries
+from .codec import Upcasters, decode_entries, parse_entry_id
 from .connection import (
     REDIS_FAILURES,
     Client,
@@ -266,6 +266,25 @@ class RedisEventStore:
         with unavailable_as(f"version of {stream!r}", self.url):
             head = await self.connector.execute("HGET", self.keys.meta(stream), "head")
         return parse_head(head)[0]
+
+    async def last_events(self, streams: Sequence[str]) -> list[StoredEvent | None]:
+        """Each stream's last event (None for none), every stream's in one pipeline."""
+        for stream in streams:
+            check_stream_id(stream)
+        keys = self.keys
+        reads = [("XREVRANGE", keys.events(stream), "+", "-", "COUNT", 1) for stream in streams]
+        with unavailable_as(f"last events of {len(streams)} streams", self.url):
+            replies = await self.connector.pipeline(reads)
+        last: list[StoredEvent | None] = []
+        for stream, reply in zip(streams, replies, strict=True):
+            if isinstance(reply, BaseException):
+                raise store_error(reply, f"last event of {stream!r}", self.url) from reply
+            if not reply:
+                last.append(None)
+                continue
+            seq = parse_entry_id(stream, reply[0][0])
+            last.append(self.decode(stream, reply, seq)[0])
+        return last
 
     async def request_result(self, stream: str, request_id: str) -> AppendResult | None:
         """What an append with ``request_id`` on ``stream`` did (``duplicate=True``, with its

@@ -18,6 +18,7 @@ from .catalog import CatalogProjection
 from .following import Follower, SharedFeed
 from .lease import Lease
 from .projections import ResultsProjection
+from .scanning import SharedScan
 from .sealer import Sealer
 from .service import GameService
 from .timers import TurnTimers
@@ -80,7 +81,8 @@ class Background:
                 await self.lease.release()
 
     def _start(self) -> None:
-        sealer = Sealer(self.service)
+        scan = SharedScan(self.service.store)  # the store looked at once for the three
+        sealer = Sealer(self.service, scan=scan)
         followers: list[Follower] = [
             ResultsProjection(self.store),
             CatalogProjection(self.store),
@@ -88,11 +90,11 @@ class Background:
         ]
         workers: list[Worker] = [sealer]
         if self.timers:
-            timers = TurnTimers(self.service)
+            timers = TurnTimers(self.service, scan=scan)
             followers.append(timers)
             workers.append(timers)
         if self.make_bot is not None:
-            bots = BotSeats(self.service, self.make_bot)
+            bots = BotSeats(self.service, self.make_bot, scan=scan)
             followers.append(bots)
             workers.append(bots)
         workers.append(SharedFeed(self.store, followers))

@@ -22,7 +22,8 @@ from ..rules.commands import SeatCommand
 from ..rules.rulesets import RuleSet
 from ..rules.views import View
 from .keyring import Role
-from .match import Match, live_streams, stream_of
+from .match import Match, stream_of
+from .scanning import SharedScan
 from .service import GameService, ServiceError
 
 log = logging.getLogger("daifugo.bots")
@@ -41,8 +42,11 @@ class BotSeats:
     name = "bot seats"
     pace = 0.25  # the feed only finds new bot seats: a quarter second late is soon enough
 
-    def __init__(self, service: GameService, make_bot: BotFactory) -> None:
+    def __init__(
+        self, service: GameService, make_bot: BotFactory, scan: SharedScan | None = None
+    ) -> None:
         self.service = service
+        self.scan = scan  # None: a look of its own
         self.make_bot = make_bot
         self.playing: dict[tuple[str, int], asyncio.Task[None]] = {}
         self._stopping = asyncio.Event()
@@ -65,10 +69,10 @@ class BotSeats:
 
     async def start(self) -> Mapping[str, int]:
         """Where every stream is now, playing the bot seats of the live matches."""
-        positions, live = await live_streams(self.service.store, self._stopping)
-        for stream in live:
+        scan = await (self.scan or SharedScan(self.service.store)).scan()
+        for stream in scan.live():
             self._play_all(await self.service.load(stream.removeprefix("m:")))
-        return positions
+        return scan.positions
 
     async def take(self, event: StoredEvent) -> None:
         if event.type == "SeatJoined" and event.data.get("bot") and event.stream.startswith("m:"):

@@ -3,11 +3,10 @@ folded from its stored events, with where its stream stands (version, time, head
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
 
-from eventstore import EventStore, StoredEvent
+from eventstore import StoredEvent
 
 from ..match import Match as Match  # re-exported: the adapters' name for it
 from ..match import MatchEvent, fold
@@ -18,35 +17,6 @@ from .codec import decode
 ENDING = frozenset({"MatchEnded", "SeedRevealed", "MatchSealed"})
 """The events that close a match: after one of them nobody acts and no timer runs
 (MatchSealed, the seal, is the last of them)."""
-
-
-async def last_events(
-    store: EventStore, stopping: asyncio.Event
-) -> tuple[dict[str, int], dict[str, str]]:
-    """Where every stream of the store is now, and the type of each match stream's last
-    event ("" for none): what a background worker starts from before it follows the
-    global feed (a look at the last event tells a finished match without folding it)."""
-    positions: dict[str, int] = {}
-    last_types: dict[str, str] = {}
-    offset, page = 0, 500
-    while (streams := await store.streams(offset, page)) and not stopping.is_set():
-        offset += len(streams)
-        for stream in streams:
-            version = positions[stream] = await store.version(stream)
-            if not stream.startswith("m:") or version < 0:
-                continue
-            last = await store.read(stream, version, 1)
-            last_types[stream] = last[0].type if last else ""
-    return positions, last_types
-
-
-async def live_streams(
-    store: EventStore, stopping: asyncio.Event
-) -> tuple[dict[str, int], list[str]]:
-    """Where every stream of the store is now, and the match streams among them that are
-    not over."""
-    positions, last_types = await last_events(store, stopping)
-    return positions, [stream for stream, type_ in last_types.items() if type_ not in ENDING]
 
 
 def fold_match(

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 
 from eventstore import EventStoreError, StoredEvent
 
-from .match import last_events
+from .scanning import SharedScan
 from .service import GameService, ServiceError
 from .ticking import tick_until_stopped
 
@@ -25,8 +25,15 @@ class Sealer:
     name = "sealer"
     pace = 0.25  # a seal is due a second after the end anyway
 
-    def __init__(self, service: GameService, tick: float = 0.2, grace_ms: int = GRACE_MS) -> None:
+    def __init__(
+        self,
+        service: GameService,
+        tick: float = 0.2,
+        grace_ms: int = GRACE_MS,
+        scan: SharedScan | None = None,
+    ) -> None:
         self.service = service
+        self.scan = scan  # None: a look of its own
         self.tick = tick
         self.grace_ms = grace_ms
         self.due: dict[str, int] = {}  # match id -> when to seal it, ms
@@ -40,11 +47,11 @@ class Sealer:
 
     async def start(self) -> Mapping[str, int]:
         """Every stream's position now; ended unsealed matches are due at once."""
-        positions, last_types = await last_events(self.service.store, self._stopping)
-        for stream, type_ in last_types.items():
+        scan = await (self.scan or SharedScan(self.service.store)).scan()
+        for stream, type_ in scan.last_types.items():
             if type_ == UNSEALED_LAST:
                 self.due[stream.removeprefix("m:")] = 0
-        return positions
+        return scan.positions
 
     async def take(self, event: StoredEvent) -> None:
         if event.stream.startswith("m:") and event.type == UNSEALED_LAST:

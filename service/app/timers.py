@@ -18,7 +18,8 @@ from collections.abc import Mapping
 
 from eventstore import StoredEvent
 
-from .match import ENDING, live_streams, stream_of
+from .match import ENDING, stream_of
+from .scanning import SharedScan
 from .service import GameService, ServiceError
 from .ticking import tick_until_stopped
 
@@ -30,8 +31,11 @@ _LAST = {"SeedRevealed", "MatchSealed"}  # a finished match's last events: forge
 class TurnTimers:
     name = "turn timers"
 
-    def __init__(self, service: GameService, tick: float = 0.1) -> None:
+    def __init__(
+        self, service: GameService, tick: float = 0.1, scan: SharedScan | None = None
+    ) -> None:
         self.service = service
+        self.scan = scan  # None: a look of its own
         # the feed is read at the tick's pace: a deadline counts from its event's time,
         # so learning of it a tick late moves nothing, and a busy match's events come in
         # one read per tick rather than two reads per action
@@ -53,14 +57,14 @@ class TurnTimers:
         Only matches that are neither over nor untimed are folded: a store holds many
         finished ones, and a look at their first and last events tells."""
         store = self.service.store
-        positions, live = await live_streams(store, self._stopping)
-        for stream in live:
+        scan = await (self.scan or SharedScan(self.service.store)).scan()
+        for stream in scan.live():
             created = await store.read(stream, 0, 1)
             if created and int(created[0].data.get("turn_ms", 0)):
                 await self._track(stream.removeprefix("m:"))
             else:
                 self.turn_ms[stream.removeprefix("m:")] = 0
-        return positions
+        return scan.positions
 
     async def _track(self, match_id: str) -> None:
         match = await self.service.load(match_id)

@@ -727,6 +727,23 @@ class IndexCase(StoreCase):
         assert await store.streams(0, 0) == []
         assert await store.stream_count() == 3
 
+    async def test_last_events_are_each_streams_last_in_the_order_asked(
+        self, store: EventStore
+    ) -> None:
+        await store.append("m:a", [ev("A0"), ev("A1")], -1)
+        await store.append("m:b", [ev("B0")], -1)
+        await store.append("m:a", [ev("A2")], 1)
+        last = await store.last_events(["m:b", "m:none", "m:a"])
+        assert [(e.stream, e.seq, e.type) if e else None for e in last] == [
+            ("m:b", 0, "B0"),
+            None,
+            ("m:a", 2, "A2"),
+        ]
+        assert last[2] == (await store.read("m:a", 2))[0]
+        assert await store.last_events([]) == []
+        with pytest.raises(InvalidEvent):
+            await store.last_events(["m:a", "m:{a}"])
+
 
 class UpcastCase(StoreCase):
     async def test_upcasters_lift_old_schemas_on_read(self, recorder: Recorder) -> None:
@@ -749,6 +766,10 @@ class UpcastCase(StoreCase):
         assert other.type == "Other" and other.schema == 1
         assert (await reader.verify("u")).ok  # the hash is over the stored event
         assert (await writer.read("u"))[0].type == "Played"
+        await writer.append("u", [NewEvent("Played", {"card": 7}, 1)], 1)
+        (last,) = await reader.last_events(["u"])
+        assert last is not None and (last.seq, last.type) == (2, "CardsPlayed")
+        assert last.data == {"cards": [7], "jokers": []}
 
 
 class VerifyCase(StoreCase):
