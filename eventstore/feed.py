@@ -16,6 +16,7 @@ How nothing is applied twice: see RedisCheckpoints.apply and eventstore/README.m
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 import uuid
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping, Sequence
@@ -26,7 +27,7 @@ from .connection import unavailable_as
 from .errors import CheckpointGap, EventStoreError, StoreUnavailable
 from .model import StoredEvent
 from .port import Checkpoints
-from .scripts import APPLY, COMMIT
+from .scripts import APPLY, COMMIT, PASS
 from .store import parse_head
 from .subscription import Backoff, BlockingReader
 
@@ -34,6 +35,8 @@ if TYPE_CHECKING:
     from .store import RedisEventStore
 
 SWEEP_PAGE = 500
+PASS_EVERY = 5.0  # seconds between commits of the events projections passed without a write
+PASS_PAGE = 500  # streams a commit of passed events moves in one script
 
 
 Op = Sequence[str | bytes | int | float]
@@ -47,11 +50,15 @@ class RedisCheckpoints:
     slot, so :meth:`apply` can change them and the checkpoint in one script, on a cluster too.
     """
 
-    def __init__(self, store: RedisEventStore, name: str) -> None:
+    def __init__(self, store: RedisEventStore, name: str, pass_every: float = PASS_EVERY) -> None:
+        """``pass_every``: seconds between commits of the events passed without a write."""
         self.store = store
         self.name = name
         self.positions_key = store.keys.checkpoints(name)
-        self._deferred: dict[str, int] = {}  # stream: first seq passed without a write
+        # stream: (first, last) seq passed without a write since its checkpoint
+        self._deferred: dict[str, tuple[int, int]] = {}
+        self.pass_every = pass_every
+        self._pass_at = time.monotonic() + pass_every
 
     def key(self, suffix: str) -> str:
         """A key for the projection's own state, in the checkpoints' slot."""
@@ -90,18 +97,40 @@ class RedisCheckpoints:
 
     async def apply_or_defer(self, event: StoredEvent, ops: Sequence[Op]) -> bool:
         """Like :meth:`apply`, but an event with no ops costs no round trip: the checkpoint
-        passes it with the next event that has ops. Events must come in seq order per
-        stream, as a subscription gives them; after a restart the deferred ones come again
-        (and again need nothing). Returns False when the event was already applied."""
-        first = self._deferred.get(event.stream, event.seq)
+        passes it with the next event that has ops, or with :meth:`commit_passed`. Events
+        must come in seq order per stream, as a subscription gives them; after a restart
+        the ones not committed yet come again (and again need nothing). Returns False
+        when the event was already applied."""
+        first = self._deferred.get(event.stream, (event.seq, event.seq))[0]
         if first > event.seq:  # delivered again from earlier (a restart): start over
             first = event.seq
         if not ops:
-            self._deferred[event.stream] = first
+            self._deferred[event.stream] = (first, event.seq)
+            if time.monotonic() >= self._pass_at:
+                with contextlib.suppress(EventStoreError):  # it saves reads only: next time
+                    await self.commit_passed()
             return True
         applied = await self._apply(event, ops, first)
         self._deferred.pop(event.stream, None)  # kept while it fails: the retry needs it
         return applied
+
+    async def commit_passed(self) -> None:
+        """Move the checkpoints over the events passed without a write (as the stream's
+        next write would). ``apply_or_defer`` does it every ``pass_every`` seconds: a
+        stream that ends with such events (every finished match, for most projections) is
+        then neither read again after a restart nor remembered here."""
+        self._pass_at = time.monotonic() + self.pass_every
+        passed = list(self._deferred.items())
+        for start in range(0, len(passed), PASS_PAGE):
+            page = passed[start : start + PASS_PAGE]
+            args = [value for stream, (first, last) in page for value in (stream, first, last)]
+            with unavailable_as(f"commit {self.name!r}", self.store.url):
+                client = await self.store.connector.runner()
+                await PASS.run(client, [self.positions_key], args)
+            for stream, seqs in page:
+                # one passed meanwhile stays, from the same first (which APPLY allows)
+                if self._deferred.get(stream) == seqs:
+                    del self._deferred[stream]
 
     async def _apply(self, event: StoredEvent, ops: Sequence[Op], first: int) -> bool:
         keys = [self.positions_key]

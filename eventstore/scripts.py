@@ -146,6 +146,24 @@ return 0
 """
 )
 
+# Move checkpoints over events their projection passed without a write, each only if
+# nothing between it and the first passed event is missing (as APPLY checks).
+# Reply: how many moved.
+PASS = Script(
+    """
+-- KEYS[1] positions; ARGV: for each stream its id, first seq passed, last seq passed
+local moved = 0
+for i = 1, #ARGV, 3 do
+  local cur = tonumber(redis.call('HGET', KEYS[1], ARGV[i]) or '-1')
+  if tonumber(ARGV[i + 2]) > cur and tonumber(ARGV[i + 1]) <= cur + 1 then
+    redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 2])
+    moved = moved + 1
+  end
+end
+return moved
+"""
+)
+
 # Apply a projection's writes and move its checkpoint in one step, only if nothing between
 # the checkpoint and this event is missing: the events from ARGV[3] up to ARGV[2] - 1 are ones
 # the caller saw and that needed no writes (ARGV[3] = ARGV[2] when there are none).

@@ -232,6 +232,7 @@ class FeedProjection:
             async for event in feed:
                 await self.apply(event)
                 positions[event.stream] = event.seq
+        await self.checkpoints.commit_passed()
         return positions
 
     async def take(self, event: StoredEvent) -> None:

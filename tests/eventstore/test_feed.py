@@ -240,3 +240,57 @@ async def test_apply_or_defer_that_fails_keeps_what_it_deferred_for_the_retry(
     assert await checkpoints.position("r") == 2
     client = await store.raw_client()
     assert int(await client.execute_command("GET", key)) == 1
+
+
+async def test_events_passed_without_a_write_are_committed_and_not_read_again(
+    store: RedisEventStore,
+) -> None:
+    """A stream that ends with events its projection passed (a finished match, for the
+    results) is committed to its end: a restart's catch-up reads none of it again, and
+    nothing of it is remembered."""
+    await append_n(store, "p", 4)
+    events = await store.read("p")
+    checkpoints = RedisCheckpoints(store, "passed")
+    key = checkpoints.key("n")
+    for event in events:
+        await checkpoints.apply_or_defer(event, [("INCR", key)] if event.seq == 1 else [])
+    assert await checkpoints.position("p") == 1
+    await checkpoints.commit_passed()
+    assert await checkpoints.position("p") == 3
+    assert checkpoints._deferred == {}
+    restarted = RedisCheckpoints(store, "passed")
+    async with store.subscribe_all(restarted, live=False) as feed:
+        assert [event async for event in feed] == []
+
+
+async def test_a_commit_of_passed_events_never_skips_one_not_applied(
+    store: RedisEventStore,
+) -> None:
+    await append_n(store, "g", 4)
+    events = await store.read("g")
+    checkpoints = RedisCheckpoints(store, "gap")
+    key = checkpoints.key("n")
+    await checkpoints.apply(events[0], [("INCR", key)])
+    for event in events[2:]:  # seq 1 never given: 2 and 3 passed
+        await checkpoints.apply_or_defer(event, [])
+    await checkpoints.commit_passed()
+    assert await checkpoints.position("g") == 0
+    # nor moves one back, or over an event applied meanwhile by another replica
+    other = RedisCheckpoints(store, "gap")
+    for event in events[1:]:
+        await other.apply_or_defer(event, [("INCR", key)])
+    for event in events[1:3]:
+        await checkpoints.apply_or_defer(event, [])
+    await checkpoints.commit_passed()
+    assert await checkpoints.position("g") == 3
+
+
+async def test_passed_events_are_committed_as_they_come_every_while(
+    store: RedisEventStore,
+) -> None:
+    await append_n(store, "w", 3)
+    events = await store.read("w")
+    checkpoints = RedisCheckpoints(store, "every", pass_every=0.0)
+    for event in events:
+        await checkpoints.apply_or_defer(event, [])
+        assert await checkpoints.position("w") == event.seq
