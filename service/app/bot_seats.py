@@ -22,7 +22,7 @@ from ..rules.commands import SeatCommand
 from ..rules.rulesets import RuleSet
 from ..rules.views import View
 from .keyring import Role
-from .match import Match, stream_of
+from .match import Match, match_id_of, stream_of
 from .scanning import SharedScan
 from .service import GameService, ServiceError
 
@@ -70,13 +70,14 @@ class BotSeats:
     async def start(self) -> Mapping[str, int]:
         """Where every stream is now, playing the bot seats of the live matches."""
         scan = await (self.scan or SharedScan(self.service.store)).scan()
-        for stream in scan.live():
-            self._play_all(await self.service.load(stream.removeprefix("m:")))
+        for match_id in scan.live():
+            self._play_all(await self.service.load(match_id))
         return scan.positions
 
     async def take(self, event: StoredEvent) -> None:
-        if event.type == "SeatJoined" and event.data.get("bot") and event.stream.startswith("m:"):
-            self._play_all(await self.service.load(event.stream.removeprefix("m:")))
+        match_id = match_id_of(event.stream)
+        if event.type == "SeatJoined" and event.data.get("bot") and match_id is not None:
+            self._play_all(await self.service.load(match_id))
 
     def _play_all(self, match: Match) -> None:
         if match.over:

@@ -26,6 +26,7 @@ from eventstore.connection import unavailable_as
 from eventstore.feed import Op
 
 from .following import FeedProjection, pairs
+from .match import match_id_of
 
 log = logging.getLogger("daifugo.catalog")
 NAME = "catalog"
@@ -79,11 +80,9 @@ class CatalogProjection(FeedProjection):
     # -- applying ----------------------------------------------------------------
 
     async def _ops(self, event: StoredEvent) -> list[Op]:
-        if not event.stream.startswith("m:"):
-            return []
-        if event.type not in _LISTED:
+        match_id = match_id_of(event.stream)
+        if match_id is None or event.type not in _LISTED:
             return []  # play by play, nothing a listing shows changes: no write
-        match_id = event.stream.removeprefix("m:")
         key = self._key(f"match:{match_id}")
         ops: list[Op] = [("HSET", key, "updated_at", event.at, "version", event.seq)]
         data = event.data

@@ -10,6 +10,7 @@ from eventstore import StoredEvent
 
 from ..match import Match as Match  # re-exported: the adapters' name for it
 from ..match import MatchEvent, fold
+from ..match import match_id_of as match_id_of
 from ..match import stream_of as stream_of
 from ..rules import MatchState
 from .codec import decode

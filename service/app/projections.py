@@ -23,6 +23,7 @@ from eventstore.connection import unavailable_as
 from eventstore.feed import Op
 
 from .following import FeedProjection, pairs
+from .match import match_id_of
 
 NAME = "results"
 MAX_PLACES = 5
@@ -54,9 +55,9 @@ class ResultsProjection(FeedProjection):
     # -- applying ----------------------------------------------------------------
 
     async def _ops(self, event: StoredEvent) -> list[Op]:
-        if not event.stream.startswith("m:"):
+        match_id = match_id_of(event.stream)
+        if match_id is None:
             return []
-        match_id = event.stream.removeprefix("m:")
         if event.type == "MatchCreated":
             options = event.data.get("options")
             bonus = options.get("points_for_last", 0) if isinstance(options, dict) else 0

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from eventstore import EventStore
 
-from .match import ENDING
+from .match import ENDING, match_id_of
 
 SCAN_PAGE = 500  # streams whose last events are read in one round trip
 
@@ -21,11 +21,11 @@ SCAN_PAGE = 500  # streams whose last events are read in one round trip
 @dataclass(frozen=True, slots=True)
 class StoreScan:
     positions: dict[str, int]  # each stream's last seq (-1: none)
-    last_types: dict[str, str]  # each match stream's last event's type (none: not named)
+    last_types: dict[str, str]  # each match's last event's type, by match id (none: not named)
 
     def live(self) -> list[str]:
-        """The match streams that are not over."""
-        return [stream for stream, type_ in self.last_types.items() if type_ not in ENDING]
+        """The matches that are not over."""
+        return [match_id for match_id, type_ in self.last_types.items() if type_ not in ENDING]
 
 
 async def scan_streams(store: EventStore, page: int = SCAN_PAGE) -> StoreScan:
@@ -36,8 +36,9 @@ async def scan_streams(store: EventStore, page: int = SCAN_PAGE) -> StoreScan:
         streams = await store.streams(offset, page)
         for stream, last in zip(streams, await store.last_events(streams), strict=True):
             positions[stream] = -1 if last is None else last.seq
-            if last is not None and stream.startswith("m:"):
-                last_types[stream] = last.type
+            match_id = match_id_of(stream)
+            if last is not None and match_id is not None:
+                last_types[match_id] = last.type
         if len(streams) < page:
             return StoreScan(positions, last_types)
         offset += len(streams)

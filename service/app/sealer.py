@@ -12,6 +12,7 @@ from collections.abc import Mapping
 
 from eventstore import EventStoreError, StoredEvent
 
+from .match import match_id_of
 from .scanning import SharedScan
 from .service import GameService, ServiceError
 from .ticking import tick_until_stopped
@@ -48,14 +49,15 @@ class Sealer:
     async def start(self) -> Mapping[str, int]:
         """Every stream's position now; ended unsealed matches are due at once."""
         scan = await (self.scan or SharedScan(self.service.store)).scan()
-        for stream, type_ in scan.last_types.items():
+        for match_id, type_ in scan.last_types.items():
             if type_ == UNSEALED_LAST:
-                self.due[stream.removeprefix("m:")] = 0
+                self.due[match_id] = 0
         return scan.positions
 
     async def take(self, event: StoredEvent) -> None:
-        if event.stream.startswith("m:") and event.type == UNSEALED_LAST:
-            self.due[event.stream.removeprefix("m:")] = event.at + self.grace_ms
+        match_id = match_id_of(event.stream)
+        if match_id is not None and event.type == UNSEALED_LAST:
+            self.due[match_id] = event.at + self.grace_ms
 
     async def _seal_due(self, now_ms: int) -> None:
         for match_id in [match for match, at in self.due.items() if at <= now_ms]:

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 
 from eventstore import StoredEvent
 
-from .match import ENDING, stream_of
+from .match import ENDING, match_id_of, stream_of
 from .scanning import SharedScan
 from .service import GameService, ServiceError
 from .ticking import tick_until_stopped
@@ -58,12 +58,12 @@ class TurnTimers:
         finished ones, and a look at their first and last events tells."""
         store = self.service.store
         scan = await (self.scan or SharedScan(self.service.store)).scan()
-        for stream in scan.live():
-            created = await store.read(stream, 0, 1)
+        for match_id in scan.live():
+            created = await store.read(stream_of(match_id), 0, 1)
             if created and int(created[0].data.get("turn_ms", 0)):
-                await self._track(stream.removeprefix("m:"))
+                await self._track(match_id)
             else:
-                self.turn_ms[stream.removeprefix("m:")] = 0
+                self.turn_ms[match_id] = 0
         return scan.positions
 
     async def _track(self, match_id: str) -> None:
@@ -73,9 +73,9 @@ class TurnTimers:
             self.deadlines[match_id] = (match.last_event_ms + match.turn_ms, match.version)
 
     async def take(self, event: StoredEvent) -> None:
-        if not event.stream.startswith("m:"):
+        match_id = match_id_of(event.stream)
+        if match_id is None:
             return
-        match_id = event.stream.removeprefix("m:")
         if event.type in _LAST:
             self.turn_ms.pop(match_id, None)
             self.deadlines.pop(match_id, None)

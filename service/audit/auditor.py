@@ -8,6 +8,7 @@ from typing import Any
 
 from eventstore.model import StoredEvent
 
+from ..match import match_id_of
 from ..records import KeySet
 from . import blinding, chain, commitment, legality, receipts, seal
 from .decoding import Decoded, decode_all
@@ -81,6 +82,4 @@ def _guarded(name: str, check: Callable[[], CheckResult]) -> CheckResult:
 
 def _match_id(decoded: Sequence[Decoded]) -> str | None:
     stream = decoded[0].stored.stream if decoded else None
-    if isinstance(stream, str) and stream.startswith("m:"):
-        return stream.removeprefix("m:")
-    return None
+    return match_id_of(stream) if isinstance(stream, str) else None

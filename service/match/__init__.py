@@ -18,7 +18,7 @@ from .events import (
     TurnTimedOut,
 )
 from .evolve import evolve, fold
-from .records import from_record, stream_of, to_record
+from .records import from_record, match_id_of, stream_of, to_record
 from .state import Match, initial_state
 
 __all__ = [
@@ -49,6 +49,7 @@ __all__ = [
     "fold",
     "from_record",
     "initial_state",
+    "match_id_of",
     "stream_of",
     "to_record",
 ]

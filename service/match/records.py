@@ -13,10 +13,17 @@ from ..rules.records import from_record as rules_from_record
 from ..rules.records import to_record as rules_to_record
 from .events import LIFECYCLE_EVENT_TYPES, MatchEvent
 
+MATCH_STREAM = "m:"  # the prefix of a match's stream id
+
 
 def stream_of(match_id: str) -> str:
     """The event stream of a match (its Redis keys share the ``{m:<id>}`` slot)."""
-    return f"m:{match_id}"
+    return f"{MATCH_STREAM}{match_id}"
+
+
+def match_id_of(stream: str) -> str | None:
+    """The match whose stream ``stream`` is; None for a stream of no match."""
+    return stream[len(MATCH_STREAM) :] if stream.startswith(MATCH_STREAM) else None
 
 
 def to_record(event: MatchEvent) -> dict[str, Any]:
