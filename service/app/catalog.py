@@ -31,7 +31,7 @@ from .match import match_id_of
 log = logging.getLogger("daifugo.catalog")
 NAME = "catalog"
 # the events that change a listing (MatchSealed: a finished match's last event)
-_LISTED = {
+LISTED = {
     *("MatchCreated", "SeatJoined", "MatchStarted", "GameDealt"),
     *("MatchEnded", "SeedRevealed", "MatchSealed"),
 }
@@ -53,6 +53,7 @@ class Listing:
     created_at: int  # ms since the epoch, as stored
     updated_at: int  # when the listing last changed (not every play: the stream says that)
     version: int  # the stream's version at that change
+    spectator_delay_ms: int  # -1: not known (listed before the catalog kept it)
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,7 +82,7 @@ class CatalogProjection(FeedProjection):
 
     async def _ops(self, event: StoredEvent) -> list[Op]:
         match_id = match_id_of(event.stream)
-        if match_id is None or event.type not in _LISTED:
+        if match_id is None or event.type not in LISTED:
             return []  # play by play, nothing a listing shows changes: no write
         key = self._key(f"match:{match_id}")
         ops: list[Op] = [("HSET", key, "updated_at", event.at, "version", event.seq)]
@@ -93,6 +94,7 @@ class CatalogProjection(FeedProjection):
             players = int(data["players"])
             games = int(data.get("options", {}).get("games_per_set", 1))
             free = "" if data.get("open_seats") else "host"
+            delay = int(data.get("spectator_delay_ms", 0))
             ops.append(
                 (
                     "HSET",
@@ -100,6 +102,7 @@ class CatalogProjection(FeedProjection):
                     *("match_id", match_id, "preset", preset, "players", players),
                     *("state", "open", "game_number", 0, "games_per_set", games),
                     *("created_at", event.at, "member", member),
+                    *("spectator_delay_ms", delay),
                     *(item for seat in range(players) for item in (f"name:{seat}", free)),
                 )
             )
@@ -198,4 +201,5 @@ def _listing(fields: dict[str, str]) -> Listing:
         created_at=int(fields["created_at"]),
         updated_at=int(fields["updated_at"]),
         version=int(fields["version"]),
+        spectator_delay_ms=int(fields.get("spectator_delay_ms", -1)),
     )

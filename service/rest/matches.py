@@ -26,7 +26,8 @@ MAX_PAGE = 500
     summary="List matches, newest first",
     description="Filtered by state and preset, a page at a time (``next`` is the cursor of the "
     "next page). Backed by a projection of the event streams: eventually consistent, a new "
-    "match shows up a moment after it is created.",
+    "match shows up a moment after it is created. A match with a spectator delay is listed "
+    "as its events that old make it.",
     responses=responses(400, 503),
 )
 async def list_matches(
@@ -42,7 +43,14 @@ async def list_matches(
         listings, after = await ctx.catalog.page(match_state, preset, limit, cursor)
     except ValueError as error:
         raise ServiceError("bad_request", f"cursor: {error}") from None
-    matches = [msgspec.convert(item, MatchSummary, from_attributes=True) for item in listings]
+    # as a spectator may see each now: one whose delay still hides that it started is
+    # not listed among the live ones
+    shown = [await ctx.queries.listed(item) for item in listings]
+    matches = [
+        msgspec.convert(item, MatchSummary, from_attributes=True)
+        for item in shown
+        if match_state is None or item.state == match_state
+    ]
     return MatchPage(matches, after)
 
 

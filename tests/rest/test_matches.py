@@ -3,15 +3,56 @@ page by page, and the state at any seq (which is the fold of events 0..seq)."""
 
 from __future__ import annotations
 
+import asyncio
+
 import httpx
+import pytest
 
 from clients.sdk import DaifugoClient
+from service.app import queries
 from service.app.match import fold_match
 from service.app.service import visible
 from service.rules.views import AUDITOR, SPECTATOR, build_view
 from service.runtime import Running
 
 from .support import advance, finished_match, new_match, stored, wait_listed
+
+
+async def catalogued(served: Running, match_id: str, version: int) -> None:
+    """Until the catalog has applied the match's events up to ``version``."""
+    for _ in range(200):
+        listing = await served.catalog.listing(match_id)
+        if listing is not None and listing.version >= version:
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"the catalog never reached {match_id} at {version}")
+
+
+async def test_the_list_tells_a_delayed_match_no_sooner_than_its_spectators_see_it(
+    served: Running, http: httpx.AsyncClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The catalog learns at once that a match started and which game it is in; with a
+    spectator delay, the list (and the match's own state) must not tell it sooner than
+    the delayed events do, in what it shows or by what a filter lets through."""
+    created = await new_match(served, "classic", 3, delay=3600)  # started and dealt
+    everything = await stored(served, created.match_id)
+    dealt = next(item for item in everything if item.type == "GameDealt")
+    seated = max(item.at for item in everything if item.type in ("MatchCreated", "SeatJoined"))
+    await catalogued(served, created.match_id, dealt.seq)  # it knows: live, game 1
+    url = f"/matches/{created.match_id}"
+
+    listed = await wait_listed(http, created.match_id)
+    assert (listed["state"], listed["game_number"]) == ("open", 0)
+    assert listed["updated_at"] <= seated
+    live = (await http.get("/matches", params={"state": "live", "limit": "200"})).json()
+    assert created.match_id not in [item["match_id"] for item in live["matches"]]
+    assert (await http.get(url)).json()["state"] == "open"
+
+    # an hour after the deal: as it is
+    monkeypatch.setattr(queries, "now_ms", lambda: dealt.at + 3_600_000)
+    listed = await wait_listed(http, created.match_id, "live")
+    assert (listed["game_number"], listed["updated_at"]) == (1, dealt.at)
+    assert (await http.get(url)).json()["state"] == "live"
 
 
 async def test_the_list_filters_and_pages_newest_first(
