@@ -10,6 +10,9 @@ Points for a game: players - place (大富豪 of four gets 3, 大貧民 0), plus
 rule set's ``points_for_last`` (1 in ``uecda``: 5/4/3/2/1 for five players). A
 player is known by the name it joined a seat with (a UECda program by its profile's
 name), and counted by points, games, firsts and games in each place.
+
+The games of a match with a spectator delay are counted when it ends: the ranking moving
+at a game's end would tell its spectators who won before their delay lets them see it.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from eventstore.connection import unavailable_as
 from eventstore.feed import Op
 
 from .following import FeedProjection, pairs
-from .match import match_id_of
+from .match import match_id_of, stream_of
 
 NAME = "results"
 MAX_PLACES = 5
@@ -47,6 +50,7 @@ class ResultsProjection(FeedProjection):
         # what a game's end needs of its match (else read back: both are in Redis too)
         self._names = BoundedCache[str, dict[int, str]](MATCHES_REMEMBERED)
         self._bonus = BoundedCache[str, int](MATCHES_REMEMBERED)  # points_for_last
+        self._delayed = BoundedCache[str, bool](MATCHES_REMEMBERED)  # a spectator delay
 
     @property
     def ranking_key(self) -> str:
@@ -59,6 +63,7 @@ class ResultsProjection(FeedProjection):
         if match_id is None:
             return []
         if event.type == "MatchCreated":
+            self._delayed.put(match_id, bool(event.data.get("spectator_delay_ms")))
             options = event.data.get("options")
             bonus = options.get("points_for_last", 0) if isinstance(options, dict) else 0
             bonus = self._bonus.put(
@@ -74,7 +79,16 @@ class ResultsProjection(FeedProjection):
                 names[seat] = name
             return [("HSET", self._key(f"names:{match_id}"), seat, name)]
         elif event.type == "GameEnded":
+            if await self._is_delayed(match_id):
+                return []  # counted at the match's end
             return await self._game_ops(match_id, [int(place) for place in event.data["places"]])
+        elif event.type == "MatchEnded" and await self._is_delayed(match_id):
+            ops: list[Op] = []
+            for ended in await self.store.read(event.stream, 0, event.seq):
+                if ended.type == "GameEnded":
+                    places = [int(place) for place in ended.data["places"]]
+                    ops += await self._game_ops(match_id, places)
+            return ops
         return []
 
     async def _game_ops(self, match_id: str, places: list[int]) -> list[Op]:
@@ -93,6 +107,14 @@ class ResultsProjection(FeedProjection):
             if place == 1:
                 ops.append(("HINCRBY", self._key("firsts"), name, 1))
         return ops
+
+    async def _is_delayed(self, match_id: str) -> bool:
+        delayed = self._delayed.get(match_id)
+        if delayed is None:  # read back from the match's first event
+            created = await self.store.read(stream_of(match_id), 0, 1)
+            delay = created[0].data.get("spectator_delay_ms") if created else 0
+            delayed = self._delayed.put(match_id, bool(delay))
+        return delayed
 
     async def _bonus_of(self, match_id: str) -> int:
         bonus = self._bonus.get(match_id)

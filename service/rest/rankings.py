@@ -19,7 +19,8 @@ from .models import RankingPage, Standing
     summary="Players by points, best first",
     description="From the results projection (eventually consistent). A player is known by "
     "the name it sat down with; a game gives players - place points (大富豪 of four: 3), "
-    "one more in `uecda` (5/4/3/2/1).",
+    "one more in `uecda` (5/4/3/2/1). The games of a match with a spectator delay count "
+    "once it is over.",
     responses=responses(400, 503),
 )
 async def rankings(

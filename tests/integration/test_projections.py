@@ -3,8 +3,10 @@ rebuilt from events."""
 
 from __future__ import annotations
 
+import asyncio
+
 from clients.bots import GreedyBot, RandomBot
-from clients.runner import play_match
+from clients.runner import play_match, play_seat
 from clients.sdk import DaifugoClient
 from service.app.match import stream_of
 from service.app.projections import ResultsProjection
@@ -32,6 +34,36 @@ async def test_results_and_ranking_follow_the_events(
     await results.rebuild()
     assert await results.games(match_id) == games
     assert await results.points(match_id) == points
+
+
+class OwnResults(ResultsProjection):
+    name = "results-delayed"  # keys of its own: the served one follows the same events
+
+
+async def test_a_delayed_matchs_games_are_counted_once_it_is_over(
+    running: Running, client: DaifugoClient
+) -> None:
+    """The ranking moving at a game's end would tell the spectators of a match with a
+    spectator delay who won before they may see it: its games count at its end."""
+    created = await client.create_match("classic", 3, games_per_set=2, spectator_delay=3600)
+    await client.host(created.match_id, created.host_token).start()
+    seats = [client.seat(created.match_id, token) for token in created.seat_tokens]
+    await asyncio.gather(*(play_seat(seat, GreedyBot()) for seat in seats))
+    results = OwnResults(running.service.store)
+    await results.checkpoints.reset()
+    counted = []
+    for event in await running.service.store.read(stream_of(created.match_id)):
+        await results.take(event)
+        counted.append((event.type, await results.points(created.match_id)))
+    ended = [points for kind, points in counted if kind == "GameEnded"]
+    assert len(ended) == 2 and all(not points for points in ended)
+    match = await running.service.load(created.match_id)
+    games = [list(places) for places in match.game.results]
+    expected = {seat: sum(3 - places[seat] for places in games) for seat in range(3)}
+    assert dict(counted)["MatchEnded"] == expected
+    assert await results.games(created.match_id) == games
+    ranking = await results.ranking(limit=100)
+    assert sum(standing.games for standing in ranking) == 2 * 3
 
 
 async def test_uecda_points_are_five_to_one(running: Running, client: DaifugoClient) -> None:
