@@ -83,11 +83,12 @@ class ResultsProjection(FeedProjection):
                 return []  # counted at the match's end
             return await self._game_ops(match_id, [int(place) for place in event.data["places"]])
         elif event.type == "MatchEnded" and await self._is_delayed(match_id):
+            before = await self.store.read(event.stream, 0, event.seq)
+            ended = [game.data["places"] for game in before if game.type == "GameEnded"]
+            # past any counted as they ended (by a version that did so)
             ops: list[Op] = []
-            for ended in await self.store.read(event.stream, 0, event.seq):
-                if ended.type == "GameEnded":
-                    places = [int(place) for place in ended.data["places"]]
-                    ops += await self._game_ops(match_id, places)
+            for places in ended[len(await self.games(match_id)) :]:
+                ops += await self._game_ops(match_id, [int(place) for place in places])
             return ops
         return []
 

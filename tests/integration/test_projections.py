@@ -99,3 +99,31 @@ async def test_a_projection_given_an_event_past_its_reset_checkpoint_applies_it_
     await results.take(first_end)
     assert await results.games(match_id) == games[:1]
     assert await results.checkpoints.position(stream_of(match_id)) == first_end.seq
+
+
+async def test_a_delayed_match_counted_game_by_game_until_an_upgrade_is_counted_once(
+    running: Running, client: DaifugoClient
+) -> None:
+    """A match whose first game was counted as it ended (before its games waited for its
+    end) has only the others counted at its end."""
+    created = await client.create_match("classic", 3, games_per_set=2, spectator_delay=3600)
+    await client.host(created.match_id, created.host_token).start()
+    seats = [client.seat(created.match_id, token) for token in created.seat_tokens]
+    await asyncio.gather(*(play_seat(seat, GreedyBot()) for seat in seats))
+    results = OwnResults(running.service.store)
+    await results.checkpoints.reset()
+    events = await running.service.store.read(stream_of(created.match_id))
+    first_end = next(event for event in events if event.type == "GameEnded")
+    for event in events:
+        if event is first_end:  # as the version before counted it
+            places = [int(place) for place in event.data["places"]]
+            ops = await results._game_ops(created.match_id, places)
+            await results.checkpoints.apply_or_defer(event, ops)
+        else:
+            await results.take(event)
+    match = await running.service.load(created.match_id)
+    games = [list(places) for places in match.game.results]
+    assert await results.games(created.match_id) == games
+    assert await results.points(created.match_id) == {
+        seat: sum(3 - places[seat] for places in games) for seat in range(3)
+    }
