@@ -8,7 +8,9 @@ Until the workers have started, no turn timer runs: a replica that takes the lea
 a ``Background`` takes the lease, as a replica's does, and starts its followers (the
 projections, the sealer, the turn timers, the bot seats); the figures are the time until
 the turn timers have started, until every follower has (the first round's projections
-also catch up on every stored match), and the process's CPU meanwhile.
+also catch up on every stored match), and the process's CPU meanwhile. Then what
+following such a store costs once started, which grows with every match ever stored: a
+look at every stream (the global feed's sweep, every minute) and a map of positions.
 
 A private Redis is started (appendfsync no) and filled with ``--matches`` streams whose
 last event is a match's last (``MatchSealed``), and stopped at the end.
@@ -21,13 +23,15 @@ import asyncio
 import statistics
 import tempfile
 import time
+import tracemalloc
 from collections.abc import Sequence
 
 from clients.bots import bot_of_kind
-from eventstore import NewEvent, RedisEventStore, RedisServer
+from eventstore import InMemoryCheckpoints, NewEvent, RedisEventStore, RedisServer
 from service.app.background import Background
 from service.app.following import SharedFeed
 from service.app.keyring import Keyring
+from service.app.scanning import scan_streams
 from service.app.service import GameService
 from service.app.timers import TurnTimers
 
@@ -68,6 +72,27 @@ async def workers_start(service: GameService, store: RedisEventStore) -> tuple[f
     return timers_at, every, spent
 
 
+async def following_costs(store: RedisEventStore) -> tuple[float, float, int, int]:
+    """What following a store of finished matches costs once started: the seconds (and
+    CPU seconds) of one look at every stream with nothing new in any (what the feed does
+    every minute, ``sweep_every``), and the bytes of a map of every stream's position,
+    its stream ids included, and of each further map of them (the shared feed keeps one
+    per follower, and one for its read)."""
+    tracemalloc.start()
+    positions = (await scan_streams(store)).positions
+    first = tracemalloc.get_traced_memory()[0]
+    copy = tracemalloc.get_traced_memory()[0]
+    further = dict(positions)
+    copy = tracemalloc.get_traced_memory()[0] - copy
+    tracemalloc.stop()
+    del further
+    cpu, started = time.process_time(), time.perf_counter()
+    async with store.subscribe_all(InMemoryCheckpoints(positions), live=False) as feed:
+        async for event in feed:
+            raise AssertionError(f"nothing is new, yet {event.stream} {event.seq} came")
+    return time.perf_counter() - started, time.process_time() - cpu, first, copy
+
+
 async def run(matches: int, rounds: int) -> None:
     with tempfile.TemporaryDirectory() as folder:
         server = RedisServer(folder, appendfsync="no").start()
@@ -87,6 +112,12 @@ async def run(matches: int, rounds: int) -> None:
                 )
             median = statistics.median(timers_started)
             print(f"turn timers: median {median:.2f} s, {median / matches * 1e6:.0f} µs a match")
+            wall, cpu, first, further = await following_costs(store)
+            print(f"then, every minute: a look at every stream {wall:.2f} s ({cpu:.2f} s CPU)")
+            print(
+                f"and kept: a map of positions {first / 1e6:.1f} MB with its ids,"
+                f" {further / 1e6:.1f} MB each further map"
+            )
         finally:
             await store.close()
             server.stop()
