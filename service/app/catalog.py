@@ -31,10 +31,12 @@ from .match import match_id_of
 log = logging.getLogger("daifugo.catalog")
 NAME = "catalog"
 # the events that change a listing (MatchSealed: a finished match's last event)
-LISTED = {
-    *("MatchCreated", "SeatJoined", "MatchStarted", "GameDealt"),
-    *("MatchEnded", "SeedRevealed", "MatchSealed"),
-}
+LISTED = frozenset(
+    {
+        *("MatchCreated", "SeatJoined", "MatchStarted", "GameDealt"),
+        *("MatchEnded", "SeedRevealed", "MatchSealed"),
+    }
+)
 MatchState = Literal["open", "live", "finished"]
 STATES: tuple[MatchState, ...] = ("open", "live", "finished")
 # a cursor is an index member: created ms (13 digits), then the match id

@@ -40,28 +40,35 @@ class OwnResults(ResultsProjection):
     name = "results-delayed"  # keys of its own: the served one follows the same events
 
 
-async def test_a_delayed_matchs_games_are_counted_once_it_is_over(
-    running: Running, client: DaifugoClient
-) -> None:
-    """The ranking moving at a game's end would tell the spectators of a match with a
-    spectator delay who won before they may see it: its games count at its end."""
+async def delayed_match_played(running: Running, client: DaifugoClient) -> tuple[str, OwnResults]:
+    """A match of two games with an hour's spectator delay, played out, and a results
+    projection of its own that has counted nothing yet."""
     created = await client.create_match("classic", 3, games_per_set=2, spectator_delay=3600)
     await client.host(created.match_id, created.host_token).start()
     seats = [client.seat(created.match_id, token) for token in created.seat_tokens]
     await asyncio.gather(*(play_seat(seat, GreedyBot()) for seat in seats))
     results = OwnResults(running.service.store)
     await results.checkpoints.reset()
+    return created.match_id, results
+
+
+async def test_a_delayed_matchs_games_are_counted_once_it_is_over(
+    running: Running, client: DaifugoClient
+) -> None:
+    """The ranking moving at a game's end would tell the spectators of a match with a
+    spectator delay who won before they may see it: its games count at its end."""
+    match_id, results = await delayed_match_played(running, client)
     counted = []
-    for event in await running.service.store.read(stream_of(created.match_id)):
+    for event in await running.service.store.read(stream_of(match_id)):
         await results.take(event)
-        counted.append((event.type, await results.points(created.match_id)))
+        counted.append((event.type, await results.points(match_id)))
     ended = [points for kind, points in counted if kind == "GameEnded"]
     assert len(ended) == 2 and all(not points for points in ended)
-    match = await running.service.load(created.match_id)
+    match = await running.service.load(match_id)
     games = [list(places) for places in match.game.results]
     expected = {seat: sum(3 - places[seat] for places in games) for seat in range(3)}
     assert dict(counted)["MatchEnded"] == expected
-    assert await results.games(created.match_id) == games
+    assert await results.games(match_id) == games
     ranking = await results.ranking(limit=100)
     assert sum(standing.games for standing in ranking) == 2 * 3
 
@@ -106,24 +113,19 @@ async def test_a_delayed_match_counted_game_by_game_until_an_upgrade_is_counted_
 ) -> None:
     """A match whose first game was counted as it ended (before its games waited for its
     end) has only the others counted at its end."""
-    created = await client.create_match("classic", 3, games_per_set=2, spectator_delay=3600)
-    await client.host(created.match_id, created.host_token).start()
-    seats = [client.seat(created.match_id, token) for token in created.seat_tokens]
-    await asyncio.gather(*(play_seat(seat, GreedyBot()) for seat in seats))
-    results = OwnResults(running.service.store)
-    await results.checkpoints.reset()
-    events = await running.service.store.read(stream_of(created.match_id))
+    match_id, results = await delayed_match_played(running, client)
+    events = await running.service.store.read(stream_of(match_id))
     first_end = next(event for event in events if event.type == "GameEnded")
     for event in events:
         if event is first_end:  # as the version before counted it
             places = [int(place) for place in event.data["places"]]
-            ops = await results._game_ops(created.match_id, places)
+            ops = await results._game_ops(match_id, places)
             await results.checkpoints.apply_or_defer(event, ops)
         else:
             await results.take(event)
-    match = await running.service.load(created.match_id)
+    match = await running.service.load(match_id)
     games = [list(places) for places in match.game.results]
-    assert await results.games(created.match_id) == games
-    assert await results.points(created.match_id) == {
+    assert await results.games(match_id) == games
+    assert await results.points(match_id) == {
         seat: sum(3 - places[seat] for places in games) for seat in range(3)
     }
