@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import logging
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from eventstore import RedisEventStore, StoredEvent
@@ -31,7 +31,7 @@ from .match import match_id_of
 log = logging.getLogger("daifugo.catalog")
 NAME = "catalog"
 # the events that change a listing (MatchSealed: a finished match's last event)
-LISTED = frozenset(
+_LISTED = frozenset(
     {
         *("MatchCreated", "SeatJoined", "MatchStarted", "GameDealt"),
         *("MatchEnded", "SeedRevealed", "MatchSealed"),
@@ -55,13 +55,16 @@ class Listing:
     created_at: int  # ms since the epoch, as stored
     updated_at: int  # when the listing last changed (not every play: the stream says that)
     version: int  # the stream's version at that change
-    spectator_delay_ms: int  # -1: not known (listed before the catalog kept it)
+    spectator_delay_ms: int
+    seated_at: int  # when it was created or a seat last taken (never delayed)
+    started_at: int  # 0: not started
 
 
 @dataclass(frozen=True, slots=True)
 class _Known:
     member: str
     preset: str
+    delayed: bool  # a spectator delay: its deals are kept by time
 
 
 class CatalogProjection(FeedProjection):
@@ -84,7 +87,7 @@ class CatalogProjection(FeedProjection):
 
     async def _ops(self, event: StoredEvent) -> list[Op]:
         match_id = match_id_of(event.stream)
-        if match_id is None or event.type not in LISTED:
+        if match_id is None or event.type not in _LISTED:
             return []  # play by play, nothing a listing shows changes: no write
         key = self._key(f"match:{match_id}")
         ops: list[Op] = [("HSET", key, "updated_at", event.at, "version", event.seq)]
@@ -92,11 +95,11 @@ class CatalogProjection(FeedProjection):
         if event.type == "MatchCreated":
             preset = str(data["preset"])
             member = f"{event.at:013d}:{match_id}"
-            self._known.put(match_id, _Known(member, preset))
             players = int(data["players"])
             games = int(data.get("options", {}).get("games_per_set", 1))
             free = "" if data.get("open_seats") else "host"
             delay = int(data.get("spectator_delay_ms", 0))
+            self._known.put(match_id, _Known(member, preset, bool(delay)))
             ops.append(
                 (
                     "HSET",
@@ -104,32 +107,47 @@ class CatalogProjection(FeedProjection):
                     *("match_id", match_id, "preset", preset, "players", players),
                     *("state", "open", "game_number", 0, "games_per_set", games),
                     *("created_at", event.at, "member", member),
-                    *("spectator_delay_ms", delay),
+                    *("spectator_delay_ms", delay, "seated_at", event.at),
                     *(item for seat in range(players) for item in (f"name:{seat}", free)),
                 )
             )
             ops += [("ZADD", index, 0, member) for index in self._indexes("open", preset)]
         elif event.type == "SeatJoined":
-            ops.append(("HSET", key, f"name:{int(data['seat'])}", str(data["name"])))
+            name = str(data["name"])
+            ops.append(("HSET", key, f"name:{int(data['seat'])}", name, "seated_at", event.at))
         elif event.type == "GameDealt":
-            ops.append(("HSET", key, "game_number", int(data["game_number"])))
+            game = int(data["game_number"])
+            ops.append(("HSET", key, "game_number", game))
+            known = await self._known_of(match_id, key)
+            if known is not None and known.delayed:  # which game it was in at any time
+                ops.append(("ZADD", self._key(f"deals:{match_id}"), event.at, game))
         elif event.type == "MatchStarted":
+            ops.append(("HSET", key, "started_at", event.at))
             ops += await self._move(match_id, key, "open", "live")
         elif event.type == "MatchEnded":
             ops += await self._move(match_id, key, "live", "finished")
             self._known.pop(match_id, None)
         return ops
 
-    async def _move(self, match_id: str, key: str, old: str, new: str) -> list[Op]:
+    async def _known_of(self, match_id: str, key: str) -> _Known | None:
+        """What the catalog keeps of a match's creation; None for one created before
+        the catalog existed and not rebuilt."""
         known = self._known.get(match_id)
         if known is None:
             with unavailable_as("catalog", self.store.url):
                 client = await self.store.raw_client()
-                member, preset = await client.hmget(key, ["member", "preset"])  # type: ignore[misc]
+                fields = ["member", "preset", "spectator_delay_ms"]
+                member, preset, delay = await client.hmget(key, fields)  # type: ignore[misc]
             if member is None or preset is None:
-                return []  # created before the catalog existed and not rebuilt: nothing to move
-            known = _Known(member.decode(), preset.decode())
+                return None
+            known = _Known(member.decode(), preset.decode(), bool(int(delay or 0)))
             self._known.put(match_id, known)
+        return known
+
+    async def _move(self, match_id: str, key: str, old: str, new: str) -> list[Op]:
+        known = await self._known_of(match_id, key)
+        if known is None:
+            return []  # nothing to move
         ops: list[Op] = [("HSET", key, "state", new)]
         ops += [("ZREM", index, known.member) for index in self._indexes(old, known.preset)]
         ops += [("ZADD", index, 0, known.member) for index in self._indexes(new, known.preset)]
@@ -178,6 +196,27 @@ class CatalogProjection(FeedProjection):
             return None
         return _listing(fields)
 
+    async def as_seen(self, listing: Listing, now_ms: int) -> Listing:
+        """The listing as a spectator may see it at ``now_ms``: with a spectator delay,
+        as the listed events that old make it (that it started, which game it is in
+        and when that changed are events too). Once over, it is shown as it is."""
+        cutoff = now_ms - listing.spectator_delay_ms
+        if listing.state == "finished" or listing.updated_at <= cutoff:
+            return listing
+        with unavailable_as("list matches", self.store.url):
+            client = await self.store.raw_client()
+            deals = await client.zrevrangebyscore(
+                self._key(f"deals:{listing.match_id}"), cutoff, "-inf", 0, 1, withscores=True
+            )
+        started = 0 < listing.started_at <= cutoff
+        game, dealt_at = (int(deals[0][0]), int(deals[0][1])) if deals else (0, 0)
+        return replace(
+            listing,
+            state="live" if started else "open",
+            game_number=game,
+            updated_at=max(listing.seated_at, listing.started_at if started else 0, dealt_at),
+        )
+
     async def rebuild(self) -> None:
         """Throw the projection away and fold every stream again."""
         client = await self.store.raw_client()
@@ -203,5 +242,7 @@ def _listing(fields: dict[str, str]) -> Listing:
         created_at=int(fields["created_at"]),
         updated_at=int(fields["updated_at"]),
         version=int(fields["version"]),
-        spectator_delay_ms=int(fields.get("spectator_delay_ms", -1)),
+        spectator_delay_ms=int(fields.get("spectator_delay_ms", 0)),
+        seated_at=int(fields.get("seated_at", fields["created_at"])),
+        started_at=int(fields.get("started_at", 0)),
     )

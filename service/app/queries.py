@@ -17,14 +17,14 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from eventstore import StoredEvent
 
 from ..rules.state import MatchState as RulesState
 from ..rules.views import AUDITOR, SPECTATOR, View, build_view
-from .catalog import LISTED, Listing, MatchState
+from .catalog import MatchState
 from .errors import ServiceError
 from .match import Match, fold_match, stream_of
 from .service import GameService
@@ -122,40 +122,15 @@ class MatchQueries:
 
     async def spectate(self, match_id: str) -> Spectated:
         """The match now, and how far a spectator may see it."""
-        return (await self._spectate(match_id))[0]
-
-    async def _spectate(self, match_id: str) -> tuple[Spectated, list[StoredEvent]]:
-        """``spectate``, and the events a spectator sees when some are held back (else
-        none: the match itself says all)."""
         match = await self.service.load(checked_id(match_id))
         cutoff = now_ms() - match.spectator_delay_ms
         if not match.spectator_delay_ms or match.over or match.last_event_ms <= cutoff:
-            return Spectated(match, match.version, state_of(match)), []
+            return Spectated(match, match.version, state_of(match))
         stored = await self._read(match_id, 0, match.version)
         visible = last_visible(stored, cutoff)
-        shown = stored[: visible + 1]
         # held back, so not over (the end shows everything): started if that is shown
-        started = any(event.type == "MatchStarted" for event in shown)
-        return Spectated(match, visible, "live" if started else "open"), shown
-
-    async def listed(self, listing: Listing) -> Listing:
-        """A match's listing as a spectator may see it now: with a spectator delay, as
-        its events that old make it (that it started, which game it is in and when
-        that changed are events too)."""
-        if listing.state == "finished" or not listing.spectator_delay_ms:
-            return listing
-        seen, shown = await self._spectate(listing.match_id)
-        if seen.current:
-            return listing
-        dealt = [event for event in shown if event.type == "GameDealt"]
-        changed = [event.at for event in shown if event.type in LISTED]
-        return replace(
-            listing,
-            state=seen.state,
-            game_number=int(dealt[-1].data["game_number"]) if dealt else 0,
-            updated_at=changed[-1] if changed else listing.created_at,
-            version=seen.visible,
-        )
+        started = any(event.type == "MatchStarted" for event in stored[: visible + 1])
+        return Spectated(match, visible, "live" if started else "open")
 
     async def now(self, match_id: str) -> tuple[Spectated, Match]:
         """The match as a spectator may see it now."""

@@ -10,6 +10,7 @@ from litestar import get
 from litestar.di import NamedDependency
 from litestar.params import FromPath, QueryParameter
 
+from ..app import queries
 from ..app.catalog import MatchState
 from ..app.errors import ServiceError
 from ..app.queries import spectator_view
@@ -45,7 +46,7 @@ async def list_matches(
         raise ServiceError("bad_request", f"cursor: {error}") from None
     # as a spectator may see each now: one whose delay still hides that it started is
     # not listed among the live ones
-    shown = [await ctx.queries.listed(item) for item in listings]
+    shown = [await ctx.catalog.as_seen(item, queries.now_ms()) for item in listings]
     matches = [
         msgspec.convert(item, MatchSummary, from_attributes=True)
         for item in shown
