@@ -87,7 +87,10 @@ class ResultsProjection(FeedProjection):
             ended = [game.data["places"] for game in before if game.type == "GameEnded"]
             # past any counted as they ended (by a version that did so)
             ops: list[Op] = []
-            for places in ended[len(await self.games(match_id)) :]:
+            with unavailable_as("results", self.store.url):
+                client = await self.store.raw_client()
+                counted = await client.llen(self._key(f"games:{match_id}"))  # type: ignore[misc]
+            for places in ended[counted:]:
                 ops += await self._game_ops(match_id, [int(place) for place in places])
             return ops
         return []
