@@ -821,8 +821,7 @@ def _apply_play(work: _Work, seat: int, meld: Meld, *, reason: str) -> None:
             work.emit(ev.StepRequired(seat, WaitingFor.TEN_DISCARD, tens))
     queens = meld.real_count(RANK_Q) if "queen_bomber" in in_force else 0
     # a player who has left takes no further step, but a bomber whose play emptied their
-    # hand still names the ranks (docs/RULES.md §3 Clarifications 1): not one a flush's
-    # lead sent away
+    # hand still names the ranks (docs/RULES.md §3 Clarifications 1)
     if queens and (work.state.is_active(seat) or not work.state.hands[seat]):
         work.emit(ev.StepRequired(seat, WaitingFor.QUEEN_BOMBER, queens))
     if not applying.isdisjoint(_PICK_STEP_RULES):
