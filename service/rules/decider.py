@@ -95,6 +95,7 @@ from .vocabulary import (
     ZOMBIE,
     Bottom,
     DiscardReason,
+    ElevenBack,
     EndCause,
     FallCause,
     FinishCause,
@@ -952,7 +953,11 @@ def _flush(work: _Work, reason: FlushReason, salvage: bool = True, lead: bool = 
                 return True
     state = work.state
     last = owner if owner is not None else state.trick_leader
-    leader = last if state.is_active(last) else state.next_active(last, state.direction)
+    # the direction in force once flushed (docs/RULES.md §5.6 #23): an eleven-back in the
+    # order reading ends here, unless it is a strong one that outlives this flush
+    lasts = state.eleven_back is ElevenBack.ORDER and state.eleven_back_lasts
+    direction = -state.direction if lasts else state.direction
+    leader = last if state.is_active(last) else state.next_active(last, direction)
     if leader is None:
         return True
     work.emit(ev.FieldFlushed(reason, leader))
@@ -967,7 +972,7 @@ def _give_lead(work: _Work, seat: int) -> bool:
     while True:
         state = work.state
         if not state.is_active(seat):
-            following = state.next_active(seat, state.direction)
+            following = state.next_active(seat)  # in the direction in force (§5.6 #23)
             if following is None:
                 return True
             seat = following

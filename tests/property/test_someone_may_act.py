@@ -21,9 +21,10 @@ from service.rules import Deal, Pick, RuleSet, SetUp
 from service.rules import events as ev
 from service.rules.cards import REAL_CARDS, joker_count
 from service.rules.commands import SeatCommand
+from service.rules.judging import pickable
 from service.rules.legal import legal_actions
 from service.rules.state import MatchState
-from service.rules.vocabulary import Phase, WaitingFor
+from service.rules.vocabulary import PICKS, Phase, WaitingFor
 
 from ._support import (
     PICK_RULES,
@@ -54,6 +55,8 @@ def check_waiting_state(state: MatchState, where: str) -> None:
     ):  # a short lower hand waits empty for its cards back
         empty = [s for s in range(state.players) if state.is_active(s) and not state.hands[s]]
         assert not empty, f"{where}: seats {empty} are in the game with no card: {describe(state)}"
+    if state.waiting_for in PICKS:  # else the step does not happen (docs/RULES.md §5.6 #21)
+        assert pickable(state), f"{where}: a pick waits with nothing to take: {describe(state)}"
     seat = state.turn
     assert seat is not None
     if not state.is_active(seat):
