@@ -73,6 +73,7 @@ MAX_SECONDS = 315_576_000_000
 MAX_BOT_PAUSE = MAX_BOT_PAUSE_MS / 1000  # seconds
 SEAL_REQUEST = "service:seal"  # the seal's append: an id in the service's own namespace
 ABANDON_REQUEST = "service:abandon"  # a match is abandoned once: its retries are the same
+TIMEOUT_REQUEST = "service:timeout:"  # the turn timer's appends: this, then the version
 
 
 @dataclass(frozen=True, slots=True)
@@ -528,7 +529,7 @@ class GameService:
             ran = await self._run(
                 match_id,
                 timing_out,
-                f"service:timeout:{version}",
+                f"{TIMEOUT_REQUEST}{version}",
                 "timeout",
                 match=await self.load(match_id),
             )

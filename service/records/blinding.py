@@ -1,6 +1,6 @@
 """Blinding: every event that holds a hidden field (a hand, a gift, a blind card, a
-king pastor's choice) carries a nonce, so its hash, and every head and receipt that chains it, reveals
-nothing about what is hidden. Without it, a one-card gift hashes to one of about
+king pastor's choice) carries a nonce, so its hash, and every head and receipt that
+chains it, reveals nothing about what is hidden. Without it, a one-card gift hashes to one of about
 fifty values: anyone holding a head could try them all.
 
 The nonce of the event at ``seq`` is ``HMAC-SHA256(seed, "blinding|<seq>")`` in hex,

@@ -20,7 +20,7 @@ from eventstore import StoredEvent
 from service.app.codec import blinded, encode
 from service.app.service import visible
 from service.match.events import LIFECYCLE_EVENT_TYPES
-from service.records import BLINDING, BLINDED_TYPES, blinding_nonce, is_blinded
+from service.records import BLINDED_TYPES, BLINDING, blinding_nonce, is_blinded
 from service.rules import events as ev
 from service.rules.views import SPECTATOR, Viewer
 
