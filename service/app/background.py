@@ -19,6 +19,7 @@ from .following import Follower, SharedFeed
 from .idle import IdleMatches
 from .lease import Lease
 from .projections import ResultsProjection
+from .quotas import QuotaRelease
 from .scanning import SharedScan
 from .sealer import Sealer
 from .service import GameService
@@ -93,6 +94,8 @@ class Background:
             sealer,
         ]
         workers: list[Worker] = [sealer]
+        if self.service.quotas is not None:
+            followers.append(QuotaRelease(self.service.quotas, scan))
         if self.timers:
             timers = TurnTimers(self.service, scan=scan)
             followers.append(timers)
