@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 
 BENCHMARKS = ("load", "spectators")  # modules of bench/
 KEY_FILE_ENV = "DAIFUGO_SIGNING_KEY_FILE"  # as service.app.signing (not imported: it is slow)
+PROXIES_ENV = "DAIFUGO_TRUSTED_PROXIES"  # comma-separated, as --trusted-proxy
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -110,7 +111,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         action="append",
         default=[],
         metavar="ADDRESS|NETWORK",
-        help="a proxy whose X-Forwarded-For names the caller (repeatable; default: none)",
+        help="a proxy whose X-Forwarded-For names the caller (repeatable; default: "
+        f"{PROXIES_ENV}, comma-separated, else none)",
     )
 
     demo = commands.add_parser("demo", help="bots play whole matches through the gRPC API")
@@ -213,7 +215,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 games_per_set=args.max_games_per_set,
                 audits_per_caller=args.quota_audits_per_caller,
                 idle_abandon=args.idle_abandon,
-                trusted_proxies=parse_networks(args.trusted_proxy),
+                trusted_proxies=parse_networks(
+                    args.trusted_proxy
+                    or [item for item in os.environ.get(PROXIES_ENV, "").split(",") if item]
+                ),
             )
         except ValueError as error:
             parser.error(str(error))
