@@ -141,6 +141,13 @@ def grpc_peer_address(peer: str) -> str:
     return peer
 
 
+def check_games(limit: int, *asked: Any) -> None:
+    """Refuse games per set past ``limit``, whichever field gave them."""
+    for games in asked:
+        if isinstance(games, int) and not isinstance(games, bool) and games > limit:
+            raise ServiceError(GAMES_CODE, f"a match has at most {limit} games per set")
+
+
 class QuotaExceeded(ServiceError):
     """A quota refused the request: try again after ``retry_after`` seconds."""
 
@@ -158,11 +165,7 @@ class Quotas:
         self.clock = clock  # ms since the epoch (tests move it)
 
     def check_games(self, *asked: Any) -> None:
-        """Refuse games per set past the limit, whichever field gave them."""
-        limit = self.limits.games_per_set
-        for games in asked:
-            if isinstance(games, int) and not isinstance(games, bool) and games > limit:
-                raise ServiceError(GAMES_CODE, f"a match has at most {limit} games per set")
+        check_games(self.limits.games_per_set, *asked)
 
     async def create(self, caller: Caller, match_id: str, token: str, bots: int) -> None:
         """Count a create (``token``: its request; a retry counts once) and its bots."""

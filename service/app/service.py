@@ -65,7 +65,7 @@ from .inputs import (
 from .keyring import HOST, Keyring, Role
 from .match import REVEALING, Match, as_of, fold_match, stream_of
 from .match_waits import MatchWaits
-from .quotas import Caller, Quotas
+from .quotas import Caller, Limits, Quotas, check_games
 from .signing import Signer, ephemeral_signer
 
 CONFLICT_RETRIES = 20
@@ -73,6 +73,7 @@ CACHE_SIZE = 4096
 # google.protobuf.Duration's range; a time beyond it would not even store
 MAX_SECONDS = 315_576_000_000
 MAX_BOT_PAUSE = MAX_BOT_PAUSE_MS / 1000  # seconds
+DEFAULT_LIMITS = Limits()  # the games-per-set limit of a service with no quotas
 SEAL_REQUEST = "service:seal"  # the seal's append: an id in the service's own namespace
 ABANDON_REQUEST = "service:abandon"  # a match is abandoned once: its retries are the same
 TIMEOUT_REQUEST = "service:timeout:"  # the turn timer's appends: this, then the version
@@ -315,8 +316,11 @@ class GameService:
         ``caller``: who asks, counted against the quotas (None: the service itself)."""
         check_request_id(request_id, secret=True)
         quotas = self.quotas if caller is not None else None
-        if quotas is not None:
-            quotas.check_games(options.games_per_set, options.options.get("games_per_set"))
+        if caller is not None:  # the service's own tables are the operator's to size
+            limits = quotas.limits if quotas is not None else DEFAULT_LIMITS
+            check_games(
+                limits.games_per_set, options.games_per_set, options.options.get("games_per_set")
+            )
         check_options(options.options)
         check_client_seeds(options.client_seeds, options.players)
         overrides = dict(options.options)
