@@ -79,7 +79,7 @@ async def get_record(
     description="Recomputes the hash chain, the deals from the revealed seed and every event "
     "through the rules. 409 match_not_over while the match is live (its seed is still secret); "
     "503 audit_busy (with Retry-After) when the audit workers have enough to do.",
-    responses=responses(404, 409, 503),
+    responses=responses(404, 409, 429, 503),
 )
 async def audit_match(
     ctx: NamedDependency[Context], request: Request[Any, Any, Any], match_id: FromPath[str]
@@ -132,7 +132,7 @@ class _JsonlBody(Operation):
     "gives. 400 with the reason when it is not one (a log out of order is an invalid "
     "report, naming the first bad seq); 503 audit_busy (with Retry-After) when the audit "
     "workers have enough to do.",
-    responses=responses(400, 503),
+    responses=responses(400, 429, 503),
     operation_class=_JsonlBody,
 )
 async def audit_log(

@@ -180,7 +180,7 @@ def checked_options(data: NewMatch) -> dict[str, OptionValue]:
     "/matches/{id}/seats). With auto_start the match starts once every seat is taken; else "
     "the host starts it (POST /matches/{id}/start). Times are in seconds. Unknown fields, "
     "options or presets, too many bots and oversize strings are 400 and create nothing.",
-    responses=responses(400, 503),
+    responses=responses(400, 429, 503),
 )
 async def create_table(
     ctx: NamedDependency[Context], request: Request[Any, Any, Any], data: JSONBody[NewMatch]
@@ -290,7 +290,7 @@ async def start_match(
     summary="Give the next open seat to one of the service's bots (host only)",
     description="With Authorization: Bearer <host token>, before the start. With auto_start, "
     "the last seat taken starts the match.",
-    responses=responses(400, 401, 403, 404, 409, 503),
+    responses=responses(400, 401, 403, 404, 409, 429, 503),
 )
 async def seat_bot(
     ctx: NamedDependency[Context],
