@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import itertools
 import logging
 import time
-import uuid
 import weakref
 from collections.abc import AsyncIterator, Callable, Sequence
 from functools import partial
@@ -15,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from redis.exceptions import ResponseError
 
 from .cache import BoundedCache
-from .chain import ChainCheck, check_append_args, encode_batch
+from .chain import ChainCheck, auto_request_id, check_append_args, encode_batch
 from .codec import Upcasters, decode_entries, parse_entry_id
 from .connection import (
     REDIS_FAILURES,
@@ -72,8 +70,6 @@ class RedisEventStore:
             StreamSubscription | GlobalSubscription | FeedHints
         ] = weakref.WeakSet()
         self._append_script: Script = APPEND
-        self._request_ids = f"auto-{uuid.uuid4().hex[:16]}-"  # unique per store instance
-        self._request_counter = itertools.count()
 
     @classmethod
     def from_url(
@@ -143,7 +139,7 @@ class RedisEventStore:
             self._valid_streams.put(stream, None)
         check_append_args(events, expected_version, request_id, fingerprint)
         if request_id is None:
-            request_id = f"{self._request_ids}{next(self._request_counter)}"
+            request_id = auto_request_id()
         at = time.time_ns() // 1_000_000
         try:
             return await self._append(

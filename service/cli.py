@@ -15,10 +15,12 @@ from typing import TYPE_CHECKING
 from .rules import PRESETS
 
 if TYPE_CHECKING:
+    from .app.quotas import Limits
     from .rest.app import RestSettings
 
 BENCHMARKS = ("load", "spectators")  # modules of bench/
 KEY_FILE_ENV = "DAIFUGO_SIGNING_KEY_FILE"  # as service.app.signing (not imported: it is slow)
+PROXIES_ENV = "DAIFUGO_TRUSTED_PROXIES"  # comma-separated, as --trusted-proxy
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -64,6 +66,53 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     serve.add_argument(
         "--sse-keepalive", type=float, default=15.0, help="seconds between SSE keep-alives"
+    )
+    quotas = serve.add_argument_group("quotas (per caller: its address, an IPv6 one by its /64)")
+    quotas.add_argument(
+        "--quota-creates", type=int, default=10, help="matches one caller may create (default 10)"
+    )
+    quotas.add_argument(
+        "--quota-create-window",
+        type=float,
+        default=60.0,
+        metavar="SECONDS",
+        help="... in any this many seconds (default 60)",
+    )
+    quotas.add_argument(
+        "--quota-bots-per-caller",
+        type=int,
+        default=10,
+        help="one caller's service bots playing at once (default 10)",
+    )
+    quotas.add_argument(
+        "--quota-bots", type=int, default=40, help="service bots playing at once, all callers' (40)"
+    )
+    quotas.add_argument(
+        "--max-games-per-set",
+        type=int,
+        default=100,
+        help="games per set a caller may ask for, in any field (default 100)",
+    )
+    quotas.add_argument(
+        "--quota-audits-per-caller",
+        type=int,
+        default=2,
+        help="one caller's audits running at once (default 2)",
+    )
+    quotas.add_argument(
+        "--idle-abandon",
+        type=float,
+        default=1800.0,
+        metavar="SECONDS",
+        help="abandon a match nobody acted in for this long (default 1800; 0: never)",
+    )
+    quotas.add_argument(
+        "--trusted-proxy",
+        action="append",
+        default=[],
+        metavar="ADDRESS|NETWORK",
+        help="a proxy whose X-Forwarded-For names the caller (repeatable; default: "
+        f"{PROXIES_ENV}, comma-separated, else none)",
     )
 
     demo = commands.add_parser("demo", help="bots play whole matches through the gRPC API")
@@ -155,13 +204,31 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.audit_workers < 1 or args.audit_queue < 0 or not args.sse_keepalive > 0:
             parser.error("--audit-workers ≥ 1, --audit-queue ≥ 0, --sse-keepalive > 0")
         rest = RestSettings(args.audit_workers, args.audit_queue, args.sse_keepalive)
+        from .app.quotas import Limits, parse_networks
+
+        try:
+            limits = Limits(
+                creates=args.quota_creates,
+                create_window=args.quota_create_window,
+                bots_per_caller=args.quota_bots_per_caller,
+                bots=args.quota_bots,
+                games_per_set=args.max_games_per_set,
+                audits_per_caller=args.quota_audits_per_caller,
+                idle_abandon=args.idle_abandon,
+                trusted_proxies=parse_networks(
+                    args.trusted_proxy
+                    or [item for item in os.environ.get(PROXIES_ENV, "").split(",") if item]
+                ),
+            )
+        except ValueError as error:
+            parser.error(str(error))
         from .event_loop import loop_factory, run
 
         try:
             loop_factory(args.loop)
         except ValueError as error:  # no uvloop installed
             parser.error(str(error))
-        return run(_serve(args, rest), args.loop)
+        return run(_serve(args, rest, limits), args.loop)
     if args.command == "demo":
         from clients.demo import demo_matches
 
@@ -173,7 +240,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     return asyncio.run(play_in_terminal(args.grpc, args.preset, args.players, args.games))
 
 
-async def _serve(args: argparse.Namespace, rest: RestSettings) -> int:
+async def _serve(args: argparse.Namespace, rest: RestSettings, limits: Limits) -> int:
     from eventstore import redacted_url
     from eventstore.embedded import URL_FILE
 
@@ -213,6 +280,7 @@ async def _serve(args: argparse.Namespace, rest: RestSettings) -> int:
         uecda_port=args.uecda_port,
         uecda=uecda,
         uecda_host=args.uecda_host,
+        limits=limits,
     ) as running:
         tables = f", UECda on {running.uecda_port}" if running.uecda_port is not None else ""
         print(

@@ -17,12 +17,14 @@ import grpc
 from clients.bots import bot_of_kind
 from eventstore import EmbeddedRedis, RedisEventStore, redis_url_or_embedded
 from eventstore.embedded import URL_FILE
+from eventstore.quotas import RedisQuotas
 
 from .app import STORE_PREFIX
 from .app.background import Background, stop_tasks
 from .app.catalog import CatalogProjection
 from .app.keyring import Keyring, load_server_key
 from .app.projections import ResultsProjection
+from .app.quotas import Limits, Quotas
 from .app.service import GameService
 from .app.signing import Signer, ephemeral_signer
 from .grpc.server import start_grpc_server
@@ -71,6 +73,7 @@ async def running_service(
     uecda_port: int | None = None,
     uecda: UecdaSettings | None = None,
     uecda_host: str | None = None,
+    limits: Limits | None = None,
 ) -> AsyncIterator[Running]:
     """Start the service; stop all of it (an embedded Redis too) on exit.
     ``http_port``: serve REST there too (0 picks a free port; None: no REST).
@@ -79,7 +82,9 @@ async def running_service(
     ``uecda_host`` (default ``host``), their tables as ``uecda`` says.
     ``signer``: the deployment's keys (``daifugo serve`` loads them); None: a key made
     for this run only, which nothing can check once it stops (tests, demos).
-    ``rest``: the REST app's audit workers and keep-alive period."""
+    ``rest``: the REST app's audit workers and keep-alive period.
+    ``limits``: the callers' quotas and the idle limit (None: no quota, no idle limit:
+    tests and tools that are their own only caller)."""
     signer = ephemeral_signer() if signer is None else signer
     signing_keys = signer.key_set()
     embedded: EmbeddedRedis | None = None
@@ -94,15 +99,22 @@ async def running_service(
     store = RedisEventStore.from_url(url, prefix=prefix)
     try:
         keyring = Keyring(await load_server_key(await store.raw_client()))
-        service = GameService(store, keyring, signer)
-        server, port = await start_grpc_server(service, grpc_port, host, signing_keys=signing_keys)
-        background = Background(service, store, timers=timers, make_bot=bot_of_kind)
+        quotas = Quotas(RedisQuotas(store), limits) if limits is not None else None
+        service = GameService(store, keyring, signer, quotas)
+        trusted = limits.trusted_proxies if limits is not None else ()
+        server, port = await start_grpc_server(
+            service, grpc_port, host, signing_keys=signing_keys, trusted_proxies=trusted
+        )
+        idle_ms = round(limits.idle_abandon * 1000) if limits is not None else 0
+        background = Background(
+            service, store, timers=timers, make_bot=bot_of_kind, idle_ms=idle_ms
+        )
         background_task = asyncio.create_task(background.run())
         # what REST reads of the projections, from Redis, whichever replica writes them
         results = ResultsProjection(store)
         catalog = CatalogProjection(store)
         app = (
-            create_app(service, catalog, results, signing_keys, rest)
+            create_app(service, catalog, results, signing_keys, rest, trusted)
             if http_port is not None
             else None
         )

@@ -18,6 +18,14 @@ from eventstore.embedded import tied_to_parent
 from service.app.signing import create_key_file, now_ms
 
 _STARTED = re.compile(r"gRPC on ([^,]+:(\d+)), REST on http://[^ ,]+:(\d+)")
+# every test and benchmark calls from one address: quotas out of the way of those that
+# test something else (a test of the quotas gives its own flags, which replace these)
+ROOMY_QUOTAS = {
+    "--quota-creates": "100000",
+    "--quota-bots-per-caller": "10000",
+    "--quota-bots": "10000",
+    "--quota-audits-per-caller": "1000",
+}
 
 
 class ServeProcess:
@@ -44,6 +52,9 @@ class ServeProcess:
         command = [sys.executable, "-m", "service.cli", "serve"]
         command += ["--grpc-port", "0", "--http-port", "0"]
         command += ["--signing-key-file", str(self.key_file), *options]
+        for flag, roomy in ROOMY_QUOTAS.items():
+            if flag not in options:
+                command += [flag, roomy]
         self.process = subprocess.Popen(
             tied_to_parent(command),
             env=_child_env(os.environ if env is None else env, redis_url),
@@ -105,13 +116,15 @@ def _child_env(env: Mapping[str, str], redis_url: str | None) -> dict[str, str]:
 
 
 @contextlib.contextmanager
-def serve_processes(redis_url: str, log_dir: Path, count: int) -> Iterator[list[ServeProcess]]:
+def serve_processes(
+    redis_url: str, log_dir: Path, count: int, *options: str
+) -> Iterator[list[ServeProcess]]:
     """``count`` services on one Redis, started and stopped side by side (imports
-    take most of a start, so together is faster)."""
+    take most of a start, so together is faster), each given ``options``."""
     services: list[ServeProcess] = []
     try:
         for number in range(count):
-            services.append(ServeProcess(redis_url, log_dir / f"serve-{number}.log"))
+            services.append(ServeProcess(redis_url, log_dir / f"serve-{number}.log", *options))
         for service in services:
             service.wait_ready()
         yield services

@@ -86,6 +86,8 @@ def now_ms() -> int:
 
 
 def state_of(match: Match) -> MatchState:
+    if match.abandoned:
+        return "abandoned"
     if match.over:
         return "finished"
     return "live" if match.started else "open"

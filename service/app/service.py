@@ -8,6 +8,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import secrets
 import sys
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
@@ -27,6 +28,8 @@ from eventstore.cache import BoundedCache
 from eventstore.fanout import Fanout
 
 from ..match import (
+    AbandonMatch,
+    AbandonReason,
     Act,
     BotKind,
     Create,
@@ -60,8 +63,9 @@ from .inputs import (
     check_turn_seconds,
 )
 from .keyring import HOST, Keyring, Role
-from .match import Match, as_of, fold_match, stream_of
+from .match import REVEALING, Match, as_of, fold_match, stream_of
 from .match_waits import MatchWaits
+from .quotas import Caller, Limits, Quotas, check_games
 from .signing import Signer, ephemeral_signer
 
 CONFLICT_RETRIES = 20
@@ -69,7 +73,10 @@ CACHE_SIZE = 4096
 # google.protobuf.Duration's range; a time beyond it would not even store
 MAX_SECONDS = 315_576_000_000
 MAX_BOT_PAUSE = MAX_BOT_PAUSE_MS / 1000  # seconds
+DEFAULT_LIMITS = Limits()  # the games-per-set limit of a service with no quotas
 SEAL_REQUEST = "service:seal"  # the seal's append: an id in the service's own namespace
+ABANDON_REQUEST = "service:abandon"  # a match is abandoned once: its retries are the same
+TIMEOUT_REQUEST = "service:timeout:"  # the turn timer's appends: this, then the version
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,9 +180,18 @@ class MatchOptions:
 
 
 class GameService:
-    def __init__(self, store: EventStore, keyring: Keyring, signer: Signer | None = None) -> None:
+    def __init__(
+        self,
+        store: EventStore,
+        keyring: Keyring,
+        signer: Signer | None = None,
+        quotas: Quotas | None = None,
+    ) -> None:
+        """``quotas``: what callers may take (None: no quota, as for the service's own
+        callers in tests and tools)."""
         self.store = store
         self.keyring = keyring
+        self.quotas = quotas
         self.signer = signer or ephemeral_signer()  # None: a key for this process only
         self.fanout = Fanout(store)  # one follower per match for all its listeners here
         self.waits = MatchWaits(self.fanout, self._match_after)
@@ -292,10 +308,19 @@ class GameService:
 
     # -- setting up ------------------------------------------------------------
 
-    async def create(self, options: MatchOptions, request_id: str = "") -> CreatedMatch:
+    async def create(
+        self, options: MatchOptions, request_id: str = "", caller: Caller | None = None
+    ) -> CreatedMatch:
         """A new match. ``request_id`` is the caller's secret (at least 128 bits): a
-        retry with it and the same options returns the same match and tokens."""
+        retry with it and the same options returns the same match and tokens.
+        ``caller``: who asks, counted against the quotas (None: the service itself)."""
         check_request_id(request_id, secret=True)
+        quotas = self.quotas if caller is not None else None
+        if caller is not None:  # the service's own tables are the operator's to size
+            limits = quotas.limits if quotas is not None else DEFAULT_LIMITS
+            check_games(
+                limits.games_per_set, options.games_per_set, options.options.get("games_per_set")
+            )
         check_options(options.options)
         check_client_seeds(options.client_seeds, options.players)
         overrides = dict(options.options)
@@ -331,10 +356,19 @@ class GameService:
             # same for the same request id)
             return fingerprint_of("create", [encode(event).data for event in events])
 
-        # a random id met an existing match: vanishingly rare
-        ran = await self._run(
-            match_id, lambda _: command, digest, asked, new=True, retries=1, busy="try again"
-        )
+        if quotas is not None and caller is not None:
+            # a retry (the same digest, so the same match) is counted once
+            token = digest or secrets.token_hex(16)
+            await quotas.create(caller, match_id, token, len(options.bots))
+        try:
+            # a random id met an existing match: vanishingly rare
+            ran = await self._run(
+                match_id, lambda _: command, digest, asked, new=True, retries=1, busy="try again"
+            )
+        except ServiceError:
+            if quotas is not None and not digest:
+                await quotas.release_match(match_id)  # no match: its bots hold nothing
+            raise
         result = ran.result
         appended = result.events or await self.store.read(  # a retry: what the first wrote
             stream_of(match_id), result.first_seq, result.last_seq - result.first_seq + 1
@@ -371,15 +405,28 @@ class GameService:
         return Seated(seat, self.keyring.token(match_id, Role("seat", seat)), receipts)
 
     async def seat_bot(
-        self, match_id: str, token: str | None, kind: BotKind, request_id: str = ""
+        self,
+        match_id: str,
+        token: str | None,
+        kind: BotKind,
+        request_id: str = "",
+        caller: Caller | None = None,
     ) -> Seated:
         """Give the next free seat to one of the service's bots (host only); the
-        background work plays it from then on."""
+        background work plays it from then on. ``caller``: as for create."""
         check_request_id(request_id)
         match = await self.load(match_id)
         if self.authorize(match, token) != HOST:
             raise ServiceError("permission_denied", "only the host token may seat a bot")
         digest = self.keyring.request_digest("host", request_id) if request_id else ""
+        if (
+            self.quotas is not None
+            and caller is not None
+            and match.seats_free
+            and not match.started
+        ):
+            # a retry counts once; a bot refused a seat later holds one until the end
+            await self.quotas.seat_bot(caller, match_id, digest or secrets.token_hex(16))
         asked = fingerprint_of("seat_bot", kind)
         signed = request_digest(action_request(match_id, "host", f"bot {kind}", request_id))
         seat, receipts = await self._take_seat(match_id, Join(bot=kind), digest, asked, signed)
@@ -525,12 +572,50 @@ class GameService:
             ran = await self._run(
                 match_id,
                 timing_out,
-                f"service:timeout:{version}",
+                f"{TIMEOUT_REQUEST}{version}",
                 "timeout",
                 match=await self.load(match_id),
             )
         except ServiceError:
             return None
+        if ran.result.duplicate:
+            return None
+        assert ran.match is not None
+        outcome = self._appended(ran.match, ran.result.events, SPECTATOR)
+        self._remember(outcome.match)
+        await self._seal_if_over(outcome.match)
+        return outcome
+
+    async def abandon(
+        self,
+        match_id: str,
+        reason: AbandonReason,
+        detail: str = "",
+        version: int | None = None,
+    ) -> Outcome | None:
+        """End a match that is not over as abandoned, reveal its seed and seal it.
+        ``version``: only if the match is still there (a worker that saw it idle; None:
+        wherever it is). None when it had ended, moved on or was abandoned already."""
+
+        def abandoning(match: Match | None) -> MatchCommand:
+            assert match is not None
+            if version is not None and match.version != version:
+                raise ServiceError("busy", "the match moved on")
+            seed = self.keyring.seed(match_id)
+            return AbandonMatch(reason.value, match.version, detail, seed)
+
+        try:
+            ran = await self._run(
+                match_id,
+                abandoning,
+                ABANDON_REQUEST,
+                "abandon",
+                match=await self.load(match_id),
+            )
+        except ServiceError as error:
+            if error.code in ("busy", "game_over"):
+                return None
+            raise
         if ran.result.duplicate:
             return None
         assert ran.match is not None
@@ -764,7 +849,7 @@ class GameService:
             async for batch in batches:
                 seen = []
                 for stored in batch:
-                    revealed = revealed or stored.type == "MatchEnded"
+                    revealed = revealed or stored.type in REVEALING
                     seen.append(self.visible(stored, viewer, revealed))
                 yield Batch(seen, await self._turn_after(match_id, batch, viewer))
 

@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, assert_never
 
 import grpc
-from google.protobuf import struct_pb2
+from google.protobuf import duration_pb2, struct_pb2
 from google.rpc import error_details_pb2, status_pb2
 
 from eventstore.cache import EncodedOnce
@@ -49,6 +49,8 @@ def status_code(kind: ErrorKind) -> grpc.StatusCode:
             return grpc.StatusCode.ABORTED
         case ErrorKind.UNAVAILABLE:
             return grpc.StatusCode.UNAVAILABLE
+        case ErrorKind.EXHAUSTED:
+            return grpc.StatusCode.RESOURCE_EXHAUSTED
         case _:
             assert_never(kind)
 
@@ -69,7 +71,8 @@ def receipt_json(receipt: SignedRecord | None) -> str:
 
 
 def rich_status(error: ServiceError) -> tuple[grpc.StatusCode, status_pb2.Status]:
-    """The gRPC status of a refusal, with an ErrorInfo whose reason is the code."""
+    """The gRPC status of a refusal, with an ErrorInfo whose reason is the code (and a
+    RetryInfo with when to try again, for a quota's)."""
     code = status_code(error.kind)
     metadata = {"code": error.code}
     if error.receipt is not None:
@@ -77,6 +80,9 @@ def rich_status(error: ServiceError) -> tuple[grpc.StatusCode, status_pb2.Status
     info = error_details_pb2.ErrorInfo(reason=error.code.upper(), domain=DOMAIN, metadata=metadata)
     status = status_pb2.Status(code=code.value[0], message=shortened(error.message))
     status.details.add().Pack(info)
+    if error.retry_after is not None:
+        delay = duration_pb2.Duration(seconds=error.retry_after)
+        status.details.add().Pack(error_details_pb2.RetryInfo(retry_delay=delay))
     return code, status
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import grpc
@@ -9,6 +10,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection, reflection_pb2_grpc
 
 from ..app.match import Match
+from ..app.quotas import Network
 from ..app.service import GameService
 from ..records import KeySet
 from .gen.daifugo.v1 import keys_service_pb2 as keys_pb
@@ -50,12 +52,18 @@ def turn_deadline(match: Match) -> int | None:
 
 
 async def start_grpc_server(
-    service: GameService, port: int, host: str = "127.0.0.1", *, signing_keys: KeySet
+    service: GameService,
+    port: int,
+    host: str = "127.0.0.1",
+    *,
+    signing_keys: KeySet,
+    trusted_proxies: Sequence[Network] = (),
 ) -> tuple[grpc.aio.Server, int]:
-    """Start serving; returns the server and the port it bound (0 picks one)."""
+    """Start serving; returns the server and the port it bound (0 picks one).
+    ``trusted_proxies``: peers whose x-forwarded-for metadata names the caller."""
     server = grpc.aio.server()
     registration = GuardedRegistration(server, needs_token=_NEEDS_TOKEN)
-    servicer = MatchServicer(service, turn_deadline)
+    servicer = MatchServicer(service, turn_deadline, trusted_proxies)
     pb_grpc.add_MatchServiceServicer_to_server(servicer, registration)  # type: ignore[no-untyped-call]
     keys_servicer = KeysServicer(signing_keys)
     keys_pb_grpc.add_KeysServiceServicer_to_server(keys_servicer, registration)  # type: ignore[no-untyped-call]

@@ -3,7 +3,7 @@ its outcome (or refusal) back onto messages and statuses."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
 import grpc
@@ -13,6 +13,7 @@ from grpc_status import rpc_status
 from eventstore import EventStoreError, StoreUnavailable
 
 from ..app.errors import ErrorKind
+from ..app.quotas import Caller, Network, Proxies, grpc_peer_address
 from ..app.service import GameService, MatchOptions, Seen, ServiceError, seen_by
 from ..rules.views import SPECTATOR, Viewer
 from .actions import action_to_message
@@ -30,6 +31,7 @@ from .mapping import (
 
 T = TypeVar("T")
 AUTHORIZATION = "authorization"
+FORWARDED_FOR = "x-forwarded-for"  # set by a proxy in front (deploy/nginx)
 
 
 def bearer_token(context: grpc.aio.ServicerContext[Any, Any]) -> str | None:
@@ -52,10 +54,26 @@ async def _answer(context: grpc.aio.ServicerContext[Any, Any], work: Awaitable[T
     raise AssertionError("abort returns by raising")
 
 
+def caller_of(context: grpc.aio.ServicerContext[Any, Any], proxies: Proxies) -> Caller:
+    """Who calls: the peer's address, or the one a trusted proxy forwarded."""
+    forwarded = [
+        value
+        for key, value in context.invocation_metadata() or ()
+        if key == FORWARDED_FOR and isinstance(value, str)
+    ]
+    return proxies.caller(grpc_peer_address(context.peer() or ""), forwarded)
+
+
 class MatchServicer(pb_grpc.MatchServiceServicer):
-    def __init__(self, service: GameService, turn_deadline: Callable[[Any], int | None]) -> None:
+    def __init__(
+        self,
+        service: GameService,
+        turn_deadline: Callable[[Any], int | None],
+        trusted_proxies: Sequence[Network] = (),
+    ) -> None:
         self.service = service
         self.turn_deadline = turn_deadline
+        self.proxies = Proxies(trusted_proxies)
 
     def _view(self, seen: Seen, into: pb.View) -> None:
         """Fill an answer's view (in place: copying a whole View in costs as much again)."""
@@ -86,7 +104,8 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
                 client_seeds=tuple(request.client_seeds),
                 spectator_delay=delay.seconds + delay.nanos / 1e9,
             )
-            created = await self.service.create(options, request.request_id)
+            caller = caller_of(context, self.proxies)
+            created = await self.service.create(options, request.request_id, caller)
             return pb.CreateMatchResponse(
                 match_id=created.match_id,
                 host_token=created.host_token,

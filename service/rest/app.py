@@ -4,6 +4,7 @@ rankings, the signing keys, the web page, and its OpenAPI schema at /schema
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,6 +22,7 @@ from eventstore import StoreUnavailable
 from ..app.catalog import CatalogProjection
 from ..app.projections import ResultsProjection
 from ..app.queries import MatchQueries
+from ..app.quotas import Network, Proxies
 from ..app.service import GameService, ServiceError
 from ..records import KeySet
 from . import actions, keys, live, matches, rankings, record, tables
@@ -57,7 +59,9 @@ def create_app(
     results: ResultsProjection,
     signing_keys: KeySet,
     settings: RestSettings | None = None,
+    trusted_proxies: Sequence[Network] = (),
 ) -> Litestar:
+    """``trusted_proxies``: peers whose X-Forwarded-For names the caller (the quotas')."""
     settings = settings or RestSettings()
     if settings.keepalive_seconds is not None and not settings.keepalive_seconds > 0:
         raise ValueError("the keep-alive period must be positive")
@@ -70,6 +74,7 @@ def create_app(
         MatchQueries(service),
         audits,
         settings.keepalive_seconds,
+        proxies=Proxies(trusted_proxies),
     )
 
     def provide() -> Context:

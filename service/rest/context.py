@@ -4,14 +4,18 @@ and the one way they read a seat or host token."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from typing import Annotated
+from typing import Annotated, Any
 
+from litestar import Request
 from litestar.params import HeaderParameter
 
 from ..app.catalog import CatalogProjection
 from ..app.projections import ResultsProjection
 from ..app.queries import MatchQueries
+from ..app.quotas import Caller, Proxies
 from ..app.service import GameService, ServiceError
 from ..records import KeySet
 from .auditing import AuditPool
@@ -35,6 +39,23 @@ class Context:
     # set when the server stops: open event streams end (the page resumes them)
     closing: asyncio.Event = field(default_factory=asyncio.Event)
     broadcasts: Broadcasts = field(default_factory=Broadcasts)  # the live events' readers
+    proxies: Proxies = field(default_factory=Proxies)  # whose X-Forwarded-For is believed
+
+    def caller(self, request: Request[Any, Any, Any]) -> Caller:
+        """Who sent ``request``: its peer, or the address a trusted proxy forwarded."""
+        peer = request.client.host if request.client is not None else ""
+        forwarded = request.headers.getall("x-forwarded-for", [])
+        return self.proxies.caller(peer, forwarded)
+
+    @contextlib.asynccontextmanager
+    async def audit_slot(self, request: Request[Any, Any, Any]) -> AsyncIterator[None]:
+        """One of the caller's audits at once, for the block's time (no quota: free)."""
+        quotas = self.service.quotas
+        if quotas is None:
+            yield
+            return
+        async with quotas.audit(self.caller(request)):
+            yield
 
 
 def bearer(authorization: str | None) -> str | None:

@@ -44,6 +44,8 @@ _DESCRIPTIONS = {
     403: "the token is not one of this match's",
     404: "no such match (or event)",
     409: "refused: the rules' reason code, or the match is not in the right state",
+    429: "a quota is used up (its reason code: quota_creates, quota_bots, quota_bots_global, "
+    "quota_audits): try again after Retry-After",
     503: "the event store is unavailable, or (audits) the audit workers are busy: "
     "try again after Retry-After",
 }
@@ -84,6 +86,8 @@ def http_status(kind: ErrorKind) -> int:
             return 409
         case ErrorKind.UNAVAILABLE:
             return 503
+        case ErrorKind.EXHAUSTED:
+            return 429
         case _:
             assert_never(kind)
 
@@ -96,7 +100,10 @@ def error_response(
 
 def _service_error(_: Request[Any, Any, Any], error: ServiceError) -> Response[Error]:
     receipt = error.receipt.to_dict() if error.receipt is not None else None
-    return error_response(http_status(error.kind), error.code, error.message, receipt)
+    response = error_response(http_status(error.kind), error.code, error.message, receipt)
+    if error.retry_after is not None:
+        response.headers["Retry-After"] = str(error.retry_after)
+    return response
 
 
 def _bad_input(_: Request[Any, Any, Any], error: BadInput) -> Response[Error]:

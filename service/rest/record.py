@@ -79,11 +79,14 @@ async def get_record(
     description="Recomputes the hash chain, the deals from the revealed seed and every event "
     "through the rules. 409 match_not_over while the match is live (its seed is still secret); "
     "503 audit_busy (with Retry-After) when the audit workers have enough to do.",
-    responses=responses(404, 409, 503),
+    responses=responses(404, 409, 429, 503),
 )
-async def audit_match(ctx: NamedDependency[Context], match_id: FromPath[str]) -> AuditResult:
+async def audit_match(
+    ctx: NamedDependency[Context], request: Request[Any, Any, Any], match_id: FromPath[str]
+) -> AuditResult:
     stored = await ctx.queries.finished_log(match_id)
-    report = await ctx.audits.run(report_of_events, (stored, ctx.signing_keys))
+    async with ctx.audit_slot(request):
+        report = await ctx.audits.run(report_of_events, (stored, ctx.signing_keys))
     return msgspec.convert(report, AuditResult)
 
 
@@ -129,7 +132,7 @@ class _JsonlBody(Operation):
     "gives. 400 with the reason when it is not one (a log out of order is an invalid "
     "report, naming the first bad seq); 503 audit_busy (with Retry-After) when the audit "
     "workers have enough to do.",
-    responses=responses(400, 503),
+    responses=responses(400, 429, 503),
     operation_class=_JsonlBody,
 )
 async def audit_log(
@@ -142,7 +145,8 @@ async def audit_log(
     if media == MediaType.JSON:
         log, receipts, keys = _audit_request(body, keys)
     # parsing too is the worker's: the loop only hands it the bytes
-    report = await ctx.audits.run(report_of_log, (log, keys, receipts))
+    async with ctx.audit_slot(request):
+        report = await ctx.audits.run(report_of_log, (log, keys, receipts))
     if INPUT_ERROR in report:
         raise ServiceError("bad_request", report[INPUT_ERROR])
     return msgspec.convert(report, AuditResult)

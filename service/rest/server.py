@@ -51,6 +51,9 @@ async def start_http_server(app: Litestar, port: int, host: str = "127.0.0.1") -
         http="httptools",  # the C parser: cheaper per request and per streamed write
         ws="none",
         server_header=False,
+        # the caller's address is the peer's, or what a proxy the operator trusts says
+        # (Context.caller, --trusted-proxy): never X-Forwarded-For from just anyone
+        proxy_headers=False,
         timeout_graceful_shutdown=GRACE,
     )
     # no access log at all, whoever adds handlers to it (tests capture every logger)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 import msgspec
-from litestar import get, post
+from litestar import Request, get, post
 from litestar.di import NamedDependency
 from litestar.params import FromPath, JSONBody
 from msgspec import Meta, Struct
@@ -52,7 +52,8 @@ class NewMatch(Struct, forbid_unknown_fields=True):
     bot_pause: Annotated[float, Meta(ge=0, le=MAX_BOT_PAUSE)] = 0.8
     seat: Seat | None = 0  # the creator's seat; None: the creator only hosts
     name: Name = ""
-    games_per_set: Annotated[int, Meta(ge=0, le=100)] = 0  # 0: the preset's
+    # 0: the preset's; the service refuses past its limit (--max-games-per-set)
+    games_per_set: Annotated[int, Meta(ge=0, le=1000)] = 0
     turn_time_limit: Seconds = 0.0
     spectator_delay: Seconds = 0.0
     auto_start: bool = True  # start as soon as the last seat is taken
@@ -179,9 +180,11 @@ def checked_options(data: NewMatch) -> dict[str, OptionValue]:
     "/matches/{id}/seats). With auto_start the match starts once every seat is taken; else "
     "the host starts it (POST /matches/{id}/start). Times are in seconds. Unknown fields, "
     "options or presets, too many bots and oversize strings are 400 and create nothing.",
-    responses=responses(400, 503),
+    responses=responses(400, 429, 503),
 )
-async def create_table(ctx: NamedDependency[Context], data: JSONBody[NewMatch]) -> CreatedTable:
+async def create_table(
+    ctx: NamedDependency[Context], request: Request[Any, Any, Any], data: JSONBody[NewMatch]
+) -> CreatedTable:
     check_request_id(data.request_id, secret=True)  # itself, not with the prefix below
     options = checked_options(data)
     bots = bot_seats(data)
@@ -205,14 +208,15 @@ async def create_table(ctx: NamedDependency[Context], data: JSONBody[NewMatch]) 
             invites=True,
         ),
         request_id=data.request_id and f"table:{data.request_id}",
+        caller=ctx.caller(request),
     )
     match_id = created.match_id
     receipts = [created.receipt] if created.receipt is not None else []
     seat_token = None
     if data.seat is not None:
-        request = f"creator:{data.request_id}" if data.request_id else ""
+        creator = f"creator:{data.request_id}" if data.request_id else ""
         seated = await service.claim_seat(
-            match_id, data.seat, data.name or "host", request_id=request
+            match_id, data.seat, data.name or "host", request_id=creator
         )
         seat_token = seated.token
         receipts += seated.receipts
@@ -286,17 +290,19 @@ async def start_match(
     summary="Give the next open seat to one of the service's bots (host only)",
     description="With Authorization: Bearer <host token>, before the start. With auto_start, "
     "the last seat taken starts the match.",
-    responses=responses(400, 401, 403, 404, 409, 503),
+    responses=responses(400, 401, 403, 404, 409, 429, 503),
 )
 async def seat_bot(
     ctx: NamedDependency[Context],
+    request: Request[Any, Any, Any],
     match_id: FromPath[str],
     data: JSONBody[BotRequest],
     authorization: Authorization = None,
 ) -> SeatedBot:
     service = ctx.service
     checked = checked_id(match_id)
-    seated = await service.seat_bot(checked, bearer(authorization), data.kind, data.request_id)
+    token, caller = bearer(authorization), ctx.caller(request)
+    seated = await service.seat_bot(checked, token, data.kind, data.request_id, caller)
     receipts = [receipt.to_dict() for receipt in seated.receipts]
     return SeatedBot(seated.seat, (await service.load(checked)).started, receipts)
 

@@ -11,6 +11,7 @@ ones, and pid, temp paths and an access log (upstream addresses only) go to a te
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import re
 import shutil
@@ -21,12 +22,16 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import grpc
 import httpx
 import pytest
 
 from clients.bots import GreedyBot, RandomBot, StrongerBot
 from clients.runner import play_seat
 from clients.sdk import DaifugoClient
+from eventstore import RedisServer
+from service.grpc.gen.daifugo.v1 import match_service_pb2 as pb
+from service.grpc.gen.daifugo.v1 import match_service_pb2_grpc as pb_grpc
 from service.rules import rule_set
 from tests.serve_process import serve_processes
 
@@ -128,14 +133,20 @@ class Balanced:
     access_log: Path
 
 
-@pytest.fixture
-def balanced(redis_url: str, tmp_path: Path) -> Iterator[Balanced]:
-    """Two `daifugo serve` processes on the test Redis, nginx in front of them."""
-    with serve_processes(redis_url, tmp_path, 2) as services:
+@contextlib.contextmanager
+def nginx_in_front(
+    redis_url: str, tmp_path: Path, *options: str, bind: str = ""
+) -> Iterator[Balanced]:
+    """Two `daifugo serve` processes (given ``options``) on the test Redis, nginx in
+    front of them (``bind``: the address nginx calls them from)."""
+    with serve_processes(redis_url, tmp_path, 2, *options) as services:
         grpc_ports = [service.grpc_port for service in services]
         http_ports = [service.http_port for service in services]
         lb_grpc, lb_http = free_port(), free_port()
         config = local_config(tmp_path, lb_grpc, lb_http, grpc_ports, http_ports)
+        if bind:
+            text = rewrite(config.read_text(), r"\nhttp \{", f"\nhttp {{ proxy_bind {bind};")
+            config.write_text(text.replace("proxy_bind", f"grpc_bind {bind}; proxy_bind", 1))
         log = tmp_path / "nginx.log"
         with log.open("wb") as output:
             nginx = subprocess.Popen(nginx_command(config), stdout=output, stderr=output)
@@ -151,6 +162,12 @@ def balanced(redis_url: str, tmp_path: Path) -> Iterator[Balanced]:
             )
         finally:
             stop(nginx)
+
+
+@pytest.fixture
+def balanced(redis_url: str, tmp_path: Path) -> Iterator[Balanced]:
+    with nginx_in_front(redis_url, tmp_path) as running:
+        yield running
 
 
 async def first_sse_event(http: httpx.AsyncClient, match_id: str) -> str:
@@ -203,3 +220,32 @@ async def test_a_match_played_and_watched_through_the_load_balancer(
     grpc_port, http_port = balanced.grpc.rsplit(":", 1)[1], balanced.http.rsplit(":", 1)[1]
     assert used[grpc_port] == balanced.grpc_backends
     assert used[http_port] == balanced.http_backends
+
+
+async def test_the_caller_s_address_reaches_the_service_through_nginx(tmp_path: Path) -> None:
+    """nginx appends the address it was called from to X-Forwarded-For, for REST and gRPC
+    alike, and a service that trusts nginx (and nobody else) counts each caller's quota
+    by that address. Every address here is a loopback one: nginx calls the services from
+    127.0.0.2, the trusted proxy; the callers come from 127.0.0.1 and 127.0.0.5."""
+    trusting = ("--trusted-proxy", "127.0.0.2", "--quota-creates", "1")
+    with (
+        RedisServer(tmp_path / "redis", appendonly=False) as redis,  # counts of its own
+        nginx_in_front(redis.url, tmp_path, *trusting, bind="127.0.0.2") as balanced,
+    ):
+        async with grpc.aio.insecure_channel(balanced.grpc) as channel:
+            stub = pb_grpc.MatchServiceStub(channel)  # type: ignore[no-untyped-call]
+            request = pb.CreateMatchRequest(preset=pb.PRESET_CLASSIC, seats=2)
+            await stub.CreateMatch(request, timeout=20)
+            with pytest.raises(grpc.aio.AioRpcError) as refused:
+                await stub.CreateMatch(request, timeout=20)
+            assert refused.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+        body = {"preset": "classic", "players": 2, "seat": None}
+        # the same caller over REST: its create is used up, whatever it claims to be
+        async with httpx.AsyncClient(base_url=balanced.http, timeout=20) as http:
+            forged = {"X-Forwarded-For": "198.51.100.1"}
+            again = await http.post("/matches", json=body, headers=forged)
+            assert again.status_code == 429 and again.json()["code"] == "quota_creates"
+        # another caller has its own
+        other = httpx.AsyncHTTPTransport(local_address="127.0.0.5")
+        async with httpx.AsyncClient(base_url=balanced.http, timeout=20, transport=other) as http:
+            assert (await http.post("/matches", json=body)).status_code == 201

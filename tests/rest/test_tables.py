@@ -179,7 +179,8 @@ async def test_bad_tables_are_refused_with_a_reason_and_create_nothing(
         ({"request_id": "r" * 129}, "bad_request"),
         ({"turn_time_limit": -1}, "bad_request"),
         ({"spectator_delay": 1e12}, "bad_request"),
-        ({"games_per_set": 101}, "bad_request"),
+        ({"games_per_set": 101}, "too_many_games"),
+        ({"options": {"games_per_set": 101}}, "too_many_games"),
         ({"colour": "red"}, "bad_request"),  # an unknown field
     ]
     before = await streams(served)

@@ -76,11 +76,12 @@ async function openMatch(id, replaySeq = null) {
   }
   if (current !== session) return; // the reader moved on meanwhile
   const view = match.view;
-  const over = view.phase === "match_over" || match.state === "finished";
+  const abandoned = match.state === "abandoned";
+  const over = view.phase === "match_over" || match.state === "finished" || abandoned;
   $("match-meta").textContent = [
     `${view.preset}, ${view.players} players`,
     `${view.games_per_set} ${view.games_per_set === 1 ? "game" : "games"} per set`,
-    over ? "finished" : (match.state ?? "live"),
+    abandoned ? "abandoned" : over ? "finished" : (match.state ?? "live"),
     match.spectator_delay_ms ? `spectators see it ${match.spectator_delay_ms / 1000} s late` : "",
   ]
     .filter(Boolean)
