@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import logging
 import time
@@ -12,7 +13,7 @@ from functools import partial
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
-from redis.exceptions import ResponseError
+from redis.exceptions import NoScriptError, ResponseError
 
 from .cache import BoundedCache
 from .chain import ChainCheck, check_append_args, encode_batch
@@ -21,6 +22,7 @@ from .connection import (
     REDIS_FAILURES,
     Client,
     Connector,
+    SharedConnection,
     store_error,
     unavailable_as,
 )
@@ -31,7 +33,7 @@ from .errors import (
     RequestIdReused,
 )
 from .keys import Keys, check_stream_id
-from .model import GENESIS_HASH, AppendResult, NewEvent, StoredEvent, Verification
+from .model import GENESIS_HASH, AppendResult, NewEvent, SentAppend, StoredEvent, Verification
 from .scripts import APPEND, INDEX, Script
 
 if TYPE_CHECKING:
@@ -224,6 +226,89 @@ class RedisEventStore:
             head = reply[2].decode() if isinstance(reply[2], bytes) else str(reply[2])
             self._remember(stream, reply[1], head)
         raise EventStoreError(f"append to {stream!r}: the stream's head kept changing")
+
+    def send_append(
+        self,
+        stream: str,
+        events: Sequence[NewEvent],
+        expected_version: int,
+        request_id: str,
+        fingerprint: str = "",
+    ) -> SentAppend | None:
+        """Send the append at once, after those sent before it, without waiting for it;
+        None when it cannot be sent so (a cluster, no shared connection up, the stream's
+        head not known here): then ``append`` it. The next append may chain from this
+        one's events at once, each still checked against the version it expects, so the
+        appends of a stream sent one after another land all, or up to the first that
+        fails. Raises InvalidEvent (nothing sent)."""
+        shared = self.connector.shared_connection
+        head = self._head(stream, expected_version)
+        if shared is None or self.connector.cluster or head is None:
+            return None
+        check_append_args(events, expected_version, request_id, fingerprint)
+        at = time.time_ns() // 1_000_000
+        keys = self.keys
+        script_keys = [
+            keys.events(stream),
+            keys.meta(stream),
+            keys.feed,
+            keys.index,
+            keys.index_counter,
+        ]
+        args: list[str | bytes | int] = [
+            expected_version,
+            request_id,
+            head,
+            stream,
+            self.feed_maxlen,
+            fingerprint,
+        ]
+        stored: list[StoredEvent] = []
+        encode_batch(args, stored, stream, events, expected_version, request_id, at, head)
+        script = (len(script_keys), *script_keys, *args)
+        reply = shared.send_in_order("EVALSHA", APPEND.sha, *script)
+        if reply is None:
+            return None
+        written = tuple(stored)
+        self._remember(stream, written[-1].seq, written[-1].hash)  # the next one chains on
+        answer = self._sent_answer(shared, reply, script, expected_version, written, fingerprint)
+        return SentAppend(written, asyncio.ensure_future(answer))
+
+    async def _sent_answer(
+        self,
+        shared: SharedConnection,
+        reply: asyncio.Future[Any],
+        script: tuple[Any, ...],
+        expected_version: int,
+        written: tuple[StoredEvent, ...],
+        fingerprint: str,
+    ) -> AppendResult:
+        """What ``send_append``'s append came to, as ``append`` says it."""
+        stream = written[0].stream
+        what = f"append to {stream!r}"
+        try:
+            try:
+                answer = await reply
+            except NoScriptError:  # Redis forgot the script: the ones sent after fail alike
+                again = shared.send_in_order("EVAL", APPEND.source, *script)
+                if again is None:
+                    raise ConnectionError("the connection was lost") from None
+                answer = await again
+        except ResponseError as exc:
+            if str(exc).startswith("ESCORRUPT"):
+                raise CorruptEvent(stream, expected_version, str(exc)) from exc
+            raise store_error(exc, what, self.url) from exc
+        except REDIS_FAILURES as exc:
+            raise store_error(exc, what, self.url) from exc
+        code = answer[0]
+        if code == 0:
+            return AppendResult(answer[1], answer[2], False, written, fingerprint)
+        if code == 1:
+            return AppendResult(answer[1], answer[2], True, (), fingerprint)
+        if code == 4:
+            raise RequestIdReused(stream, written[0].request_id)
+        # 2, or 3: chained from a head that is not the stream's (one sent before failed)
+        raise ConcurrencyConflict(stream, expected_version, answer[1])
 
     async def _hint(self, client: Any, stream: str, last_seq: int) -> None:
         """Tell the global feed (cluster only; a hint, so a failure here loses nothing)."""

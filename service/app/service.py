@@ -5,6 +5,7 @@ event stream is the truth; the match cache is only a cache."""
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import hashlib
 import json
@@ -21,6 +22,7 @@ from eventstore import (
     InvalidEvent,
     NewEvent,
     RequestIdReused,
+    SentAppend,
     StoredEvent,
 )
 from eventstore.cache import BoundedCache
@@ -102,6 +104,17 @@ class Outcome:
     viewer: Viewer
     stored: tuple[StoredEvent, ...] = ()  # the events as stored, nothing hidden
     receipt: SignedRecord | None = None  # what the caller is given: signed, of its events
+
+
+@dataclass(frozen=True, slots=True)
+class Sent:
+    """An action sent to the store without waiting for it (``GameService.send_act``):
+    the match after it as its sender decided it, its events as they will be stored, and
+    the store's answer, which raises (an EventStoreError) when they were not stored."""
+
+    match: Match
+    events: tuple[StoredEvent, ...]
+    stored: asyncio.Future[AppendResult]
 
 
 @dataclass(frozen=True, slots=True)
@@ -510,6 +523,55 @@ class GameService:
             match_id, token, acting, request_id, asked, described, answered=answered
         )
 
+    def send_act(
+        self, match: Match, token: str | None, command: SeatCommand, request_id: str
+    ) -> Sent | None:
+        """For an in-process adapter whose clients cannot resume a game anyway (UECda's
+        group commit): decide ``command`` for the token's seat on ``match``, the
+        adapter's own match, which may be ahead of what the store has acknowledged, and
+        send its append at once, after the ones sent before it, without waiting. None
+        when the store cannot send it so (then ``act``). A refusal raises ServiceError
+        as ``act``'s does, unsigned. The service's cache, its listeners and the seal
+        learn of the events once stored; if they are not (``Sent.stored`` raises),
+        nothing sent after them on the match is either."""
+        check_request_id(request_id)
+        if not request_id:
+            raise ServiceError("bad_request", "an action sent without waiting needs a request id")
+        role = self.authorize(match, token)
+        if role.seat is None or command.seat != role.seat:
+            raise ServiceError("permission_denied", "a seat token acts for its seat only")
+        match_id = match.match_id
+        decided = decide_and_evolve(match, Act(command, self.keyring.seed(match_id)))
+        if isinstance(decided, Refusal):
+            raise ServiceError(decided.code, decided.message)
+        stream = stream_of(match_id)
+        sent = self.store.send_append(
+            stream,
+            self._records(match_id, decided.events, match.version),
+            match.version,
+            self.keyring.request_digest(scope_of(role), request_id),
+            act_fingerprint(command),
+        )
+        if sent is None:
+            return None
+        for item, event in zip(sent.events, decided.events, strict=True):
+            self.decoded.remember(item, event)
+        if decided.game is None:
+            after = fold_match(match, sent.events, self.decoded.decode)
+        else:
+            after = as_of(match, sent.events[-1], decided.game)
+        return Sent(after, sent.events, asyncio.ensure_future(self._once_stored(sent, after)))
+
+    async def _once_stored(self, sent: SentAppend, match: Match) -> AppendResult:
+        stream = stream_of(match.match_id)
+        with self.fanout.appending(stream):
+            result = await sent.result
+            self.fanout.appended(stream, result.events)
+        if not result.duplicate:
+            self._remember(match)
+            await self._seal_if_over(match)
+        return result
+
     async def time_out(self, match_id: str, version: int) -> Outcome | None:
         """Act for the seat whose turn timed out, if the match is still at
         ``version`` (another replica may have done it already)."""
@@ -670,10 +732,7 @@ class GameService:
         """Append; ``request_id``: a scoped digest or one of the service's own, never a
         caller's raw id. Each event holding a hidden field gets its blinding nonce.
         ``meanwhile``: as the store's, once the events' decoding is known."""
-        seed = self.keyring.seed(match_id)
-        records: list[NewEvent] = [
-            blinded(encode(event), seed, expected + 1 + index) for index, event in enumerate(events)
-        ]
+        records = self._records(match_id, events, expected)
         stream = stream_of(match_id)
 
         def known(stored: Sequence[StoredEvent]) -> None:
@@ -693,6 +752,15 @@ class GameService:
                 raise _reused() from None
             self.fanout.appended(stream, result.events)  # its listeners here need no read
         return result
+
+    def _records(
+        self, match_id: str, events: Sequence[MatchEvent], expected: int
+    ) -> list[NewEvent]:
+        """The events as stored, each holding a hidden field with its blinding nonce."""
+        seed = self.keyring.seed(match_id)
+        return [
+            blinded(encode(event), seed, expected + 1 + index) for index, event in enumerate(events)
+        ]
 
     async def _outcome(
         self, match_id: str, first: int, last: int, viewer: Viewer, digest: str

@@ -14,7 +14,7 @@ from ..app.inputs import MIN_TURN_SECONDS
 from ..app.service import GameService, MatchOptions, ServiceError
 from ..match.events import BotKind
 from .connection import Connection
-from .table import SEATS, UecdaTable
+from .table import SEATS, Durability, UecdaTable
 from .wire import PROTOCOL_VERSION, cell, profile_name
 
 log = logging.getLogger("daifugo.uecda")
@@ -34,6 +34,7 @@ class UecdaSettings:
     # past it a new one is closed at once, so no caller holds every file descriptor
     # the process has (gRPC and REST accept from the same ones)
     max_clients: int = 256
+    durability: Durability = Durability.GAME  # when a table's steps are stored (table.py)
 
 
 def clean_name(name: str) -> str:
@@ -148,7 +149,9 @@ class UecdaServer:
             bots={seat: BotKind.STRONGER for seat in range(settings.bots)},
         )
         created = await self.service.create(options)
-        table = UecdaTable(self.service, created, settings.turn_seconds, self._seating)
+        table = UecdaTable(
+            self.service, created, settings.turn_seconds, self._seating, settings.durability
+        )
         self._waiting = table
         self.match_ids.append(created.match_id)
         self._spawn(table.run(), f"table {created.match_id}")
