@@ -151,7 +151,7 @@ class InMemoryEventStore:
         stream: str,
         events: Sequence[NewEvent],
         expected_version: int,
-        request_id: str,
+        request_id: str | None = None,
         fingerprint: str = "",
     ) -> SentAppend | None:
         """Appended at once (in memory nothing is awaited); see ``EventStore.send_append``."""

@@ -134,7 +134,7 @@ class EventStore(Protocol):
         stream: str,
         events: Sequence[NewEvent],
         expected_version: int,
-        request_id: str,
+        request_id: str | None = None,
         fingerprint: str = "",
     ) -> SentAppend | None:
         """Send the append without waiting for it, after the ones sent before it (a group

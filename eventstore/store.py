@@ -232,7 +232,7 @@ class RedisEventStore:
         stream: str,
         events: Sequence[NewEvent],
         expected_version: int,
-        request_id: str,
+        request_id: str | None = None,
         fingerprint: str = "",
     ) -> SentAppend | None:
         """Send the append at once, after those sent before it, without waiting for it;
@@ -246,16 +246,17 @@ class RedisEventStore:
         if shared is None or self.connector.cluster or head is None:
             return None
         check_append_args(events, expected_version, request_id, fingerprint)
+        if request_id is None:
+            request_id = f"{self._request_ids}{next(self._request_counter)}"
         at = time.time_ns() // 1_000_000
         keys = self.keys
-        script_keys = [
+        args: list[str | bytes | int] = [
+            5,
             keys.events(stream),
             keys.meta(stream),
             keys.feed,
             keys.index,
             keys.index_counter,
-        ]
-        args: list[str | bytes | int] = [
             expected_version,
             request_id,
             head,
@@ -265,50 +266,15 @@ class RedisEventStore:
         ]
         stored: list[StoredEvent] = []
         encode_batch(args, stored, stream, events, expected_version, request_id, at, head)
-        script = (len(script_keys), *script_keys, *args)
-        reply = shared.send_in_order("EVALSHA", APPEND.sha, *script)
+        reply = shared.send_in_order("EVALSHA", APPEND.sha, *args)
         if reply is None:
             return None
         written = tuple(stored)
         self._remember(stream, written[-1].seq, written[-1].hash)  # the next one chains on
-        answer = self._sent_answer(shared, reply, script, expected_version, written, fingerprint)
-        return SentAppend(written, asyncio.ensure_future(answer))
-
-    async def _sent_answer(
-        self,
-        shared: SharedConnection,
-        reply: asyncio.Future[Any],
-        script: tuple[Any, ...],
-        expected_version: int,
-        written: tuple[StoredEvent, ...],
-        fingerprint: str,
-    ) -> AppendResult:
-        """What ``send_append``'s append came to, as ``append`` says it."""
-        stream = written[0].stream
-        what = f"append to {stream!r}"
-        try:
-            try:
-                answer = await reply
-            except NoScriptError:  # Redis forgot the script: the ones sent after fail alike
-                again = shared.send_in_order("EVAL", APPEND.source, *script)
-                if again is None:
-                    raise ConnectionError("the connection was lost") from None
-                answer = await again
-        except ResponseError as exc:
-            if str(exc).startswith("ESCORRUPT"):
-                raise CorruptEvent(stream, expected_version, str(exc)) from exc
-            raise store_error(exc, what, self.url) from exc
-        except REDIS_FAILURES as exc:
-            raise store_error(exc, what, self.url) from exc
-        code = answer[0]
-        if code == 0:
-            return AppendResult(answer[1], answer[2], False, written, fingerprint)
-        if code == 1:
-            return AppendResult(answer[1], answer[2], True, (), fingerprint)
-        if code == 4:
-            raise RequestIdReused(stream, written[0].request_id)
-        # 2, or 3: chained from a head that is not the stream's (one sent before failed)
-        raise ConcurrencyConflict(stream, expected_version, answer[1])
+        answer: asyncio.Future[AppendResult] = reply.get_loop().create_future()
+        sent = _Sent(self, shared, args, written, fingerprint, answer)
+        reply.add_done_callback(sent.answered)
+        return SentAppend(written, answer)
 
     async def _hint(self, client: Any, stream: str, last_seq: int) -> None:
         """Tell the global feed (cluster only; a hint, so a failure here loses nothing)."""
@@ -563,6 +529,70 @@ class RedisEventStore:
         """The shared redis-py client, connecting on first use (for what keeps its own
         state in the same Redis: projections, the lease, the server key; and for tests)."""
         return await self.connector.client()
+
+
+class _Sent:
+    """What an append sent by ``send_append`` came to, as ``append`` says it, from its
+    reply (a callback: no task an append)."""
+
+    def __init__(
+        self,
+        store: RedisEventStore,
+        shared: SharedConnection,
+        args: list[str | bytes | int],
+        written: tuple[StoredEvent, ...],
+        fingerprint: str,
+        answer: asyncio.Future[AppendResult],
+    ) -> None:
+        self.store, self.shared, self.args = store, shared, args
+        self.written, self.fingerprint, self.answer = written, fingerprint, answer
+        self.again = True  # one EVAL after a NOSCRIPT
+
+    def answered(self, reply: asyncio.Future[Any]) -> None:
+        if self.answer.done():
+            return
+        try:
+            if reply.cancelled():
+                raise ConnectionError("the connection to Redis was closed")
+            error = reply.exception()
+            if isinstance(error, NoScriptError) and self.again:
+                # Redis forgot the script: the ones sent after fail alike and ask again
+                # in the same order (their callbacks run in turn)
+                self.again = False
+                retry = self.shared.send_in_order("EVAL", APPEND.source, *self.args)
+                if retry is None:
+                    raise ConnectionError("the connection to Redis was lost")
+                retry.add_done_callback(self.answered)
+                return
+            if error is not None:
+                raise error
+            self.answer.set_result(self._result(reply.result()))
+        except Exception as error:
+            self._fail(error)
+
+    def _result(self, answer: Any) -> AppendResult:
+        stream, expected_version = self.written[0].stream, self.written[0].seq - 1
+        code = answer[0]
+        if code == 0:
+            return AppendResult(answer[1], answer[2], False, self.written, self.fingerprint)
+        if code == 1:
+            return AppendResult(answer[1], answer[2], True, (), self.fingerprint)
+        if code == 4:
+            raise RequestIdReused(stream, self.written[0].request_id)
+        # 2, or 3: chained from a head that is not the stream's (one sent before failed)
+        raise ConcurrencyConflict(stream, expected_version, answer[1])
+
+    def _fail(self, error: Exception) -> None:
+        stream, expected_version = self.written[0].stream, self.written[0].seq - 1
+        if isinstance(error, EventStoreError):
+            failure: Exception = error
+        elif isinstance(error, ResponseError) and str(error).startswith("ESCORRUPT"):
+            failure = CorruptEvent(stream, expected_version, str(error))
+        elif isinstance(error, REDIS_FAILURES):
+            failure = store_error(error, f"append to {stream!r}", self.store.url)
+        else:
+            failure = error
+        self.answer.set_exception(failure)
 
 
 def parse_request(raw: bytes | str) -> tuple[int, int, str]:

@@ -6,6 +6,7 @@ event stream is the truth; the match cache is only a cache."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import hashlib
 import json
@@ -22,7 +23,6 @@ from eventstore import (
     InvalidEvent,
     NewEvent,
     RequestIdReused,
-    SentAppend,
     StoredEvent,
 )
 from eventstore.cache import BoundedCache
@@ -193,6 +193,7 @@ class GameService:
         self.fanout = Fanout(store)  # one follower per match for all its listeners here
         self.waits = MatchWaits(self.fanout, self._match_after)
         self._cache = BoundedCache[str, Match](CACHE_SIZE)
+        self._sealing: set[asyncio.Future[None]] = set()  # seals of matches a sent act ended
         self.decoded = StoreEvents()  # of this service's store only
         self._shown = BoundedCache[tuple[str, int, str, Viewer, bool], dict[str, Any]](SHOWN_LIMIT)
 
@@ -523,9 +524,7 @@ class GameService:
             match_id, token, acting, request_id, asked, described, answered=answered
         )
 
-    def send_act(
-        self, match: Match, token: str | None, command: SeatCommand, request_id: str
-    ) -> Sent | None:
+    def send_act(self, match: Match, token: str | None, command: SeatCommand) -> Sent | None:
         """For an in-process adapter whose clients cannot resume a game anyway (UECda's
         group commit): decide ``command`` for the token's seat on ``match``, the
         adapter's own match, which may be ahead of what the store has acknowledged, and
@@ -534,9 +533,6 @@ class GameService:
         as ``act``'s does, unsigned. The service's cache, its listeners and the seal
         learn of the events once stored; if they are not (``Sent.stored`` raises),
         nothing sent after them on the match is either."""
-        check_request_id(request_id)
-        if not request_id:
-            raise ServiceError("bad_request", "an action sent without waiting needs a request id")
         role = self.authorize(match, token)
         if role.seat is None or command.seat != role.seat:
             raise ServiceError("permission_denied", "a seat token acts for its seat only")
@@ -545,13 +541,9 @@ class GameService:
         if isinstance(decided, Refusal):
             raise ServiceError(decided.code, decided.message)
         stream = stream_of(match_id)
-        sent = self.store.send_append(
-            stream,
-            self._records(match_id, decided.events, match.version),
-            match.version,
-            self.keyring.request_digest(scope_of(role), request_id),
-            act_fingerprint(command),
-        )
+        # no request id of the caller's: an append sent so is never sent again
+        records = self._records(match_id, decided.events, match.version)
+        sent = self.store.send_append(stream, records, match.version)
         if sent is None:
             return None
         for item, event in zip(sent.events, decided.events, strict=True):
@@ -560,17 +552,46 @@ class GameService:
             after = fold_match(match, sent.events, self.decoded.decode)
         else:
             after = as_of(match, sent.events[-1], decided.game)
-        return Sent(after, sent.events, asyncio.ensure_future(self._once_stored(sent, after)))
+        stored = sent.result.get_loop().create_future()
+        appending = self.fanout.appending(stream)
+        appending.__enter__()  # until the store answers (``_once_stored``)
+        sent.result.add_done_callback(
+            functools.partial(self._once_stored, after, stored, appending)
+        )
+        return Sent(after, sent.events, stored)
 
-    async def _once_stored(self, sent: SentAppend, match: Match) -> AppendResult:
-        stream = stream_of(match.match_id)
-        with self.fanout.appending(stream):
-            result = await sent.result
-            self.fanout.appended(stream, result.events)
-        if not result.duplicate:
-            self._remember(match)
-            await self._seal_if_over(match)
-        return result
+    def _once_stored(
+        self,
+        match: Match,
+        stored: asyncio.Future[AppendResult],
+        appending: contextlib.AbstractContextManager[None],
+        answer: asyncio.Future[AppendResult],
+    ) -> None:
+        """A sent append's answer: its events to the service's cache and listeners
+        (and the seal, when it ended the match) before ``stored`` is told."""
+        appending.__exit__(None, None, None)
+        error = answer.exception() if not answer.cancelled() else asyncio.CancelledError()
+        if error is not None:
+            stored.set_exception(error)
+            return
+        result = answer.result()
+        self.fanout.appended(stream_of(match.match_id), result.events)
+        if result.duplicate:
+            stored.set_result(result)
+            return
+        self._remember(match)
+        if not match.awaits_seal:
+            stored.set_result(result)
+            return
+
+        async def sealed() -> None:
+            try:
+                await self._seal_if_over(match)
+            finally:
+                stored.set_result(result)
+
+        self._sealing.add(task := asyncio.ensure_future(sealed()))
+        task.add_done_callback(self._sealing.discard)
 
     async def time_out(self, match_id: str, version: int) -> Outcome | None:
         """Act for the seat whose turn timed out, if the match is still at

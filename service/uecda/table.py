@@ -118,6 +118,9 @@ class UecdaTable:
             match = await self._until_seated()
             async with self.seating:
                 pass
+            for client in self.clients.values():
+                client.flush()
+                client.held = True  # from now on the table says when (``_turn``)
             self.game, self.version = match.game, match.version
             try:
                 outcome = await self.service.start(self.match_id, self.host_token, "uecda:start")
@@ -162,17 +165,21 @@ class UecdaTable:
             tables = hand_tables(game, self.clients)
             for player, other in self.clients.items():
                 other.send_bytes(tables[player])
-        self._flush()
         if waiting == WaitingFor.PLAY and client is not None:
+            client.flush()
             await self._client_plays(client, game, seat)  # type: ignore[arg-type]
         elif waiting == WaitingFor.EXCHANGE and client is not None:
+            client.flush()
             await self._client_gives(client, game, seat)  # type: ignore[arg-type]
         else:
+            self._flush()
             await self._next_action()
 
     def _flush(self) -> None:
-        """Write what this step told the clients now, before anything else the append
-        woke (the projections, the timers) runs: the next move waits on it."""
+        """Write what the table told its clients. Only the client to act now is written
+        to at each step (a write costs a system call and a wake-up of its process): the
+        others, who only read, get their steps together when they are to act, when a
+        game ends, or when the table waits on others."""
         for client in self.clients.values():
             client.flush()
 
@@ -284,7 +291,7 @@ class UecdaTable:
         if base is None:
             return None
         try:
-            sent = self.service.send_act(base, self.tokens[seat], command, f"uecda:{self.version}")
+            sent = self.service.send_act(base, self.tokens[seat], command)
         except ServiceError as error:
             if refusable and error.code not in MOVED_ON:
                 return False
@@ -396,6 +403,8 @@ class UecdaTable:
             self.field = EMPTY_CARD_ROWS
             for player, other in self.clients.items():
                 other.send_table(start_table(after, dealt.hands, player))
+        if split < len(rules) or acted.phase != before.phase:
+            self._flush()  # a game's end, a deal: every client hears of it at once
         if after.phase == Phase.MATCH_OVER:
             for other in self.clients.values():
                 other.close()
