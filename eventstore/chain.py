@@ -5,6 +5,7 @@ stored entries from seq 0."""
 from __future__ import annotations
 
 import hashlib
+import secrets
 from collections.abc import Sequence
 from typing import Any
 
@@ -25,6 +26,17 @@ def check_new_event(event: NewEvent) -> None:
     if type(event.data) is not dict:
         raise InvalidEvent(f"{event.type}: data must be a dict")
     check_keys(event.data, f"{event.type}.data")
+
+
+AUTO_REQUEST_PREFIX = "auto-"
+
+
+def auto_request_id() -> str:
+    """The request id of an append whose caller gave none: 128 random bits, so that no
+    export of one match tells another append's id (an id enters the event's hash, and a
+    guessable one would leave only the hidden fields to guess). A store retrying its own
+    append keeps the id it made, so the retry stays idempotent."""
+    return f"{AUTO_REQUEST_PREFIX}{secrets.token_hex(16)}"
 
 
 def check_append_args(

@@ -16,7 +16,6 @@ from __future__ import annotations
 import asyncio
 import itertools
 import time
-import uuid
 import weakref
 from collections import deque
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping, Sequence
@@ -24,7 +23,7 @@ from dataclasses import dataclass, field
 from types import TracebackType
 from typing import TYPE_CHECKING
 
-from .chain import ChainCheck, check_append_args, encode_batch
+from .chain import ChainCheck, auto_request_id, check_append_args, encode_batch
 from .codec import BODY_FIELD, HASH_FIELD, Upcasters, decode_entries
 from .errors import ConcurrencyConflict, EventStoreError, RequestIdReused
 from .keys import check_stream_id
@@ -105,8 +104,6 @@ class InMemoryEventStore:
         self._subscriptions: weakref.WeakSet[
             InMemorySubscription | InMemoryFeedSubscription | InMemoryHints
         ] = weakref.WeakSet()
-        self._request_ids = f"auto-{uuid.uuid4().hex[:16]}-"  # unique per store instance
-        self._request_counter = itertools.count()
 
     def sharing(self, *, upcasters: Upcasters | None = None) -> InMemoryEventStore:
         """Another store over the same events (as another process on the same Redis),
@@ -179,7 +176,7 @@ class InMemoryEventStore:
         meanwhile: Callable[[tuple[StoredEvent, ...]], None] | None = None,
     ) -> AppendResult:
         if request_id is None:
-            request_id = f"{self._request_ids}{next(self._request_counter)}"
+            request_id = auto_request_id()
         at = time.time_ns() // 1_000_000
         known = self._data.streams.get(stream)
         head = known.head if known is not None else GENESIS_HASH

@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-import itertools
 import logging
 import time
-import uuid
 import weakref
 from collections.abc import AsyncIterator, Callable, Sequence
 from functools import partial
@@ -16,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from redis.exceptions import NoScriptError, ResponseError
 
 from .cache import BoundedCache
-from .chain import ChainCheck, check_append_args, encode_batch
+from .chain import ChainCheck, auto_request_id, check_append_args, encode_batch
 from .codec import Upcasters, decode_entries, parse_entry_id
 from .connection import (
     REDIS_FAILURES,
@@ -74,8 +72,6 @@ class RedisEventStore:
             StreamSubscription | GlobalSubscription | FeedHints
         ] = weakref.WeakSet()
         self._append_script: Script = APPEND
-        self._request_ids = f"auto-{uuid.uuid4().hex[:16]}-"  # unique per store instance
-        self._request_counter = itertools.count()
 
     @classmethod
     def from_url(
@@ -145,7 +141,7 @@ class RedisEventStore:
             self._valid_streams.put(stream, None)
         check_append_args(events, expected_version, request_id, fingerprint)
         if request_id is None:
-            request_id = f"{self._request_ids}{next(self._request_counter)}"
+            request_id = auto_request_id()
         at = time.time_ns() // 1_000_000
         try:
             return await self._append(
@@ -247,7 +243,7 @@ class RedisEventStore:
             return None
         check_append_args(events, expected_version, request_id, fingerprint)
         if request_id is None:
-            request_id = f"{self._request_ids}{next(self._request_counter)}"
+            request_id = auto_request_id()
         at = time.time_ns() // 1_000_000
         keys = self.keys
         args: list[str | bytes | int] = [
@@ -298,6 +294,10 @@ class RedisEventStore:
         if known is not None and known[0] == expected_version:
             return known[1]
         return None
+
+    def forget_head(self, stream: str) -> None:
+        """Forget what the stream's head was taken to be (the next append asks)."""
+        self._heads.pop(stream, None)
 
     def _remember(self, stream: str, seq: int, hash_: str) -> None:
         """Record that event ``seq`` of ``stream`` has hash ``hash_`` (immutable fact)."""
@@ -584,6 +584,7 @@ class _Sent:
 
     def _fail(self, error: Exception) -> None:
         stream, expected_version = self.written[0].stream, self.written[0].seq - 1
+        self.store.forget_head(stream)  # it chained the next ones on events not stored
         if isinstance(error, EventStoreError):
             failure: Exception = error
         elif isinstance(error, ResponseError) and str(error).startswith("ESCORRUPT"):

@@ -1,8 +1,8 @@
 """The work one replica does for all of them: the projections (results, the match
-catalog), the seals a dead writer left undone, the turn timers and the service's bot
-seats, run while this replica holds the lease, stopped when it loses it. They follow
-the global feed through one shared reader (following.py). Any replica
-reads what the projections wrote; only the holder writes."""
+catalog), the seals a dead writer left undone, the turn timers, the abandonment of
+idle matches and the service's bot seats, run while this replica holds the lease,
+stopped when it loses it. They follow the global feed through one shared reader
+(following.py). Any replica reads what the projections wrote; only the holder writes."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from eventstore import RedisEventStore
 from .bot_seats import BotFactory, BotSeats
 from .catalog import CatalogProjection
 from .following import Follower, SharedFeed
+from .idle import IdleMatches
 from .lease import Lease
 from .projections import ResultsProjection
 from .scanning import SharedScan
@@ -40,12 +41,15 @@ class Background:
         store: RedisEventStore,
         timers: bool = True,
         make_bot: BotFactory | None = None,
+        idle_ms: int = 0,
     ) -> None:
         """``store``: the Redis the lease and the projections' state live in (the one
-        ``service`` appends to)."""
+        ``service`` appends to); ``idle_ms``: abandon a match nobody acted in for this
+        long (0: never)."""
         self.service = service
         self.store = store
         self.timers = timers
+        self.idle_ms = idle_ms
         self.make_bot = make_bot  # None: this replica plays no bot seats
         self.lease = Lease(store, "background")
         self._stopping = asyncio.Event()
@@ -93,6 +97,10 @@ class Background:
             timers = TurnTimers(self.service, scan=scan)
             followers.append(timers)
             workers.append(timers)
+        if self.idle_ms:
+            idle = IdleMatches(self.service, self.idle_ms, scan=scan)
+            followers.append(idle)
+            workers.append(idle)
         if self.make_bot is not None:
             bots = BotSeats(self.service, self.make_bot, scan=scan)
             followers.append(bots)

@@ -34,11 +34,12 @@ NAME = "catalog"
 _LISTED = frozenset(
     {
         *("MatchCreated", "SeatJoined", "MatchStarted", "GameDealt"),
-        *("MatchEnded", "SeedRevealed", "MatchSealed"),
+        *("MatchEnded", "MatchAbandoned", "SeedRevealed", "MatchSealed"),
     }
 )
-MatchState = Literal["open", "live", "finished"]
-STATES: tuple[MatchState, ...] = ("open", "live", "finished")
+# abandoned: ended before its games did (MatchAbandoned), whether it had started or not
+MatchState = Literal["open", "live", "finished", "abandoned"]
+STATES: tuple[MatchState, ...] = ("open", "live", "finished", "abandoned")
 # a cursor is an index member: created ms (13 digits), then the match id
 CURSOR = re.compile(r"\d{13}:[0-9A-Za-z_-]{1,64}")
 
@@ -123,9 +124,12 @@ class CatalogProjection(FeedProjection):
                 ops.append(("ZADD", self._key(f"deals:{match_id}"), event.at, game))
         elif event.type == "MatchStarted":
             ops.append(("HSET", key, "started_at", event.at))
-            ops += await self._move(match_id, key, "open", "live")
+            ops += await self._move(match_id, key, ("open",), "live")
         elif event.type == "MatchEnded":
-            ops += await self._move(match_id, key, "live", "finished")
+            ops += await self._move(match_id, key, ("live",), "finished")
+            self._known.pop(match_id, None)
+        elif event.type == "MatchAbandoned":
+            ops += await self._move(match_id, key, ("open", "live"), "abandoned")
             self._known.pop(match_id, None)
         return ops
 
@@ -144,12 +148,16 @@ class CatalogProjection(FeedProjection):
             self._known.put(match_id, known)
         return known
 
-    async def _move(self, match_id: str, key: str, old: str, new: str) -> list[Op]:
+    async def _move(
+        self, match_id: str, key: str, old: tuple[MatchState, ...], new: MatchState
+    ) -> list[Op]:
+        """Move the match from whichever of the ``old`` states it is in to ``new``."""
         known = await self._known_of(match_id, key)
         if known is None:
             return []  # nothing to move
         ops: list[Op] = [("HSET", key, "state", new)]
-        ops += [("ZREM", index, known.member) for index in self._indexes(old, known.preset)]
+        for state in old:
+            ops += [("ZREM", index, known.member) for index in self._indexes(state, known.preset)]
         ops += [("ZADD", index, 0, known.member) for index in self._indexes(new, known.preset)]
         return ops
 
@@ -201,7 +209,7 @@ class CatalogProjection(FeedProjection):
         as the listed events that old make it (that it started, which game it is in
         and when that changed are events too). Once over, it is shown as it is."""
         cutoff = now_ms - listing.spectator_delay_ms
-        if listing.state == "finished" or listing.updated_at <= cutoff:
+        if listing.state in ("finished", "abandoned") or listing.updated_at <= cutoff:
             return listing
         with unavailable_as("list matches", self.store.url):
             client = await self.store.raw_client()

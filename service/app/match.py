@@ -15,9 +15,12 @@ from ..match import stream_of as stream_of
 from ..rules import MatchState
 from .codec import decode
 
-ENDING = frozenset({"MatchEnded", "SeedRevealed", "MatchSealed"})
+ENDING = frozenset({"MatchEnded", "MatchAbandoned", "SeedRevealed", "MatchSealed"})
 """The events that close a match: after one of them nobody acts and no timer runs
 (MatchSealed, the seal, is the last of them)."""
+REVEALING = frozenset({"MatchEnded", "MatchAbandoned"})
+"""The events after which a match is over and every viewer sees every hidden field
+(its seed, revealed with them, would tell anyway)."""
 
 
 def fold_match(

@@ -13,6 +13,10 @@ name), and counted by points, games, firsts and games in each place.
 
 The games of a match with a spectator delay are counted when it ends: the ranking moving
 at a game's end would tell its spectators who won before their delay lets them see it.
+
+An abandoned match (MatchAbandoned) keeps the games that ended before it: each counts
+as any game does (a delayed match's, at the abandonment). The game it stopped in
+counts for nobody: no place was given in it.
 """
 
 from __future__ import annotations
@@ -82,7 +86,7 @@ class ResultsProjection(FeedProjection):
             if await self._is_delayed(match_id):
                 return []  # counted at the match's end
             return await self._game_ops(match_id, [int(place) for place in event.data["places"]])
-        elif event.type == "MatchEnded" and await self._is_delayed(match_id):
+        elif event.type in ("MatchEnded", "MatchAbandoned") and await self._is_delayed(match_id):
             before = await self.store.read(event.stream, 0, event.seq)
             ended = [game.data["places"] for game in before if game.type == "GameEnded"]
             # past any counted as they ended (by a version that did so)

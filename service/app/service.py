@@ -29,6 +29,8 @@ from eventstore.cache import BoundedCache
 from eventstore.fanout import Fanout
 
 from ..match import (
+    AbandonMatch,
+    AbandonReason,
     Act,
     BotKind,
     Create,
@@ -62,7 +64,7 @@ from .inputs import (
     check_turn_seconds,
 )
 from .keyring import HOST, Keyring, Role
-from .match import Match, as_of, fold_match, stream_of
+from .match import REVEALING, Match, as_of, fold_match, stream_of
 from .match_waits import MatchWaits
 from .signing import Signer, ephemeral_signer
 
@@ -72,6 +74,8 @@ CACHE_SIZE = 4096
 MAX_SECONDS = 315_576_000_000
 MAX_BOT_PAUSE = MAX_BOT_PAUSE_MS / 1000  # seconds
 SEAL_REQUEST = "service:seal"  # the seal's append: an id in the service's own namespace
+ABANDON_REQUEST = "service:abandon"  # a match is abandoned once: its retries are the same
+TIMEOUT_REQUEST = "service:timeout:"  # the turn timer's appends: this, then the version
 
 
 @dataclass(frozen=True, slots=True)
@@ -608,12 +612,50 @@ class GameService:
             ran = await self._run(
                 match_id,
                 timing_out,
-                f"service:timeout:{version}",
+                f"{TIMEOUT_REQUEST}{version}",
                 "timeout",
                 match=await self.load(match_id),
             )
         except ServiceError:
             return None
+        if ran.result.duplicate:
+            return None
+        assert ran.match is not None
+        outcome = self._appended(ran.match, ran.result.events, SPECTATOR)
+        self._remember(outcome.match)
+        await self._seal_if_over(outcome.match)
+        return outcome
+
+    async def abandon(
+        self,
+        match_id: str,
+        reason: AbandonReason,
+        detail: str = "",
+        version: int | None = None,
+    ) -> Outcome | None:
+        """End a match that is not over as abandoned, reveal its seed and seal it.
+        ``version``: only if the match is still there (a worker that saw it idle; None:
+        wherever it is). None when it had ended, moved on or was abandoned already."""
+
+        def abandoning(match: Match | None) -> MatchCommand:
+            assert match is not None
+            if version is not None and match.version != version:
+                raise ServiceError("busy", "the match moved on")
+            seed = self.keyring.seed(match_id)
+            return AbandonMatch(reason.value, match.version, detail, seed)
+
+        try:
+            ran = await self._run(
+                match_id,
+                abandoning,
+                ABANDON_REQUEST,
+                "abandon",
+                match=await self.load(match_id),
+            )
+        except ServiceError as error:
+            if error.code in ("busy", "game_over"):
+                return None
+            raise
         if ran.result.duplicate:
             return None
         assert ran.match is not None
@@ -853,7 +895,7 @@ class GameService:
             async for batch in batches:
                 seen = []
                 for stored in batch:
-                    revealed = revealed or stored.type == "MatchEnded"
+                    revealed = revealed or stored.type in REVEALING
                     seen.append(self.visible(stored, viewer, revealed))
                 yield Batch(seen, await self._turn_after(match_id, batch, viewer))
 

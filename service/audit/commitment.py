@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..match import MatchCreated, MatchStarted, SeedRevealed
+from ..match import MatchAbandoned, MatchCreated, MatchStarted, SeedRevealed
 from ..match.evolve import created
 from ..match.shuffle import SHUFFLE_VERSION, commitment, game_deal
 from ..rules import Refusal, decide, evolve
@@ -29,6 +29,8 @@ def check_seed_commitment(events: Sequence[Decoded]) -> CheckResult:
         return failed(NAME, first.seq, "the log does not begin with MatchCreated")
     started_at, started = _first(events, MatchStarted)
     if started is None:
+        if _first(events, MatchAbandoned)[1] is not None:
+            return _unstarted(first, revealed)  # abandoned before it started: nothing dealt
         return failed(NAME, revealed.seq, "a seed is revealed, but no MatchStarted committed to it")
     start = started.event
     assert isinstance(start, MatchStarted)
@@ -94,6 +96,24 @@ def check_seed_commitment(events: Sequence[Decoded]) -> CheckResult:
         except Exception as error:  # a tampered value the rules choke on
             return failed(NAME, item.seq, f"cannot follow the games past it: {error!r}")
     return passed(NAME, games=games, **detail)
+
+
+def _unstarted(first: Decoded, revealed: Decoded) -> CheckResult:
+    """A match abandoned before it started: its seed must be the one committed to."""
+    assert isinstance(first.event, MatchCreated) and isinstance(revealed.event, SeedRevealed)
+    committed = first.event.seed_commitment
+    if not committed:
+        return failed(NAME, first.seq, "MatchCreated commits to no seed")
+    seed = _bytes(revealed.event.seed)
+    if seed is None:
+        return failed(NAME, revealed.seq, "the revealed seed is not hex")
+    if commitment(seed) != committed:
+        return failed(
+            NAME,
+            revealed.seq,
+            f"sha256 of the revealed seed is not the commitment made at seq {first.seq}",
+        )
+    return passed(NAME, games=0, commitment=committed, shuffle_version=SHUFFLE_VERSION)
 
 
 def _first(events: Sequence[Decoded], kind: type) -> tuple[int, Decoded | None]:

@@ -16,11 +16,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..match import (
+    AbandonMatch,
     Act,
     Create,
     DealGame,
     Join,
     Match,
+    MatchAbandoned,
     MatchCommand,
     MatchCreated,
     MatchEvent,
@@ -123,6 +125,7 @@ _REFUSED = {
     Act: "illegal action",
     TimeOut: "illegal timed-out action",
     DealGame: "not a deal of the rules",
+    AbandonMatch: "not an abandonment the service makes",
     Reveal: "not a reveal the service makes",
     Seal: "not a seal the service appends",
 }
@@ -219,6 +222,13 @@ class _Replay:
             return TimeOut()
         if isinstance(event, GameDealt):
             return DealGame(self._deal(seq, match, event))
+        if isinstance(event, MatchAbandoned):
+            _require(
+                event.last_seq == seq - 1,
+                seq,
+                f"MatchAbandoned names seq {event.last_seq!r} as the last before it, not {seq - 1}",
+            )
+            return AbandonMatch(event.reason, event.last_seq, event.detail)
         if isinstance(event, SeedRevealed):
             return Reveal(_bytes(event.seed, seq, "seed"))
         if isinstance(event, MatchSealed):
@@ -292,10 +302,17 @@ class _Replay:
     def _finish(self) -> None:
         """A log may stop anywhere the service stops, never inside one append."""
         match = self.match
+        end = self._end_seq()
+        if match is not None and match.abandoned:
+            _require(
+                bool(match.seed),
+                end,
+                "the log ends before SeedRevealed, written with MatchAbandoned",
+            )
+            return
         if match is None or not match.started:
             return
         phase, number = match.game.phase, match.game.game_number
-        end = self._end_seq()
         if phase == Phase.BEFORE_DEAL:
             raise _Illegal(end, "the log ends before the first deal, written with MatchStarted")
         if phase == Phase.GAME_OVER:

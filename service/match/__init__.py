@@ -1,14 +1,27 @@
 """A match's life as a pure decider, composed with the rules': create, seat,
-start, the deals, play, the seed's reveal and the seal. ``decide(match, command)
+start, the deals, play, abandonment, the seed's reveal and the seal. ``decide(match, command)
 -> events | Refusal``, ``evolve(match, event) -> match``, ``initial_state()``.
 Imports only the rules and the standard library's pure modules, and does no I/O
 (a test enforces both): the service decides with it, the auditor replays with it."""
 
-from .commands import Act, Create, DealGame, Join, MatchCommand, Reveal, Seal, Start, TimeOut
+from .commands import (
+    AbandonMatch,
+    Act,
+    Create,
+    DealGame,
+    Join,
+    MatchCommand,
+    Reveal,
+    Seal,
+    Start,
+    TimeOut,
+)
 from .decider import Evolved, MatchDecision, decide, decide_and_evolve
 from .events import (
+    AbandonReason,
     BotKind,
     LifecycleEvent,
+    MatchAbandoned,
     MatchCreated,
     MatchEvent,
     MatchSealed,
@@ -22,6 +35,8 @@ from .records import from_record, match_id_of, stream_of, to_record
 from .state import Match, initial_state
 
 __all__ = [
+    "AbandonMatch",
+    "AbandonReason",
     "Act",
     "BotKind",
     "Create",
@@ -30,6 +45,7 @@ __all__ = [
     "Join",
     "LifecycleEvent",
     "Match",
+    "MatchAbandoned",
     "MatchCommand",
     "MatchCreated",
     "MatchDecision",

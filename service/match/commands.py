@@ -1,5 +1,5 @@
 """Commands of a match's life: what its creator, its joiners, its host, its seats,
-its timer and its dealer ask the match decider to do.
+its timer, its dealer and its caretaker (abandoning it) ask the match decider to do.
 
 Everything a decision needs comes in the command: the service's secrets (the
 dealing seed, its commitment, a signed seal) as much as a caller's choices, so
@@ -81,6 +81,18 @@ class DealGame:
 
 
 @dataclass(frozen=True, slots=True)
+class AbandonMatch:
+    """End the match before its games are done (``reason``: an AbandonReason), at any
+    point of its life before its end. ``last_seq``: the seq of the last event stored
+    before it; ``seed`` as for Act: with it, the seed is revealed in the same decision."""
+
+    reason: str
+    last_seq: int
+    detail: str = ""
+    seed: bytes = b""
+
+
+@dataclass(frozen=True, slots=True)
 class Reveal:
     """Publish the dealing seed once the match is over."""
 
@@ -94,4 +106,4 @@ class Seal:
     seal: dict[str, Any] = field(default_factory=dict)
 
 
-MatchCommand = Create | Join | Start | Act | TimeOut | DealGame | Reveal | Seal
+MatchCommand = Create | Join | Start | Act | TimeOut | DealGame | AbandonMatch | Reveal | Seal

@@ -1,5 +1,5 @@
 """``decide(match, command) -> events | Refusal``: a match's life, composed with the
-rules. Create, seat, start and seal are its own; a seat's command and a deal go to
+rules. Create, seat, start, abandon and seal are its own; a seat's command and a deal go to
 the rules' ``decide``; a decision that ends a game deals the next, and one that
 ends the match reveals the seed, when the command brings the seed.
 
@@ -16,9 +16,22 @@ from ..rules.commands import SeatCommand
 from ..rules.legal import timeout_action
 from ..rules.refusals import Refused
 from ..rules.vocabulary import Phase
-from .commands import Act, Create, DealGame, Join, MatchCommand, Reveal, Seal, Start, TimeOut
+from .commands import (
+    AbandonMatch,
+    Act,
+    Create,
+    DealGame,
+    Join,
+    MatchCommand,
+    Reveal,
+    Seal,
+    Start,
+    TimeOut,
+)
 from .events import (
+    AbandonReason,
     BotKind,
+    MatchAbandoned,
     MatchCreated,
     MatchEvent,
     MatchSealed,
@@ -33,6 +46,7 @@ from .state import Match
 
 MIN_PLAYERS, MAX_PLAYERS = 2, 5
 MAX_BOT_PAUSE_MS = 10_000  # enough to follow a bot's play, too little to stall a table
+MAX_ABANDON_DETAIL = 200  # characters of the service's words on an abandonment
 
 MatchDecision = list[MatchEvent] | Refusal
 
@@ -69,20 +83,24 @@ def _decide(match: Match | None, command: MatchCommand) -> Evolved:
         raise Refused("not_found", "no such match")
     match command:
         case Join():
+            _not_abandoned(match)
             return Evolved(_join(match, command))
         case Start():
+            _not_abandoned(match)
             return Evolved(_start(match, command))
         case Seal():
             return Evolved(_seal(match, command))
+        case AbandonMatch():
+            _not_ended(match)
+            return Evolved(_abandon(match, command))
+        case Reveal() if match.abandoned:
+            _not_ended(match)
+            return Evolved([_reveal(command.seed)])
         case Act() | TimeOut() | DealGame() | Reveal():
             if not match.started:
                 raise Refused("not_started", "the match has not started")
-            if match.sealed:
-                raise Refused("game_over", "the match is sealed: nothing comes after MatchSealed")
-            if match.seed:
-                raise Refused(
-                    "game_over", "the match is over: only its seal comes after SeedRevealed"
-                )
+            _not_ended(match)
+            _not_abandoned(match)
             return _play(match, command)
         case _:
             assert_never(command)
@@ -188,6 +206,41 @@ def _start(match: Match, command: Start) -> list[MatchEvent]:
     return events
 
 
+def _not_ended(match: Match) -> None:
+    if match.sealed:
+        raise Refused("game_over", "the match is sealed: nothing comes after MatchSealed")
+    if match.seed:
+        raise Refused("game_over", "the match is over: only its seal comes after SeedRevealed")
+
+
+def _not_abandoned(match: Match) -> None:
+    if match.abandoned:
+        raise Refused("game_over", f"the match was abandoned ({match.abandoned})")
+
+
+def _abandon(match: Match, command: AbandonMatch) -> list[MatchEvent]:
+    _not_abandoned(match)
+    if match.game.phase == Phase.MATCH_OVER:
+        raise Refused("game_over", "the match is over: its seed is revealed next")
+    try:
+        reason = AbandonReason(command.reason)
+    except ValueError:
+        raise Refused("bad_request", f"no abandon reason {command.reason!r}") from None
+    _require(_is_int(command.last_seq) and command.last_seq >= 0, "last_seq is not a seq")
+    _require(
+        isinstance(command.detail, str) and len(command.detail) <= MAX_ABANDON_DETAIL,
+        f"an abandonment's detail is at most {MAX_ABANDON_DETAIL} characters",
+    )
+    abandoned = MatchAbandoned(reason.value, command.last_seq, command.detail)
+    return [abandoned, _reveal(command.seed)] if command.seed else [abandoned]
+
+
+def _reveal(seed: bytes) -> SeedRevealed:
+    if not seed:
+        raise Refused("bad_request", "no seed to reveal")
+    return SeedRevealed(seed.hex())
+
+
 def _seal(match: Match, command: Seal) -> list[MatchEvent]:
     if match.sealed:
         raise Refused("wrong_action", "the match is sealed: nothing comes after MatchSealed")
@@ -225,9 +278,7 @@ def _play(match: Match, command: Act | TimeOut | DealGame | Reveal) -> Evolved:
         case Reveal(seed):
             if game.phase != Phase.MATCH_OVER:
                 raise Refused("wrong_action", "the match is not over")
-            if not seed:
-                raise Refused("bad_request", "no seed to reveal")
-            return Evolved([SeedRevealed(seed.hex())])
+            return Evolved([_reveal(seed)])
         case _:
             assert_never(command)
 

@@ -1,6 +1,7 @@
 """Events of a match that are not the rules': how it was set up, seated,
 committed to its dealing seed, timed, how the seed was revealed and the match
-sealed. ``MatchEvent`` is every event a match's stream holds, the rules' too."""
+sealed, or abandoned. ``MatchEvent`` is every event a match's stream holds, the
+rules' too."""
 
 from __future__ import annotations
 
@@ -67,6 +68,24 @@ class TurnTimedOut:
     waiting_for: str
 
 
+class AbandonReason(StrEnum):
+    """Why a match ended before its games did."""
+
+    IDLE = "idle"  # nobody acted for the service's idle limit
+    TABLE_FAILED = "table_failed"  # a UECda table's append failed: its play cannot go on
+
+
+@dataclass(frozen=True, slots=True)
+class MatchAbandoned:
+    """The match ends here, its games unfinished: nobody acts after it, and the
+    service reveals its seed and seals it as it does a match that was played out.
+    Games that ended before it stand; the one in play counts for nobody."""
+
+    reason: str  # an AbandonReason
+    last_seq: int  # the seq of the last event stored before it: where the match stopped
+    detail: str = ""  # the service's words on it (at most MAX_ABANDON_DETAIL characters)
+
+
 @dataclass(frozen=True, slots=True)
 class SeedRevealed:
     seed: str  # hex
@@ -81,7 +100,13 @@ class MatchSealed:
 
 
 LifecycleEvent = (
-    MatchCreated | SeatJoined | MatchStarted | TurnTimedOut | SeedRevealed | MatchSealed
+    MatchCreated
+    | SeatJoined
+    | MatchStarted
+    | TurnTimedOut
+    | MatchAbandoned
+    | SeedRevealed
+    | MatchSealed
 )
 
 # what each record's "type" names, derived from the union as the rules' EVENT_TYPES

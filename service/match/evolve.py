@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import replace
+from typing import assert_never
 
 from ..rules import events as rules_events
 from ..rules import fold as fold_game
@@ -14,6 +15,7 @@ from ..rules.rulesets import rule_set
 from .events import (
     LIFECYCLE_EVENT_TYPES,
     LifecycleEvent,
+    MatchAbandoned,
     MatchCreated,
     MatchEvent,
     MatchSealed,
@@ -83,24 +85,36 @@ def _with_game(match: Match | None, events: list[rules_events.Event]) -> Match:
 
 def _apply(match: Match | None, event: LifecycleEvent) -> Match:
     if isinstance(event, MatchCreated):
-        return created(event)
+        return created(event)  # (the decider never makes a second one)
     if match is None:
         raise ValueError("the events do not start with MatchCreated")
-    if isinstance(event, SeatJoined):
-        names = list(match.names)
-        names[event.seat] = event.name
-        bots = list(match.bots)
-        bots[event.seat] = event.bot
-        seeds = match.client_seeds + ((event.client_seed,) if event.client_seed else ())
-        return replace(match, names=tuple(names), bots=tuple(bots), client_seeds=seeds)
-    if isinstance(event, MatchStarted):
-        # logs from before the commitment moved into MatchCreated carry it only here
-        commitment = match.commitment or event.seed_commitment
-        return replace(match, commitment=commitment, started=True, client_seeds=event.client_seeds)
-    if isinstance(event, SeedRevealed):
-        return replace(match, seed=event.seed)
-    if isinstance(event, TurnTimedOut):
-        return match
-    if isinstance(event, MatchSealed):
-        return replace(match, sealed=True)
-    raise ValueError(f"not a match event: {event!r}")
+    return _after(match, event)
+
+
+def _after(match: Match, event: LifecycleEvent) -> Match:
+    match event:
+        case MatchCreated():
+            return created(event)
+        case SeatJoined():
+            names = list(match.names)
+            names[event.seat] = event.name
+            bots = list(match.bots)
+            bots[event.seat] = event.bot
+            seeds = match.client_seeds + ((event.client_seed,) if event.client_seed else ())
+            return replace(match, names=tuple(names), bots=tuple(bots), client_seeds=seeds)
+        case MatchStarted():
+            # logs from before the commitment moved into MatchCreated carry it only here
+            commitment = match.commitment or event.seed_commitment
+            return replace(
+                match, commitment=commitment, started=True, client_seeds=event.client_seeds
+            )
+        case TurnTimedOut():
+            return match
+        case MatchAbandoned():
+            return replace(match, abandoned=event.reason)
+        case SeedRevealed():
+            return replace(match, seed=event.seed)
+        case MatchSealed():
+            return replace(match, sealed=True)
+        case _:
+            assert_never(event)

@@ -1,5 +1,5 @@
 """A match as its events make it: its set-up, its seats, its dealing commitment,
-how far it is in its life (started, seed revealed, sealed) and the rules' state of
+how far it is in its life (started, abandoned, seed revealed, sealed) and the rules' state of
 its games."""
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ class Match:
     seed: str  # hex, once revealed
     game: MatchState
     sealed: bool = False  # MatchSealed is the last event
+    abandoned: str = ""  # an AbandonReason once MatchAbandoned ended it, else ""
     # Where the match's stream stands: set by whoever folds stored events (the events
     # themselves do not know their seq, time or hash).
     version: int = 0
@@ -37,7 +38,8 @@ class Match:
 
     @property
     def over(self) -> bool:
-        return self.game.phase == Phase.MATCH_OVER
+        """Nobody acts any more: its games are played out, or it was abandoned."""
+        return self.game.phase == Phase.MATCH_OVER or bool(self.abandoned)
 
     @property
     def seats_free(self) -> tuple[int, ...]:

@@ -32,6 +32,7 @@ from eventstore import EventStoreError
 from eventstore.cache import EncodedOnce
 
 from ..app import queries
+from ..app.match import REVEALING
 from ..app.queries import NEVER_DELAYED
 from ..app.service import GameService
 from ..rules.views import Viewer
@@ -83,7 +84,7 @@ class Broadcast:
         self.window: deque[bytes] = deque(maxlen=WINDOW)  # released messages, in seq order
         self._latest = (first_seq, b"")  # the last release: its first seq and its bytes
         self._pending: deque[dict[str, Any]] = deque()  # read, not yet old enough
-        self.ended = False  # MatchEnded was read: nothing is held any more
+        self.ended = False  # MatchEnded or MatchAbandoned was read: nothing is held any more
         self.over = False  # the store gave up (or the server stops): no more events
         self.slot = slot_at(time.time(), audience.period)  # the latest keep-alive slot due
         self.streams = 0
@@ -171,7 +172,7 @@ class Broadcast:
                     if record["seq"] != expected:  # never: the feed gives every seq once
                         raise EventStoreError(f"seq {record['seq']} where {expected} was due")
                     expected += 1
-                    self.ended = self.ended or record["type"] == "MatchEnded"
+                    self.ended = self.ended or record["type"] in REVEALING
                     self._pending.append(record)
                 self._release()
         except EventStoreError as error:  # Redis gone too long: end; the clients resume

@@ -33,7 +33,7 @@ from litestar.response import Stream
 from eventstore import EventStoreError
 
 from ..app import queries
-from ..app.match import stream_of
+from ..app.match import REVEALING, stream_of
 from ..app.queries import checked_id
 from ..app.service import viewer_of
 from ..rules.views import SPECTATOR
@@ -148,7 +148,7 @@ async def _past(
             return  # never: what is in the window was stored first
         due_now: list[bytes] = []
         for stored in page:
-            revealed = revealed or stored.type == "MatchEnded"
+            revealed = revealed or stored.type in REVEALING
             record = service.visible(stored, audience.viewer, revealed)
             due = held(record, audience.delay_ms, broadcast.ended)
             if due > queries.now_ms():

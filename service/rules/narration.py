@@ -168,6 +168,8 @@ def describe(record: dict[str, Any], players: int, writing: Writing = CODES) -> 
             return f"match over; blind cards: {cards(record, 'blind', writing)}"
         case "TurnTimedOut":
             return f"seat {seat}'s time runs out ({words(record['waiting_for'])})"
+        case "MatchAbandoned":
+            return f"match abandoned ({words(record['reason'])}) after seq {record['last_seq']}"
         case "SeedRevealed":
             return f"seed revealed: {record['seed']}"
         case _:

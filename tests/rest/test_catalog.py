@@ -14,7 +14,9 @@ from eventstore import RedisEventStore
 from service.app.catalog import CatalogProjection
 from service.app.following import SharedFeed
 from service.app.keyring import Keyring
+from service.app.projections import ResultsProjection
 from service.app.service import GameService, MatchOptions
+from service.match import AbandonReason
 
 
 @pytest.fixture
@@ -105,3 +107,35 @@ async def test_the_catalog_lists_follows_and_rebuilds(service: GameService) -> N
     finally:
         feed.stop()
         await asyncio.wait_for(following, 5)
+
+
+async def test_an_abandoned_match_leaves_the_open_and_live_lists_and_keeps_its_played_games(
+    service: GameService,
+) -> None:
+    opened = await service.create(MatchOptions("classic", 3, {}, open_seats=True))
+    # delayed: its games are counted at its end, which here is the abandonment
+    live = await service.create(MatchOptions("classic", 2, {}, games_per_set=3, spectator_delay=60))
+    await service.start(live.match_id, live.host_token)
+    for _ in range(1000):  # play the first game out, then stop in the second
+        match = await service.load(live.match_id)
+        if match.game.game_number == 2:
+            break
+        turn = match.game.turn
+        assert turn is not None
+        actions = (await service.seen(live.match_id, live.seat_tokens[turn])).actions
+        await service.act(live.match_id, live.seat_tokens[turn], lambda _s, a=actions[0]: a)
+    for made in (opened, live):
+        assert await service.abandon(made.match_id, AbandonReason.IDLE) is not None
+        assert (await service.load(made.match_id)).sealed
+
+    catalog, results = CatalogProjection(service.store), ResultsProjection(service.store)
+    await catalog.catch_up()
+    await results.catch_up()
+    pages = await listing(catalog)
+    assert pages["open None"] == [] and pages["live None"] == []
+    abandoned, _ = await catalog.page("abandoned")
+    assert {item.match_id for item in abandoned} == {opened.match_id, live.match_id}
+    assert all(item.state == "abandoned" for item in abandoned)
+    # the game played out counts; the one it stopped in counts for nobody
+    assert len(await results.games(live.match_id)) == 1
+    assert sum((await results.points(live.match_id)).values()) == 1

@@ -11,12 +11,15 @@ from typing import Any
 import pytest
 
 from service.match import (
+    AbandonMatch,
+    AbandonReason,
     Act,
     BotKind,
     Create,
     DealGame,
     Join,
     Match,
+    MatchAbandoned,
     MatchCommand,
     MatchCreated,
     MatchEvent,
@@ -388,6 +391,71 @@ def test_the_seal_waits_for_the_end_and_the_reveal() -> None:
     assert "not revealed" in refused(match_over(b""), Seal()).message
 
 
+# -- abandonment -----------------------------------------------------------------------
+
+IDLE = AbandonReason.IDLE.value
+
+
+@pytest.mark.parametrize("when", ["open", "closed", "started", "between games"])
+def test_a_match_is_abandoned_at_any_point_before_its_end_and_then_revealed_and_sealed(
+    when: str,
+) -> None:
+    match = {
+        "open": lambda: opened(),
+        "closed": lambda: closed(),
+        "started": lambda: started(),
+        "between games": game_over_without_seed,
+    }[when]()
+    abandoned, events = apply(match, AbandonMatch(IDLE, 7, "idle for 1 h", SEED))
+    assert events == [MatchAbandoned(IDLE, 7, "idle for 1 h"), SeedRevealed(SEED.hex())]
+    assert abandoned.abandoned == IDLE and abandoned.over and abandoned.awaits_seal
+    assert abandoned.game == match.game  # the game it stopped in stays as it was
+    sealed, events = apply(abandoned, Seal({"key_id": "k"}))
+    assert events == [MatchSealed({"key_id": "k"})] and sealed.sealed
+
+
+def test_without_the_seed_the_abandonment_waits_for_its_reveal_as_the_auditor_replays_it() -> None:
+    match = started()
+    unrevealed, events = apply(match, AbandonMatch(AbandonReason.TABLE_FAILED.value, 3))
+    assert events == [MatchAbandoned("table_failed", 3)]
+    assert not unrevealed.awaits_seal and refused(unrevealed, Seal()).code == "wrong_action"
+    revealed, events = apply(unrevealed, Reveal(SEED))
+    assert events == [SeedRevealed(SEED.hex())] and revealed.awaits_seal
+    with_seed = decide(match, AbandonMatch("table_failed", 3, seed=SEED))
+    assert with_seed == [MatchAbandoned("table_failed", 3), SeedRevealed(SEED.hex())]
+
+
+def test_nobody_acts_joins_or_starts_after_an_abandonment() -> None:
+    unrevealed = apply(started(), AbandonMatch(IDLE, 3))[0]
+    for command in (Act(legal_actions(unrevealed.game)[0]), TimeOut(SEED), AbandonMatch(IDLE, 4)):
+        assert refused(unrevealed, command).code == "game_over"
+    open_one = apply(opened(), AbandonMatch(IDLE, 0, seed=SEED))[0]
+    assert refused(open_one, Join("ann")).code == "game_over"
+    assert refused(open_one, Start(COMMITMENT, SEED)).code == "game_over"
+    assert refused(open_one, Reveal(SEED)).code == "game_over"  # revealed already
+
+
+@pytest.mark.parametrize(
+    ("command", "code"),
+    [
+        (AbandonMatch("bored", 1), "bad_request"),
+        (AbandonMatch(IDLE, -1), "bad_request"),
+        (AbandonMatch(IDLE, True), "bad_request"),  # type: ignore[arg-type]
+        (AbandonMatch(IDLE, 1, "x" * 201), "bad_request"),
+    ],
+)
+def test_abandon_refuses_what_the_service_never_asks(command: AbandonMatch, code: str) -> None:
+    assert refused(started(), command).code == code
+
+
+def test_a_match_over_or_sealed_is_not_abandoned() -> None:
+    assert refused(match_over(b""), AbandonMatch(IDLE, 9)).code == "game_over"
+    assert refused(match_over(SEED), AbandonMatch(IDLE, 9)).code == "game_over"
+    sealed = apply(match_over(SEED), Seal())[0]
+    assert refused(sealed, AbandonMatch(IDLE, 9)).code == "game_over"
+    assert refused(None, AbandonMatch(IDLE, 0)).code == "not_found"
+
+
 # -- the events as records -----------------------------------------------------------
 
 
@@ -412,3 +480,7 @@ def test_every_decided_event_reads_back_from_its_record() -> None:
         assert from_record(type(event).__name__, to_record(event)) == event
     assert fold(None, events) == match
     assert hashlib.sha256(SEED).hexdigest() == match.commitment
+    abandoned = decide(started(), AbandonMatch(IDLE, 5, "why", SEED))
+    assert not isinstance(abandoned, Refusal)
+    for event in abandoned:
+        assert from_record(type(event).__name__, to_record(event)) == event

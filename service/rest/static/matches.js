@@ -4,7 +4,7 @@
 import { api } from "./api.js";
 import { $ } from "./dom.js";
 
-const STATES = { open: "open", live: "live", finished: "finished" };
+const STATES = { open: "open", live: "live", finished: "finished", abandoned: "abandoned" };
 
 function when(value) {
   if (value === null || value === undefined || value === "") return "";

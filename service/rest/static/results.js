@@ -36,8 +36,8 @@ export class Results {
       list.push({ seat: event.seat, cards: event.leftover ?? null, count: event.leftover_count ?? event.leftover?.length ?? 0 });
       this.held.set(game, list);
     }
-    if (watcher && (event.type === "GameEnded" || event.type === "MatchEnded")) {
-      const final = event.type === "MatchEnded";
+    if (watcher && (event.type === "GameEnded" || event.type === "MatchEnded" || event.type === "MatchAbandoned")) {
+      const final = event.type !== "GameEnded";
       // the view after the event has the results: show them once it is fetched
       watcher.afterRefresh((view, names) => this.show({ view, names }, { final }));
     }

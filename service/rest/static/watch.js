@@ -132,7 +132,7 @@ export class Watcher {
     const effect = effectOf(event);
     if (effect) flash(effect);
     this.hooks.onEvent?.(event);
-    if (event.type === "MatchEnded" || event.type === "SeedRevealed") this.ended = true;
+    if (event.type === "MatchEnded" || event.type === "MatchAbandoned" || event.type === "SeedRevealed") this.ended = true;
     this.scheduleRefresh();
     if (event.type === "SeedRevealed") {
       // the last event of every match: nothing more will come

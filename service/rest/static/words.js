@@ -56,6 +56,11 @@ const REVOLUTION_CAUSES = {
   joker_revolution: "joker revolution, both jokers",
 };
 
+const ABANDON_REASONS = {
+  idle: "nobody acted for too long",
+  table_failed: "its table could not store its play",
+};
+
 const STEPS = {
   seven_pass: (count) => `give ${count} ${plural(count, "card")} to the next player (seven-pass)`,
   ten_discard: (count) => `discard ${count} ${plural(count, "card")} (ten-discard)`,
@@ -181,6 +186,8 @@ export function describeEvent(event, { names = [], players = 0, me = null, symbo
     }
     case "MatchEnded":
       return "The match is over; every hand and the blind cards are revealed";
+    case "MatchAbandoned":
+      return `The match is abandoned (${ABANDON_REASONS[event.reason] ?? humanise(event.reason)}); every hand is revealed`;
     case "TurnTimedOut":
       return `${seat(event.seat)} ran out of time; the service acts for them`;
     case "SeedRevealed":
