@@ -16,12 +16,14 @@ import grpc
 
 from clients.bots import bot_of_kind
 from eventstore import EmbeddedRedis, RedisEventStore, redis_url_or_embedded
+from eventstore.deadlines import RedisDeadlines
 from eventstore.embedded import URL_FILE
 
 from .app import STORE_PREFIX
 from .app.background import Background, stop_tasks
 from .app.catalog import CatalogProjection
 from .app.keyring import Keyring, load_server_key
+from .app.lapsed_tables import TABLE_DEADLINES
 from .app.projections import ResultsProjection
 from .app.service import GameService
 from .app.signing import Signer, ephemeral_signer
@@ -96,7 +98,10 @@ async def running_service(
         keyring = Keyring(await load_server_key(await store.raw_client()))
         service = GameService(store, keyring, signer)
         server, port = await start_grpc_server(service, grpc_port, host, signing_keys=signing_keys)
-        background = Background(service, store, timers=timers, make_bot=bot_of_kind)
+        table_deadlines = RedisDeadlines(store, TABLE_DEADLINES)
+        background = Background(
+            service, store, timers=timers, make_bot=bot_of_kind, table_deadlines=table_deadlines
+        )
         background_task = asyncio.create_task(background.run())
         # what REST reads of the projections, from Redis, whichever replica writes them
         results = ResultsProjection(store)
@@ -114,7 +119,7 @@ async def running_service(
             http_bound = http.port if http is not None else None
             uecda_bound = None
             if uecda_port is not None:
-                tables = UecdaServer(service, uecda or UecdaSettings())
+                tables = UecdaServer(service, uecda or UecdaSettings(), table_deadlines)
                 uecda_bound = await tables.start(uecda_host or host, uecda_port)
             yield Running(
                 url,

@@ -21,6 +21,7 @@ from eventstore import AppendResult, EventStoreError, StoredEvent
 
 from ..app.match import Match, stream_of
 from ..app.service import CreatedMatch, GameService, Sent, ServiceError
+from ..match import AbandonReason
 from ..rules import Refusal, decide, fold
 from ..rules import events as ev
 from ..rules.cards import HIGH_RANK, JOKER_BIT, LOW_RANK, contains, make_card, reading_card
@@ -59,6 +60,7 @@ log = logging.getLogger("daifugo.uecda")
 SEATS = 5
 # refusals that mean the match moved on (a timer acted first), not that a play is illegal
 MOVED_ON = frozenset({"not_your_turn", "wrong_action", "game_over", "match_over"})
+ABANDON_RETRY = 0.5  # seconds between tries to abandon a stopped table's match
 GRACE = 1.0  # seconds past the turn time before a silent client is dropped (the timer acts)
 # a step is sent without waiting only this long before its turn's time runs out: the turn
 # timer (on whichever replica) counts from the last event's time and must come after it
@@ -133,9 +135,27 @@ class UecdaTable:
             await self._all_stored()
         except TableStopped:
             log.error("uecda table %s stopped: %s", self.match_id, self.failure)
+            for client in self.clients.values():
+                client.close("the table stopped")
+            await self._abandon()
         finally:
             for client in self.clients.values():
                 client.close()
+
+    async def _abandon(self) -> None:
+        """End the match as abandoned where its stream stopped, once Redis answers."""
+        while True:
+            try:
+                await self.service.abandon(
+                    self.match_id, AbandonReason.TABLE_FAILED, "a step of its table was not stored"
+                )
+                return
+            except ServiceError as error:  # gone: nothing to abandon
+                log.warning("uecda table %s not abandoned: %s", self.match_id, error)
+                return
+            except EventStoreError as error:
+                log.warning("uecda table %s: abandoning waits for Redis (%s)", self.match_id, error)
+                await asyncio.sleep(ABANDON_RETRY)
 
     @property
     def _game(self) -> MatchState:

@@ -112,6 +112,8 @@ async def test_a_lost_connection_fails_every_append_still_waiting(redis_url: str
         outcomes = await asyncio.gather(*(one.result for one in sent), return_exceptions=True)
         assert all(isinstance(outcome, EventStoreError) for outcome in outcomes)
         assert [e.type for e in await store.read("s")] == ["Start"]
-        assert store.send_append("s", [NewEvent("E")], 0, "again") is None  # none is up
+        # the read connected again and learnt the head: appends are sent again
+        again = store.send_append("s", [NewEvent("E")], 0, "again")
+        assert again is not None and (await again.result).last_seq == 1
     finally:
         await store.close()
