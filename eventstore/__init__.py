@@ -35,6 +35,7 @@ from .model import (
     NO_STREAM,
     AppendResult,
     NewEvent,
+    SentAppend,
     StoredEvent,
     Verification,
 )
@@ -64,6 +65,7 @@ __all__ = [
     "RedisEventStore",
     "RedisServer",
     "RequestIdReused",
+    "SentAppend",
     "StoreUnavailable",
     "StoredEvent",
     "StreamSubscription",

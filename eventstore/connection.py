@@ -155,6 +155,11 @@ class Connector:
                 self.executor = shared or client
             return self._client
 
+    @property
+    def shared_connection(self) -> SharedConnection | None:
+        """The shared connection once connected (never on a cluster, TLS or a socket)."""
+        return self._shared_connection
+
     async def runner(self) -> Any:
         """What runs commands and scripts: the shared connection, or the cluster client."""
         if self.executor is None:
@@ -366,6 +371,16 @@ class SharedConnection:
             if sent is not None:
                 sent()
             return reply
+
+    def send_in_order(self, *args: Any) -> asyncio.Future[Any] | None:
+        """The command queued at once on the live connection, after every one queued
+        before it, and its reply's future; None when no connection is up (an awaited
+        command connects). Never sent again on a new connection: commands sent in order
+        without waiting (appends that each expect the one before) fail together."""
+        wire = self._wire
+        if wire is None or wire.lost is not None or self._closed:
+            return None
+        return wire.send(pack(args))
 
     async def pipeline(self, commands: Sequence[Sequence[Any]]) -> list[Any]:
         """Replies of ``commands`` sent at once (a ResponseError is returned, not raised)."""

@@ -27,7 +27,15 @@ from .chain import ChainCheck, auto_request_id, check_append_args, encode_batch
 from .codec import BODY_FIELD, HASH_FIELD, Upcasters, decode_entries
 from .errors import ConcurrencyConflict, EventStoreError, RequestIdReused
 from .keys import check_stream_id
-from .model import GENESIS_HASH, NO_STREAM, AppendResult, NewEvent, StoredEvent, Verification
+from .model import (
+    GENESIS_HASH,
+    NO_STREAM,
+    AppendResult,
+    NewEvent,
+    SentAppend,
+    StoredEvent,
+    Verification,
+)
 from .port import Checkpoints
 
 Entry = tuple[bytes, list[bytes]]
@@ -131,6 +139,42 @@ class InMemoryEventStore:
         check_stream_id(stream)
         check_append_args(events, expected_version, request_id, fingerprint)
         await _turn()
+        return self._append_now(
+            stream, events, expected_version, request_id, fingerprint, meanwhile
+        )
+
+    def send_append(
+        self,
+        stream: str,
+        events: Sequence[NewEvent],
+        expected_version: int,
+        request_id: str | None = None,
+        fingerprint: str = "",
+    ) -> SentAppend | None:
+        """Appended at once (in memory nothing is awaited); see ``EventStore.send_append``."""
+        check_stream_id(stream)
+        check_append_args(events, expected_version, request_id, fingerprint)
+        answer: asyncio.Future[AppendResult] = asyncio.get_running_loop().create_future()
+        written: list[StoredEvent] = []  # as they would be stored, stored or not
+        try:
+            result = self._append_now(
+                stream, events, expected_version, request_id, fingerprint, written.extend
+            )
+        except EventStoreError as error:
+            answer.set_exception(error)
+        else:
+            answer.set_result(result)
+        return SentAppend(tuple(written), answer)
+
+    def _append_now(
+        self,
+        stream: str,
+        events: Sequence[NewEvent],
+        expected_version: int,
+        request_id: str | None,
+        fingerprint: str,
+        meanwhile: Callable[[tuple[StoredEvent, ...]], None] | None = None,
+    ) -> AppendResult:
         if request_id is None:
             request_id = auto_request_id()
         at = time.time_ns() // 1_000_000

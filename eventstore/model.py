@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -55,6 +56,17 @@ class AppendResult:
     duplicate: bool = False
     events: tuple[StoredEvent, ...] = field(default=(), compare=False, repr=False)
     fingerprint: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class SentAppend:
+    """An append sent without waiting for it (``EventStore.send_append``): its events as
+    they will be stored if it lands, and the store's answer once it has come. ``result``
+    raises as ``append`` would (ConcurrencyConflict, StoreUnavailable...): then nothing
+    of it was stored, nor of any append sent after it on the stream."""
+
+    events: tuple[StoredEvent, ...]
+    result: asyncio.Future[AppendResult]
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,7 +12,7 @@ from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from types import TracebackType
 from typing import Protocol, Self, runtime_checkable
 
-from .model import AppendResult, NewEvent, StoredEvent, Verification
+from .model import AppendResult, NewEvent, SentAppend, StoredEvent, Verification
 
 
 @runtime_checkable
@@ -127,6 +127,21 @@ class EventStore(Protocol):
         written (a conflict, a duplicate) and more than once (a retry, with the same
         events or others): only the events the result holds were stored.
         """
+        ...
+
+    def send_append(
+        self,
+        stream: str,
+        events: Sequence[NewEvent],
+        expected_version: int,
+        request_id: str | None = None,
+        fingerprint: str = "",
+    ) -> SentAppend | None:
+        """Send the append without waiting for it, after the ones sent before it (a group
+        commit: one fsync may cover several), or None where the store cannot (then
+        ``append``). The next may chain on its events at once; each still expects its
+        version, so a stream's appends sent one after another land all, or up to the
+        first that fails. Raises InvalidEvent (nothing sent)."""
         ...
 
     async def read(

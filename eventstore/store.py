@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 import weakref
@@ -10,7 +11,7 @@ from functools import partial
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
-from redis.exceptions import ResponseError
+from redis.exceptions import NoScriptError, ResponseError
 
 from .cache import BoundedCache
 from .chain import ChainCheck, auto_request_id, check_append_args, encode_batch
@@ -19,6 +20,7 @@ from .connection import (
     REDIS_FAILURES,
     Client,
     Connector,
+    SharedConnection,
     store_error,
     unavailable_as,
 )
@@ -29,7 +31,7 @@ from .errors import (
     RequestIdReused,
 )
 from .keys import Keys, check_stream_id
-from .model import GENESIS_HASH, AppendResult, NewEvent, StoredEvent, Verification
+from .model import GENESIS_HASH, AppendResult, NewEvent, SentAppend, StoredEvent, Verification
 from .scripts import APPEND, INDEX, Script
 
 if TYPE_CHECKING:
@@ -221,6 +223,55 @@ class RedisEventStore:
             self._remember(stream, reply[1], head)
         raise EventStoreError(f"append to {stream!r}: the stream's head kept changing")
 
+    def send_append(
+        self,
+        stream: str,
+        events: Sequence[NewEvent],
+        expected_version: int,
+        request_id: str | None = None,
+        fingerprint: str = "",
+    ) -> SentAppend | None:
+        """Send the append at once, after those sent before it, without waiting for it;
+        None when it cannot be sent so (a cluster, no shared connection up, the stream's
+        head not known here): then ``append`` it. The next append may chain from this
+        one's events at once, each still checked against the version it expects, so the
+        appends of a stream sent one after another land all, or up to the first that
+        fails. Raises InvalidEvent (nothing sent)."""
+        shared = self.connector.shared_connection
+        head = self._head(stream, expected_version)
+        if shared is None or self.connector.cluster or head is None:
+            return None
+        check_append_args(events, expected_version, request_id, fingerprint)
+        if request_id is None:
+            request_id = auto_request_id()
+        at = time.time_ns() // 1_000_000
+        keys = self.keys
+        args: list[str | bytes | int] = [
+            5,
+            keys.events(stream),
+            keys.meta(stream),
+            keys.feed,
+            keys.index,
+            keys.index_counter,
+            expected_version,
+            request_id,
+            head,
+            stream,
+            self.feed_maxlen,
+            fingerprint,
+        ]
+        stored: list[StoredEvent] = []
+        encode_batch(args, stored, stream, events, expected_version, request_id, at, head)
+        reply = shared.send_in_order("EVALSHA", APPEND.sha, *args)
+        if reply is None:
+            return None
+        written = tuple(stored)
+        self._remember(stream, written[-1].seq, written[-1].hash)  # the next one chains on
+        answer: asyncio.Future[AppendResult] = reply.get_loop().create_future()
+        sent = _Sent(self, shared, args, written, fingerprint, answer)
+        reply.add_done_callback(sent.answered)
+        return SentAppend(written, answer)
+
     async def _hint(self, client: Any, stream: str, last_seq: int) -> None:
         """Tell the global feed (cluster only; a hint, so a failure here loses nothing)."""
         trim: list[str | int] = ["MAXLEN", "~", self.feed_maxlen] if self.feed_maxlen else []
@@ -243,6 +294,10 @@ class RedisEventStore:
         if known is not None and known[0] == expected_version:
             return known[1]
         return None
+
+    def forget_head(self, stream: str) -> None:
+        """Forget what the stream's head was taken to be (the next append asks)."""
+        self._heads.pop(stream, None)
 
     def _remember(self, stream: str, seq: int, hash_: str) -> None:
         """Record that event ``seq`` of ``stream`` has hash ``hash_`` (immutable fact)."""
@@ -474,6 +529,71 @@ class RedisEventStore:
         """The shared redis-py client, connecting on first use (for what keeps its own
         state in the same Redis: projections, the lease, the server key; and for tests)."""
         return await self.connector.client()
+
+
+class _Sent:
+    """What an append sent by ``send_append`` came to, as ``append`` says it, from its
+    reply (a callback: no task an append)."""
+
+    def __init__(
+        self,
+        store: RedisEventStore,
+        shared: SharedConnection,
+        args: list[str | bytes | int],
+        written: tuple[StoredEvent, ...],
+        fingerprint: str,
+        answer: asyncio.Future[AppendResult],
+    ) -> None:
+        self.store, self.shared, self.args = store, shared, args
+        self.written, self.fingerprint, self.answer = written, fingerprint, answer
+        self.again = True  # one EVAL after a NOSCRIPT
+
+    def answered(self, reply: asyncio.Future[Any]) -> None:
+        if self.answer.done():
+            return
+        try:
+            if reply.cancelled():
+                raise ConnectionError("the connection to Redis was closed")
+            error = reply.exception()
+            if isinstance(error, NoScriptError) and self.again:
+                # Redis forgot the script: the ones sent after fail alike and ask again
+                # in the same order (their callbacks run in turn)
+                self.again = False
+                retry = self.shared.send_in_order("EVAL", APPEND.source, *self.args)
+                if retry is None:
+                    raise ConnectionError("the connection to Redis was lost")
+                retry.add_done_callback(self.answered)
+                return
+            if error is not None:
+                raise error
+            self.answer.set_result(self._result(reply.result()))
+        except Exception as error:
+            self._fail(error)
+
+    def _result(self, answer: Any) -> AppendResult:
+        stream, expected_version = self.written[0].stream, self.written[0].seq - 1
+        code = answer[0]
+        if code == 0:
+            return AppendResult(answer[1], answer[2], False, self.written, self.fingerprint)
+        if code == 1:
+            return AppendResult(answer[1], answer[2], True, (), self.fingerprint)
+        if code == 4:
+            raise RequestIdReused(stream, self.written[0].request_id)
+        # 2, or 3: chained from a head that is not the stream's (one sent before failed)
+        raise ConcurrencyConflict(stream, expected_version, answer[1])
+
+    def _fail(self, error: Exception) -> None:
+        stream, expected_version = self.written[0].stream, self.written[0].seq - 1
+        self.store.forget_head(stream)  # it chained the next ones on events not stored
+        if isinstance(error, EventStoreError):
+            failure: Exception = error
+        elif isinstance(error, ResponseError) and str(error).startswith("ESCORRUPT"):
+            failure = CorruptEvent(stream, expected_version, str(error))
+        elif isinstance(error, REDIS_FAILURES):
+            failure = store_error(error, f"append to {stream!r}", self.store.url)
+        else:
+            failure = error
+        self.answer.set_exception(failure)
 
 
 def parse_request(raw: bytes | str) -> tuple[int, int, str]:

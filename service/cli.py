@@ -47,6 +47,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--uecda-max-clients", type=int, default=256, help="UECda connections open at once"
     )
     serve.add_argument(
+        "--uecda-durability",
+        choices=("step", "game"),
+        default="game",
+        help="a UECda table's steps stored each before its clients hear of it (step), or"
+        " sent at once and a game's all stored before its result and the next deal (game)",
+    )
+    serve.add_argument(
         "--loop",
         choices=("asyncio", "uvloop"),
         default="asyncio",
@@ -247,6 +254,7 @@ async def _serve(args: argparse.Namespace, rest: RestSettings, limits: Limits) -
     from .app.signing import SigningKeyProblem, serving_signer
     from .runtime import running_service, tune_gc_for_serving
     from .uecda.server import UecdaSettings
+    from .uecda.table import Durability
 
     redis_url, grpc_port, http_port, host = (
         args.redis_url,
@@ -259,6 +267,7 @@ async def _serve(args: argparse.Namespace, rest: RestSettings, limits: Limits) -
         args.uecda_bots,
         args.uecda_turn_seconds,
         max_clients=args.uecda_max_clients,
+        durability=Durability(args.uecda_durability),
     )
     try:
         signer = serving_signer(args.signing_key_file)  # before anything starts

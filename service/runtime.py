@@ -16,6 +16,7 @@ import grpc
 
 from clients.bots import bot_of_kind
 from eventstore import EmbeddedRedis, RedisEventStore, redis_url_or_embedded
+from eventstore.deadlines import RedisDeadlines
 from eventstore.embedded import URL_FILE
 from eventstore.quotas import RedisQuotas
 
@@ -23,6 +24,7 @@ from .app import STORE_PREFIX
 from .app.background import Background, stop_tasks
 from .app.catalog import CatalogProjection
 from .app.keyring import Keyring, load_server_key
+from .app.lapsed_tables import TABLE_DEADLINES
 from .app.projections import ResultsProjection
 from .app.quotas import Limits, Quotas
 from .app.service import GameService
@@ -106,8 +108,14 @@ async def running_service(
             service, grpc_port, host, signing_keys=signing_keys, trusted_proxies=trusted
         )
         idle_ms = round(limits.idle_abandon * 1000) if limits is not None else 0
+        table_deadlines = RedisDeadlines(store, TABLE_DEADLINES)
         background = Background(
-            service, store, timers=timers, make_bot=bot_of_kind, idle_ms=idle_ms
+            service,
+            store,
+            timers=timers,
+            make_bot=bot_of_kind,
+            idle_ms=idle_ms,
+            table_deadlines=table_deadlines,
         )
         background_task = asyncio.create_task(background.run())
         # what REST reads of the projections, from Redis, whichever replica writes them
@@ -126,7 +134,7 @@ async def running_service(
             http_bound = http.port if http is not None else None
             uecda_bound = None
             if uecda_port is not None:
-                tables = UecdaServer(service, uecda or UecdaSettings())
+                tables = UecdaServer(service, uecda or UecdaSettings(), table_deadlines)
                 uecda_bound = await tables.start(uecda_host or host, uecda_port)
             yield Running(
                 url,

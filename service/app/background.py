@@ -1,8 +1,9 @@
 """The work one replica does for all of them: the projections (results, the match
 catalog), the seals a dead writer left undone, the turn timers, the abandonment of
-idle matches and the service's bot seats, run while this replica holds the lease,
-stopped when it loses it. They follow the global feed through one shared reader
-(following.py). Any replica reads what the projections wrote; only the holder writes."""
+idle matches and of matches whose UECda table died, and the service's bot seats, run
+while this replica holds the lease, stopped when it loses it. They follow the global
+feed through one shared reader (following.py). Any replica reads what the projections
+wrote; only the holder writes."""
 
 from __future__ import annotations
 
@@ -12,11 +13,13 @@ import logging
 from typing import Protocol
 
 from eventstore import RedisEventStore
+from eventstore.deadlines import Deadlines
 
 from .bot_seats import BotFactory, BotSeats
 from .catalog import CatalogProjection
 from .following import Follower, SharedFeed
 from .idle import IdleMatches
+from .lapsed_tables import LapsedTables
 from .lease import Lease
 from .projections import ResultsProjection
 from .quotas import QuotaRelease
@@ -43,10 +46,13 @@ class Background:
         timers: bool = True,
         make_bot: BotFactory | None = None,
         idle_ms: int = 0,
+        table_deadlines: Deadlines | None = None,
     ) -> None:
         """``store``: the Redis the lease and the projections' state live in (the one
         ``service`` appends to); ``idle_ms``: abandon a match nobody acted in for this
-        long (0: never)."""
+        long (0: never); ``table_deadlines``: abandon a match whose adapter table's
+        deadline there lapsed (lapsed_tables.py; None: never)."""
+        self.table_deadlines = table_deadlines
         self.service = service
         self.store = store
         self.timers = timers
@@ -108,6 +114,8 @@ class Background:
             bots = BotSeats(self.service, self.make_bot, scan=scan)
             followers.append(bots)
             workers.append(bots)
+        if self.table_deadlines is not None:
+            workers.append(LapsedTables(self.service, self.table_deadlines))
         workers.append(SharedFeed(self.store, followers))
         self._running = [(worker, asyncio.create_task(worker.run())) for worker in workers]
 

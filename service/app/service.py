@@ -5,6 +5,8 @@ event stream is the truth; the match cache is only a cache."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import functools
 import hashlib
 import json
@@ -112,6 +114,17 @@ class Outcome:
 
 
 @dataclass(frozen=True, slots=True)
+class Sent:
+    """An action sent to the store without waiting for it (``GameService.send_act``):
+    the match after it as its sender decided it, its events as they will be stored, and
+    the store's answer, which raises (an EventStoreError) when they were not stored."""
+
+    match: Match
+    events: tuple[StoredEvent, ...]
+    stored: asyncio.Future[AppendResult]
+
+
+@dataclass(frozen=True, slots=True)
 class Ran:
     """What the loop did: the match it decided on (None: not created yet), the events
     it decided, and where they went (``duplicate``: an earlier request with this id
@@ -196,6 +209,7 @@ class GameService:
         self.fanout = Fanout(store)  # one follower per match for all its listeners here
         self.waits = MatchWaits(self.fanout, self._match_after)
         self._cache = BoundedCache[str, Match](CACHE_SIZE)
+        self._sealing: set[asyncio.Future[None]] = set()  # seals of matches a sent act ended
         self.decoded = StoreEvents()  # of this service's store only
         self._shown = BoundedCache[tuple[str, int, str, Viewer, bool], dict[str, Any]](SHOWN_LIMIT)
 
@@ -557,6 +571,75 @@ class GameService:
             match_id, token, acting, request_id, asked, described, answered=answered
         )
 
+    def send_act(self, match: Match, token: str | None, command: SeatCommand) -> Sent | None:
+        """For an in-process adapter whose clients cannot resume a game anyway (UECda's
+        group commit): decide ``command`` for the token's seat on ``match``, the
+        adapter's own match, which may be ahead of what the store has acknowledged, and
+        send its append at once, after the ones sent before it, without waiting. None
+        when the store cannot send it so (then ``act``). A refusal raises ServiceError
+        as ``act``'s does, unsigned. The service's cache, its listeners and the seal
+        learn of the events once stored; if they are not (``Sent.stored`` raises),
+        nothing sent after them on the match is either."""
+        role = self.authorize(match, token)
+        if role.seat is None or command.seat != role.seat:
+            raise ServiceError("permission_denied", "a seat token acts for its seat only")
+        match_id = match.match_id
+        decided = decide_and_evolve(match, Act(command, self.keyring.seed(match_id)))
+        if isinstance(decided, Refusal):
+            raise ServiceError(decided.code, decided.message)
+        stream = stream_of(match_id)
+        # no request id of the caller's: an append sent so is never sent again
+        records = self._records(match_id, decided.events, match.version)
+        sent = self.store.send_append(stream, records, match.version)
+        if sent is None:
+            return None
+        for item, event in zip(sent.events, decided.events, strict=True):
+            self.decoded.remember(item, event)
+        if decided.game is None:
+            after = fold_match(match, sent.events, self.decoded.decode)
+        else:
+            after = as_of(match, sent.events[-1], decided.game)
+        stored = sent.result.get_loop().create_future()
+        appending = self.fanout.appending(stream)
+        appending.__enter__()  # until the store answers (``_once_stored``)
+        sent.result.add_done_callback(
+            functools.partial(self._once_stored, after, stored, appending)
+        )
+        return Sent(after, sent.events, stored)
+
+    def _once_stored(
+        self,
+        match: Match,
+        stored: asyncio.Future[AppendResult],
+        appending: contextlib.AbstractContextManager[None],
+        answer: asyncio.Future[AppendResult],
+    ) -> None:
+        """A sent append's answer: its events to the service's cache and listeners
+        (and the seal, when it ended the match) before ``stored`` is told."""
+        appending.__exit__(None, None, None)
+        error = answer.exception() if not answer.cancelled() else asyncio.CancelledError()
+        if error is not None:
+            stored.set_exception(error)
+            return
+        result = answer.result()
+        self.fanout.appended(stream_of(match.match_id), result.events)
+        if result.duplicate:
+            stored.set_result(result)
+            return
+        self._remember(match)
+        if not match.awaits_seal:
+            stored.set_result(result)
+            return
+
+        async def sealed() -> None:
+            try:
+                await self._seal_if_over(match)
+            finally:
+                stored.set_result(result)
+
+        self._sealing.add(task := asyncio.ensure_future(sealed()))
+        task.add_done_callback(self._sealing.discard)
+
     async def time_out(self, match_id: str, version: int) -> Outcome | None:
         """Act for the seat whose turn timed out, if the match is still at
         ``version`` (another replica may have done it already)."""
@@ -755,10 +838,7 @@ class GameService:
         """Append; ``request_id``: a scoped digest or one of the service's own, never a
         caller's raw id. Each event holding a hidden field gets its blinding nonce.
         ``meanwhile``: as the store's, once the events' decoding is known."""
-        seed = self.keyring.seed(match_id)
-        records: list[NewEvent] = [
-            blinded(encode(event), seed, expected + 1 + index) for index, event in enumerate(events)
-        ]
+        records = self._records(match_id, events, expected)
         stream = stream_of(match_id)
 
         def known(stored: Sequence[StoredEvent]) -> None:
@@ -778,6 +858,15 @@ class GameService:
                 raise _reused() from None
             self.fanout.appended(stream, result.events)  # its listeners here need no read
         return result
+
+    def _records(
+        self, match_id: str, events: Sequence[MatchEvent], expected: int
+    ) -> list[NewEvent]:
+        """The events as stored, each holding a hidden field with its blinding nonce."""
+        seed = self.keyring.seed(match_id)
+        return [
+            blinded(encode(event), seed, expected + 1 + index) for index, event in enumerate(events)
+        ]
 
     async def _outcome(
         self, match_id: str, first: int, last: int, viewer: Viewer, digest: str

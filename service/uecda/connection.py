@@ -37,6 +37,9 @@ class Connection:
         self.peer = str(writer.get_extra_info("peername"))
         self.connected = True
         self._unsent: list[bytes] = []  # messages of this step, written once the loop turns
+        # held: written only when ``flush`` is called (a table writes to a client when it
+        # must answer, a game ends or the table waits on others), not once the loop turns
+        self.held = False
         sock = writer.get_extra_info("socket")
         if sock is not None:
             # without it a table waits on delayed ACKs every turn (under 1 game/s)
@@ -70,7 +73,7 @@ class Connection:
     def _send(self, data: bytes) -> None:
         if not self.connected:
             return
-        if not self._unsent:
+        if not self._unsent and not self.held:
             asyncio.get_running_loop().call_soon(self.flush)
         self._unsent.append(data)
 

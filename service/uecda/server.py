@@ -8,13 +8,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from dataclasses import dataclass
 
+from eventstore.deadlines import Deadlines
+
 from ..app.inputs import MIN_TURN_SECONDS
+from ..app.lapsed_tables import LAPSE_MS, RENEW_MS
 from ..app.service import GameService, MatchOptions, ServiceError
 from ..match.events import BotKind
 from .connection import Connection
-from .table import SEATS, UecdaTable
+from .table import SEATS, Durability, UecdaTable
 from .wire import PROTOCOL_VERSION, cell, profile_name
 
 log = logging.getLogger("daifugo.uecda")
@@ -34,6 +38,7 @@ class UecdaSettings:
     # past it a new one is closed at once, so no caller holds every file descriptor
     # the process has (gRPC and REST accept from the same ones)
     max_clients: int = 256
+    durability: Durability = Durability.GAME  # when a table's steps are stored (table.py)
 
 
 def clean_name(name: str) -> str:
@@ -43,7 +48,15 @@ def clean_name(name: str) -> str:
 
 
 class UecdaServer:
-    def __init__(self, service: GameService, settings: UecdaSettings) -> None:
+    def __init__(
+        self,
+        service: GameService,
+        settings: UecdaSettings,
+        deadlines: Deadlines | None = None,
+    ) -> None:
+        """``deadlines``: where this process's live tables' deadlines are pushed back
+        (the lease holder abandons a match whose table died with its process, see
+        service/app/lapsed_tables.py); None: nowhere."""
         if not 0 <= settings.bots < SEATS:
             raise ValueError(f"--uecda-bots takes 0 to {SEATS - 1}")
         if 0 < settings.turn_seconds < MIN_TURN_SECONDS:  # else every table would be refused
@@ -56,11 +69,38 @@ class UecdaServer:
         self._tasks: set[asyncio.Task[None]] = set()
         self._server: asyncio.Server | None = None
         self.clients = 0  # connections open now
+        self.deadlines = deadlines
+        self.live: set[str] = set()  # the matches of this process's tables that play on
 
     async def start(self, host: str, port: int) -> int:
         self._server = await asyncio.start_server(self._connected, host, port)
         bound: int = self._server.sockets[0].getsockname()[1]
+        if self.deadlines is not None:
+            self._spawn(self._renew_deadlines(self.deadlines), "deadlines")
         return bound
+
+    async def _renew_deadlines(self, deadlines: Deadlines) -> None:
+        """Push the live tables' deadlines back every RENEW_MS, while this process lives."""
+        while True:
+            if self.live:
+                try:
+                    await deadlines.renew(sorted(self.live), _now_ms() + LAPSE_MS)
+                except Exception as error:  # Redis away: the next round tries again
+                    log.warning("uecda tables' deadlines not renewed: %s", error)
+            await asyncio.sleep(RENEW_MS / 1000)
+
+    async def _play(self, table: UecdaTable) -> None:
+        """Play the table's match out, its deadline pushed back meanwhile."""
+        match_id = table.match_id
+        self.live.add(match_id)
+        try:
+            if self.deadlines is not None:
+                await self.deadlines.renew([match_id], _now_ms() + LAPSE_MS)
+            await table.run()
+        finally:
+            self.live.discard(match_id)
+        if self.deadlines is not None:
+            await self.deadlines.forget(match_id)
 
     async def stop(self) -> None:
         if self._server is not None:
@@ -148,8 +188,14 @@ class UecdaServer:
             bots={seat: BotKind.STRONGER for seat in range(settings.bots)},
         )
         created = await self.service.create(options)
-        table = UecdaTable(self.service, created, settings.turn_seconds, self._seating)
+        table = UecdaTable(
+            self.service, created, settings.turn_seconds, self._seating, settings.durability
+        )
         self._waiting = table
         self.match_ids.append(created.match_id)
-        self._spawn(table.run(), f"table {created.match_id}")
+        self._spawn(self._play(table), f"table {created.match_id}")
         return table
+
+
+def _now_ms() -> int:
+    return time.time_ns() // 1_000_000

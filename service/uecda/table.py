@@ -12,12 +12,16 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import time
 from collections.abc import Sequence
+from enum import StrEnum
+from typing import Literal
 
-from eventstore import EventStoreError, StoredEvent
+from eventstore import AppendResult, EventStoreError, StoredEvent
 
 from ..app.match import Match, stream_of
-from ..app.service import CreatedMatch, GameService, ServiceError
+from ..app.service import CreatedMatch, GameService, Sent, ServiceError
+from ..match import AbandonReason
 from ..rules import Refusal, decide, fold
 from ..rules import events as ev
 from ..rules.cards import HIGH_RANK, JOKER_BIT, LOW_RANK, contains, make_card, reading_card
@@ -56,7 +60,24 @@ log = logging.getLogger("daifugo.uecda")
 SEATS = 5
 # refusals that mean the match moved on (a timer acted first), not that a play is illegal
 MOVED_ON = frozenset({"not_your_turn", "wrong_action", "game_over", "match_over"})
+ABANDON_RETRY = 0.5  # seconds between tries to abandon a stopped table's match
 GRACE = 1.0  # seconds past the turn time before a silent client is dropped (the timer acts)
+# a step is sent without waiting only this long before its turn's time runs out: the turn
+# timer (on whichever replica) counts from the last event's time and must come after it
+TIMER_MARGIN_MS = 1000
+# a step with these is told once the game's every step is stored: a game's result, a deal
+GAME_BOUNDARY = frozenset({"GameEnded", "GameDealt", "MatchEnded"})
+
+
+class Durability(StrEnum):
+    """When a table's step is stored before its clients hear of it (``--uecda-durability``)."""
+
+    STEP = "step"  # each step is stored before the clients are told of it
+    GAME = "game"  # steps are sent at once, a game's all stored before its result and the next deal
+
+
+class TableStopped(Exception):
+    """A step this table sent was not stored: the table stops and writes nothing more."""
 
 
 class UecdaTable:
@@ -66,10 +87,12 @@ class UecdaTable:
         created: CreatedMatch,
         turn_seconds: float,
         seating: asyncio.Lock | None = None,
+        durability: Durability = Durability.GAME,
     ) -> None:
         """``seating``: held while a client is seated (joined, then told its number);
         the match starts only once the client that filled the table has been told."""
         self.service = service
+        self.durability = durability
         self.seating = seating or asyncio.Lock()
         self.match_id = created.match_id
         self.host_token = created.host_token
@@ -80,6 +103,10 @@ class UecdaTable:
         self.version = -1
         self.field = EMPTY_CARD_ROWS  # the last accepted play, rows 0–4 packed
         self._unread: list[StoredEvent] = []  # read from the stream, not yet taken
+        self.last_at = 0  # ms: the time of the last event taken (its turn's timer counts from it)
+        self.ahead: Match | None = None  # the match after this table's last step sent
+        self.unstored: list[asyncio.Future[AppendResult]] = []  # steps sent, not yet stored
+        self.failure: BaseException | None = None  # why a step sent was not stored
 
     def seat_client(self, seat: int, token: str, client: Connection) -> None:
         self.clients[seat] = client
@@ -93,6 +120,9 @@ class UecdaTable:
             match = await self._until_seated()
             async with self.seating:
                 pass
+            for client in self.clients.values():
+                client.flush()
+                client.held = True  # from now on the table says when (``_turn``)
             self.game, self.version = match.game, match.version
             try:
                 outcome = await self.service.start(self.match_id, self.host_token, "uecda:start")
@@ -102,9 +132,30 @@ class UecdaTable:
                     raise
             while self._game.phase != Phase.MATCH_OVER:
                 await self._turn()
+            await self._all_stored()
+        except TableStopped:
+            log.error("uecda table %s stopped: %s", self.match_id, self.failure)
+            for client in self.clients.values():
+                client.close("the table stopped")
+            await self._abandon()
         finally:
             for client in self.clients.values():
                 client.close()
+
+    async def _abandon(self) -> None:
+        """End the match as abandoned where its stream stopped, once Redis answers."""
+        while True:
+            try:
+                await self.service.abandon(
+                    self.match_id, AbandonReason.TABLE_FAILED, "a step of its table was not stored"
+                )
+                return
+            except ServiceError as error:  # gone: nothing to abandon
+                log.warning("uecda table %s not abandoned: %s", self.match_id, error)
+                return
+            except EventStoreError as error:
+                log.warning("uecda table %s: abandoning waits for Redis (%s)", self.match_id, error)
+                await asyncio.sleep(ABANDON_RETRY)
 
     @property
     def _game(self) -> MatchState:
@@ -120,6 +171,8 @@ class UecdaTable:
         return match
 
     async def _turn(self) -> None:
+        if self.failure is not None:
+            raise TableStopped
         game = self._game
         seat = game.turn
         client = self.clients.get(seat) if seat is not None else None
@@ -132,17 +185,21 @@ class UecdaTable:
             tables = hand_tables(game, self.clients)
             for player, other in self.clients.items():
                 other.send_bytes(tables[player])
-        self._flush()
         if waiting == WaitingFor.PLAY and client is not None:
+            client.flush()
             await self._client_plays(client, game, seat)  # type: ignore[arg-type]
         elif waiting == WaitingFor.EXCHANGE and client is not None:
+            client.flush()
             await self._client_gives(client, game, seat)  # type: ignore[arg-type]
         else:
+            self._flush()
             await self._next_action()
 
     def _flush(self) -> None:
-        """Write what this step told the clients now, before anything else the append
-        woke (the projections, the timers) runs: the next move waits on it."""
+        """Write what the table told its clients. Only the client to act now is written
+        to at each step (a write costs a system call and a wake-up of its process): the
+        others, who only read, get their steps together when they are to act, when a
+        game ends, or when the table waits on others."""
         for client in self.clients.values():
             client.flush()
 
@@ -203,6 +260,17 @@ class UecdaTable:
     ) -> bool:
         """Carry ``command`` out for the seat and tell the clients; False (nothing
         done) when ``refusable`` and the rules refuse it while the seat is to act."""
+        if self._in_time():
+            sent = await self._send(seat, command, refusable)
+            if sent is False:
+                return False
+            if isinstance(sent, Sent):
+                if any(item.type in GAME_BOUNDARY for item in sent.events):
+                    await self._all_stored()
+                self.ahead = sent.match
+                self._take(sent.events, client, reply, cells, sent.match.game)
+                return True
+        await self._all_stored()
         try:
             outcome = await self.service.act(
                 self.match_id,
@@ -223,6 +291,64 @@ class UecdaTable:
         self._take(outcome.stored, client, reply, cells, outcome.match.game if fresh else None)
         return True
 
+    def _in_time(self) -> bool:
+        """Whether this step may be sent without waiting: the table groups a game's
+        steps, and the turn timer cannot act on the turn before the step lands."""
+        if self.durability is Durability.STEP:
+            return False
+        if not self.turn_seconds:
+            return True
+        now_ms = time.time_ns() // 1_000_000
+        return now_ms < self.last_at + self.turn_seconds * 1000 - TIMER_MARGIN_MS
+
+    async def _send(
+        self, seat: int, command: SeatCommand, refusable: bool
+    ) -> Sent | Literal[False] | None:
+        """The step sent to the store without waiting for it; False when ``refusable``
+        and the rules refuse it; None when it is carried out the usual way instead (the
+        store cannot send it so, or the table's match moved on elsewhere)."""
+        base = await self._base()
+        if base is None:
+            return None
+        try:
+            sent = self.service.send_act(base, self.tokens[seat], command)
+        except ServiceError as error:
+            if refusable and error.code not in MOVED_ON:
+                return False
+            return None
+        if sent is None:
+            return None
+        self.unstored.append(sent.stored)
+        sent.stored.add_done_callback(self._stored)
+        return sent
+
+    async def _base(self) -> Match | None:
+        """The match as this table has it: after its last step sent, or as stored."""
+        if self.ahead is not None and self.ahead.version == self.version:
+            return self.ahead
+        match = self.service.cached(self.match_id)
+        if match is None or match.version != self.version:
+            match = await self.service.load(self.match_id)
+        return match if match.version == self.version else None
+
+    def _stored(self, stored: asyncio.Future[AppendResult]) -> None:
+        """A step sent has its answer: if it was not stored, the table stops at once
+        (nothing after it was stored either), its clients closed."""
+        error = None if stored.cancelled() else stored.exception()
+        if stored.cancelled() or error is not None:
+            if self.failure is None:
+                self.failure = error or asyncio.CancelledError()
+                for client in self.clients.values():
+                    client.close("the table stopped: a step was not stored")
+
+    async def _all_stored(self) -> None:
+        """Wait until every step sent is stored; TableStopped if one was not."""
+        unstored, self.unstored = self.unstored, []
+        if unstored:
+            await asyncio.wait(unstored)
+        if self.failure is not None:
+            raise TableStopped
+
     def _moved_on(self) -> bool:
         """Whether the match has events this table has not taken (the service's cache
         has them once a refusal has looked)."""
@@ -233,6 +359,7 @@ class UecdaTable:
         self, client: Connection | None = None, reply: int | None = None
     ) -> None:
         """Wait for the next action from elsewhere (a bot, a gRPC seat, the timer)."""
+        await self._all_stored()  # the others act on what is stored
         while True:
             fresh = [item for item in self._unread if item.seq > self.version]
             if fresh:
@@ -286,6 +413,7 @@ class UecdaTable:
             acted = fold(before, rules[:split]) if split else before
             after = fold(acted, rules[split:]) if split < len(rules) else acted
         self.version = stored[-1].seq
+        self.last_at = stored[-1].at
         self.game = after
         if before.waiting_for == WaitingFor.PLAY and before.turn is not None:
             self._tell_action(before, acted, rules[:split], client, reply, cells)
@@ -295,6 +423,8 @@ class UecdaTable:
             self.field = EMPTY_CARD_ROWS
             for player, other in self.clients.items():
                 other.send_table(start_table(after, dealt.hands, player))
+        if split < len(rules) or acted.phase != before.phase:
+            self._flush()  # a game's end, a deal: every client hears of it at once
         if after.phase == Phase.MATCH_OVER:
             for other in self.clients.values():
                 other.close()

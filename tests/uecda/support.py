@@ -7,7 +7,7 @@ import asyncio
 import contextlib
 import shutil
 import subprocess
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -139,8 +139,9 @@ class StreamError(AssertionError):
     pass
 
 
-def parse_stream(data: bytes) -> Transcript:
-    """What the server sent one client, message by message; every byte accounted for."""
+def parse_stream(data: bytes, cut: bool = False) -> Transcript:
+    """What the server sent one client, message by message; every byte accounted for.
+    ``cut``: the stream may stop anywhere (the server stopped): what came whole."""
     position = 0
 
     def take(size: int) -> bytes:
@@ -153,6 +154,18 @@ def parse_stream(data: bytes) -> Transcript:
 
     player = unpack_int(take(INT_BYTES))
     games: list[Game] = []
+    try:
+        _parse_games(take, games)
+    except StreamError:
+        if not cut:
+            raise
+        return Transcript(player, games)
+    if position != len(data):
+        raise StreamError(f"{len(data) - position} bytes after the last game")
+    return Transcript(player, games)
+
+
+def _parse_games(take: Callable[[int], bytes], games: list[Game]) -> None:
     end = GAME_OVER
     while end != ALL_GAMES_OVER:
         game = Game(unpack_table(take(TABLE_BYTES)))
@@ -168,9 +181,11 @@ def parse_stream(data: bytes) -> Transcript:
             if end not in (GAME_GOES_ON, GAME_OVER, ALL_GAMES_OVER):
                 raise StreamError(f"end flag {end}")
             game.turns.append(Turn(hand, accept, field_table, end))
-    if position != len(data):
-        raise StreamError(f"{len(data) - position} bytes after the last game")
-    return Transcript(player, games)
+
+
+def games_told_over(transcript: Transcript) -> int:
+    """The games whose end the client was told (its end flag 1, or 2 for the last)."""
+    return sum(1 for game in transcript.games if game.turns and game.turns[-1].end != GAME_GOES_ON)
 
 
 def told_places(transcript: Transcript) -> list[list[int]]:
