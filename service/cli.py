@@ -65,6 +65,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     serve.add_argument(
         "--sse-keepalive", type=float, default=15.0, help="seconds between SSE keep-alives"
     )
+    serve.add_argument(
+        "--registrations-per-address",
+        type=int,
+        default=5,
+        help="player sign-ups one address may make per --registration-window (default 5)",
+    )
+    serve.add_argument(
+        "--registrations",
+        type=int,
+        default=200,
+        help="player sign-ups from all addresses per --registration-window (default 200)",
+    )
+    serve.add_argument(
+        "--registration-window", type=float, default=3600.0, help="seconds (default 3600)"
+    )
+
+    players = commands.add_parser("players", help="registered players: add one")
+    players_actions = players.add_subparsers(dest="action", required=True)
+    adding = players_actions.add_parser("add", help="register NAME; print its key once")
+    adding.add_argument("name")
 
     demo = commands.add_parser("demo", help="bots play whole matches through the gRPC API")
     demo.add_argument("--grpc", metavar="HOST:PORT", help="a running service (default: start one)")
@@ -149,12 +169,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         # bench/ lives beside the packages in a source checkout, not in the wheel
         benchmark = importlib.import_module(f"bench.{args.benchmark}")
         return int(benchmark.main(args.options) or 0)
+    if args.command == "players":
+        from .players_command import add_player
+
+        return add_player(args.name)
     if args.command == "serve":
+        from .app.players import RegistrationLimits
         from .rest.app import RestSettings
 
         if args.audit_workers < 1 or args.audit_queue < 0 or not args.sse_keepalive > 0:
             parser.error("--audit-workers ≥ 1, --audit-queue ≥ 0, --sse-keepalive > 0")
-        rest = RestSettings(args.audit_workers, args.audit_queue, args.sse_keepalive)
+        if min(args.registrations_per_address, args.registrations) < 0:
+            parser.error("--registrations-per-address and --registrations are ≥ 0")
+        if not args.registration_window > 0:
+            parser.error("--registration-window > 0")
+        registrations = RegistrationLimits(
+            args.registrations_per_address, args.registrations, args.registration_window
+        )
+        rest = RestSettings(args.audit_workers, args.audit_queue, args.sse_keepalive, registrations)
         from .event_loop import loop_factory, run
 
         try:

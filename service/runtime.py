@@ -17,11 +17,13 @@ import grpc
 from clients.bots import bot_of_kind
 from eventstore import EmbeddedRedis, RedisEventStore, redis_url_or_embedded
 from eventstore.embedded import URL_FILE
+from eventstore.limits import RedisRateLimiter
 
 from .app import STORE_PREFIX
 from .app.background import Background, stop_tasks
 from .app.catalog import CatalogProjection
 from .app.keyring import Keyring, load_server_key
+from .app.players import Players
 from .app.projections import ResultsProjection
 from .app.service import GameService
 from .app.signing import Signer, ephemeral_signer
@@ -101,8 +103,10 @@ async def running_service(
         # what REST reads of the projections, from Redis, whichever replica writes them
         results = ResultsProjection(store)
         catalog = CatalogProjection(store)
+        players = Players(store)
+        limiter = RedisRateLimiter(store, "registrations")  # every replica counts together
         app = (
-            create_app(service, catalog, results, signing_keys, rest)
+            create_app(service, catalog, results, signing_keys, rest, players, limiter)
             if http_port is not None
             else None
         )

@@ -4,7 +4,7 @@ rankings, the signing keys, the web page, and its OpenAPI schema at /schema
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from litestar import Litestar, MediaType, get
@@ -17,13 +17,15 @@ from litestar.response import File
 from litestar.static_files import create_static_files_router
 
 from eventstore import StoreUnavailable
+from eventstore.limits import InMemoryRateLimiter, RateLimiter
 
 from ..app.catalog import CatalogProjection
+from ..app.players import Players, RegistrationLimits
 from ..app.projections import ResultsProjection
 from ..app.queries import MatchQueries
 from ..app.service import GameService, ServiceError
 from ..records import KeySet
-from . import actions, keys, live, matches, rankings, record, tables
+from . import actions, keys, live, matches, players, rankings, record, tables
 from .auditing import DEFAULT_QUEUED, DEFAULT_WORKERS, AuditPool
 from .context import Context
 from .errors import EXCEPTION_HANDLERS, BadInput, log_exception
@@ -49,6 +51,7 @@ class RestSettings:
     audit_workers: int = DEFAULT_WORKERS
     audit_queue: int = DEFAULT_QUEUED
     keepalive_seconds: float | None = None
+    registrations: RegistrationLimits = field(default_factory=RegistrationLimits)
 
 
 def create_app(
@@ -57,7 +60,11 @@ def create_app(
     results: ResultsProjection,
     signing_keys: KeySet,
     settings: RestSettings | None = None,
+    registry: Players | None = None,
+    limiter: RateLimiter | None = None,
 ) -> Litestar:
+    """``registry``: the players (default: over the service's store); ``limiter``: what
+    counts sign-ups (default: this process's memory; ``daifugo serve`` shares Redis's)."""
     settings = settings or RestSettings()
     if settings.keepalive_seconds is not None and not settings.keepalive_seconds > 0:
         raise ValueError("the keep-alive period must be positive")
@@ -70,6 +77,9 @@ def create_app(
         MatchQueries(service),
         audits,
         settings.keepalive_seconds,
+        players=registry or Players(service.store),
+        registration_limiter=limiter or InMemoryRateLimiter(),
+        registration_limits=settings.registrations,
     )
 
     def provide() -> Context:
@@ -84,6 +94,7 @@ def create_app(
             *actions.HANDLERS,
             *record.HANDLERS,
             *rankings.HANDLERS,
+            *players.HANDLERS,
             *keys.HANDLERS,
             index,
             create_static_files_router(

@@ -9,7 +9,10 @@ from typing import Annotated
 
 from litestar.params import HeaderParameter
 
+from eventstore.limits import RateLimiter
+
 from ..app.catalog import CatalogProjection
+from ..app.players import Players, RegistrationLimits
 from ..app.projections import ResultsProjection
 from ..app.queries import MatchQueries
 from ..app.service import GameService, ServiceError
@@ -35,6 +38,9 @@ class Context:
     # set when the server stops: open event streams end (the page resumes them)
     closing: asyncio.Event = field(default_factory=asyncio.Event)
     broadcasts: Broadcasts = field(default_factory=Broadcasts)  # the live events' readers
+    players: Players | None = None  # registered players (None: not served)
+    registration_limiter: RateLimiter | None = None
+    registration_limits: RegistrationLimits = field(default_factory=RegistrationLimits)
 
 
 def bearer(authorization: str | None) -> str | None:
