@@ -23,11 +23,12 @@ from .app import STORE_PREFIX
 from .app.background import Background, stop_tasks
 from .app.catalog import CatalogProjection
 from .app.keyring import Keyring, load_server_key
-from .app.players import Players
+from .app.players import PlayerKind, Players, bot_player_name
 from .app.projections import ResultsProjection
 from .app.service import GameService
 from .app.signing import Signer, ephemeral_signer
 from .grpc.server import start_grpc_server
+from .match import BotKind
 from .rest.app import RestSettings, create_app, end_streams, stop_audits
 from .rest.server import HttpServer, start_http_server
 from .uecda.server import UecdaServer, UecdaSettings
@@ -104,6 +105,8 @@ async def running_service(
         results = ResultsProjection(store)
         catalog = CatalogProjection(store)
         players = Players(store)
+        for kind in BotKind:  # our bots are players of their own, rated like any
+            await players.ensure(bot_player_name(kind.value), PlayerKind.BOT)
         limiter = RedisRateLimiter(store, "registrations")  # every replica counts together
         app = (
             create_app(service, catalog, results, signing_keys, rest, players, limiter)

@@ -18,6 +18,7 @@ from .catalog import CatalogProjection
 from .following import Follower, SharedFeed
 from .lease import Lease
 from .projections import ResultsProjection
+from .ratings import RatingsRecorder
 from .scanning import SharedScan
 from .sealer import Sealer
 from .service import GameService
@@ -86,6 +87,7 @@ class Background:
         followers: list[Follower] = [
             ResultsProjection(self.store),
             CatalogProjection(self.store),
+            RatingsRecorder(self.store),
             sealer,
         ]
         workers: list[Worker] = [sealer]

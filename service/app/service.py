@@ -62,6 +62,7 @@ from .inputs import (
 from .keyring import HOST, Keyring, Role
 from .match import Match, as_of, fold_match, stream_of
 from .match_waits import MatchWaits
+from .players import Players
 from .signing import Signer, ephemeral_signer
 
 CONFLICT_RETRIES = 20
@@ -170,6 +171,7 @@ class MatchOptions:
     bot_pause: float = 0.0  # seconds the service's bots wait before each action
     auto_start: bool = False  # with open seats: start once the last is taken
     invites: bool = False  # with open seats: each taken with its invite (claim_seat) only
+    rated: bool = False  # seats taken by registered players (or bots): its games rated
 
 
 class GameService:
@@ -179,6 +181,7 @@ class GameService:
         self.signer = signer or ephemeral_signer()  # None: a key for this process only
         self.fanout = Fanout(store)  # one follower per match for all its listeners here
         self.waits = MatchWaits(self.fanout, self._match_after)
+        self.players = Players(store)  # who a player key is
         self._cache = BoundedCache[str, Match](CACHE_SIZE)
         self.decoded = StoreEvents()  # of this service's store only
         self._shown = BoundedCache[tuple[str, int, str, Viewer, bool], dict[str, Any]](SHOWN_LIMIT)
@@ -324,6 +327,7 @@ class GameService:
             options.invites,
             tuple(options.client_seeds),
             tuple(options.bots.items()),
+            options.rated,
         )
 
         def asked(events: Sequence[MatchEvent]) -> str:
@@ -354,19 +358,30 @@ class GameService:
         return CreatedMatch(match_id, self.keyring.token(match_id, HOST), seat_tokens, receipt)
 
     async def join(
-        self, match_id: str, name: str, client_seed: bytes = b"", request_id: str = ""
+        self,
+        match_id: str,
+        name: str,
+        client_seed: bytes = b"",
+        request_id: str = "",
+        player_key: str | None = None,
     ) -> Seated:
         """Take the next free seat. ``request_id`` is the caller's secret, as for
-        create: a retry with it returns the same seat (and receipt)."""
+        create: a retry with it returns the same seat (and receipt). With a
+        ``player_key`` the seat is the registered player's, under its name (a rated
+        match seats no one else)."""
         check_match_id(match_id)
         check_name(name)
         check_client_seed(client_seed)
         check_request_id(request_id, secret=True)
+        player_id = ""
+        if player_key:
+            player = await self.players.authenticate(player_key)
+            name, player_id = player.name, player.player_id
         digest = self.keyring.request_digest("join", request_id) if request_id else ""
-        asked = fingerprint_of("join", name, client_seed.hex())
+        asked = fingerprint_of("join", name, client_seed.hex(), player_id)
         signed = request_digest(action_request(match_id, "join", "join", request_id))
         seat, receipts = await self._take_seat(
-            match_id, Join(name, client_seed), digest, asked, signed
+            match_id, Join(name, client_seed, player=player_id), digest, asked, signed
         )
         return Seated(seat, self.keyring.token(match_id, Role("seat", seat)), receipts)
 

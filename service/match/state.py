@@ -29,6 +29,7 @@ class Match:
     seed: str  # hex, once revealed
     game: MatchState
     sealed: bool = False  # MatchSealed is the last event
+    rated: bool = False  # its games are rated (MatchCreated.rated)
     # Where the match's stream stands: set by whoever folds stored events (the events
     # themselves do not know their seq, time or hash).
     version: int = 0

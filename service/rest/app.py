@@ -23,9 +23,10 @@ from ..app.catalog import CatalogProjection
 from ..app.players import Players, RegistrationLimits
 from ..app.projections import ResultsProjection
 from ..app.queries import MatchQueries
+from ..app.ratings import Ratings
 from ..app.service import GameService, ServiceError
 from ..records import KeySet
-from . import actions, keys, live, matches, players, rankings, record, tables
+from . import actions, keys, live, matches, players, rankings, ratings, record, tables
 from .auditing import DEFAULT_QUEUED, DEFAULT_WORKERS, AuditPool
 from .context import Context
 from .errors import EXCEPTION_HANDLERS, BadInput, log_exception
@@ -80,6 +81,7 @@ def create_app(
         players=registry or Players(service.store),
         registration_limiter=limiter or InMemoryRateLimiter(),
         registration_limits=settings.registrations,
+        ratings=Ratings(service.store),
     )
 
     def provide() -> Context:
@@ -95,6 +97,7 @@ def create_app(
             *record.HANDLERS,
             *rankings.HANDLERS,
             *players.HANDLERS,
+            *ratings.HANDLERS,
             *keys.HANDLERS,
             index,
             create_static_files_router(

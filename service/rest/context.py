@@ -15,6 +15,7 @@ from ..app.catalog import CatalogProjection
 from ..app.players import Players, RegistrationLimits
 from ..app.projections import ResultsProjection
 from ..app.queries import MatchQueries
+from ..app.ratings import Ratings
 from ..app.service import GameService, ServiceError
 from ..records import KeySet
 from .auditing import AuditPool
@@ -41,6 +42,7 @@ class Context:
     players: Players | None = None  # registered players (None: not served)
     registration_limiter: RateLimiter | None = None
     registration_limits: RegistrationLimits = field(default_factory=RegistrationLimits)
+    ratings: Ratings | None = None  # the ratings' fold, kept by this process
 
 
 def bearer(authorization: str | None) -> str | None:
