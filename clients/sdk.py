@@ -43,6 +43,8 @@ from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 
 from service.grpc.actions import action_to_message, command_from_message
+from service.grpc.gen.daifugo.v1 import arena_service_pb2 as arena_pb
+from service.grpc.gen.daifugo.v1 import arena_service_pb2_grpc as arena_pb_grpc
 from service.grpc.gen.daifugo.v1 import match_service_pb2 as pb
 from service.grpc.gen.daifugo.v1 import match_service_pb2_grpc as pb_grpc
 from service.grpc.words import ELEVEN_BACKS, FIELD_KINDS, PHASES, WAITS
@@ -258,6 +260,25 @@ class DaifugoClient:
 
     def seat(self, match_id: str, token: str) -> SeatSession:
         return SeatSession(self, match_id, token)
+
+    async def join_queue(self, pool: str = "federation.4-5") -> AsyncIterator[SeatSession]:
+        """Queue the client's player (``player_key``) in an arena pool and stay queued:
+        a seat's session each time the arena seats it at a rated match, the next once
+        that match is over. Stop by leaving the loop."""
+        if not self.player_key:
+            raise ValueError("the arena seats registered players: give a player_key")
+        stub = arena_pb_grpc.ArenaServiceStub(self.channel)  # type: ignore[no-untyped-call]
+        call = stub.JoinQueue(
+            arena_pb.JoinQueueRequest(pool=pool),
+            metadata=(("daifugo-player-key", self.player_key),),
+        )
+        try:
+            async for seated in call:
+                yield SeatSession(self, seated.match_id, seated.token, seated.seat)
+        except grpc.aio.AioRpcError as error:
+            raise _refusal(error) from None
+        finally:
+            call.cancel()
 
     def host(self, match_id: str, host_token: str) -> HostSession:
         return HostSession(self, match_id, host_token)

@@ -80,6 +80,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     serve.add_argument(
         "--registration-window", type=float, default=3600.0, help="seconds (default 3600)"
     )
+    serve.add_argument(
+        "--arena-bots-after",
+        type=float,
+        default=10.0,
+        help="seconds a queued player waits before our bots fill its table (default 10)",
+    )
+    serve.add_argument(
+        "--arena-games",
+        type=int,
+        default=0,
+        help="games per arena match (default: the preset's)",
+    )
 
     players = commands.add_parser("players", help="registered players: add one")
     players_actions = players.add_subparsers(dest="action", required=True)
@@ -209,6 +221,7 @@ async def _serve(args: argparse.Namespace, rest: RestSettings) -> int:
     from eventstore import redacted_url
     from eventstore.embedded import URL_FILE
 
+    from .app.arena import ArenaSettings
     from .app.signing import SigningKeyProblem, serving_signer
     from .runtime import running_service, tune_gc_for_serving
     from .uecda.server import UecdaSettings
@@ -245,6 +258,9 @@ async def _serve(args: argparse.Namespace, rest: RestSettings) -> int:
         uecda_port=args.uecda_port,
         uecda=uecda,
         uecda_host=args.uecda_host,
+        arena_settings=ArenaSettings(
+            bots_after=args.arena_bots_after, games_per_set=args.arena_games
+        ),
     ) as running:
         tables = f", UECda on {running.uecda_port}" if running.uecda_port is not None else ""
         print(

@@ -20,11 +20,13 @@ from eventstore.embedded import URL_FILE
 from eventstore.limits import RedisRateLimiter
 
 from .app import STORE_PREFIX
+from .app.arena import Arena, ArenaSettings
 from .app.background import Background, stop_tasks
 from .app.catalog import CatalogProjection
 from .app.keyring import Keyring, load_server_key
 from .app.players import PlayerKind, Players, bot_player_name
 from .app.projections import ResultsProjection
+from .app.ratings import Ratings
 from .app.service import GameService
 from .app.signing import Signer, ephemeral_signer
 from .grpc.server import start_grpc_server
@@ -74,6 +76,7 @@ async def running_service(
     uecda_port: int | None = None,
     uecda: UecdaSettings | None = None,
     uecda_host: str | None = None,
+    arena_settings: ArenaSettings | None = None,
 ) -> AsyncIterator[Running]:
     """Start the service; stop all of it (an embedded Redis too) on exit.
     ``http_port``: serve REST there too (0 picks a free port; None: no REST).
@@ -98,7 +101,11 @@ async def running_service(
     try:
         keyring = Keyring(await load_server_key(await store.raw_client()))
         service = GameService(store, keyring, signer)
-        server, port = await start_grpc_server(service, grpc_port, host, signing_keys=signing_keys)
+        ratings = Ratings(store)  # this process's fold of the ratings, for REST and the arena
+        arena = Arena(service, ratings, arena_settings)
+        server, port = await start_grpc_server(
+            service, grpc_port, host, signing_keys=signing_keys, arena=arena
+        )
         background = Background(service, store, timers=timers, make_bot=bot_of_kind)
         background_task = asyncio.create_task(background.run())
         # what REST reads of the projections, from Redis, whichever replica writes them
@@ -109,7 +116,7 @@ async def running_service(
             await players.ensure(bot_player_name(kind.value), PlayerKind.BOT)
         limiter = RedisRateLimiter(store, "registrations")  # every replica counts together
         app = (
-            create_app(service, catalog, results, signing_keys, rest, players, limiter)
+            create_app(service, catalog, results, signing_keys, rest, players, limiter, ratings)
             if http_port is not None
             else None
         )
@@ -146,6 +153,7 @@ async def running_service(
             if app is not None:
                 stop_audits(app)
             background.stop()
+            arena.stop()
             await stop_tasks([background_task], timeout=10.0)
             await server.stop(grace=1.0)
             await service.fanout.close()

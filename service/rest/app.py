@@ -63,6 +63,7 @@ def create_app(
     settings: RestSettings | None = None,
     registry: Players | None = None,
     limiter: RateLimiter | None = None,
+    rating_folds: Ratings | None = None,
 ) -> Litestar:
     """``registry``: the players (default: over the service's store); ``limiter``: what
     counts sign-ups (default: this process's memory; ``daifugo serve`` shares Redis's)."""
@@ -81,7 +82,7 @@ def create_app(
         players=registry or Players(service.store),
         registration_limiter=limiter or InMemoryRateLimiter(),
         registration_limits=settings.registrations,
-        ratings=Ratings(service.store),
+        ratings=rating_folds or Ratings(service.store),
     )
 
     def provide() -> Context:
