@@ -82,6 +82,11 @@ class Arena:
         self._task: asyncio.Task[None] | None = None
         self.seated_count = 0  # players seated since start (the bench reads it)
 
+    @property
+    def queued_count(self) -> int:
+        """Players queued now, in all pools."""
+        return len(self._queued)
+
     # -- queueing ----------------------------------------------------------------
 
     async def queue(self, key: str | None, pool: str) -> AsyncGenerator[Seating, None]:
