@@ -116,7 +116,9 @@ async def running_service(
             await players.ensure(bot_player_name(kind.value), PlayerKind.BOT)
         limiter = RedisRateLimiter(store, "registrations")  # every replica counts together
         app = (
-            create_app(service, catalog, results, signing_keys, rest, players, limiter, ratings)
+            create_app(
+                service, catalog, results, signing_keys, rest, players, limiter, ratings, arena
+            )
             if http_port is not None
             else None
         )

@@ -19,6 +19,7 @@ from litestar.static_files import create_static_files_router
 from eventstore import StoreUnavailable
 from eventstore.limits import InMemoryRateLimiter, RateLimiter
 
+from ..app.arena import Arena
 from ..app.catalog import CatalogProjection
 from ..app.players import Players, RegistrationLimits
 from ..app.projections import ResultsProjection
@@ -27,6 +28,7 @@ from ..app.ratings import Ratings
 from ..app.service import GameService, ServiceError
 from ..records import KeySet
 from . import actions, keys, live, matches, players, rankings, ratings, record, tables
+from . import arena as arena_routes
 from .auditing import DEFAULT_QUEUED, DEFAULT_WORKERS, AuditPool
 from .context import Context
 from .errors import EXCEPTION_HANDLERS, BadInput, log_exception
@@ -64,10 +66,12 @@ def create_app(
     registry: Players | None = None,
     limiter: RateLimiter | None = None,
     rating_folds: Ratings | None = None,
+    arena: Arena | None = None,
 ) -> Litestar:
     """``registry``: the players (default: over the service's store); ``limiter``: what
     counts sign-ups (default: this process's memory; ``daifugo serve`` shares Redis's)."""
     settings = settings or RestSettings()
+    folds = rating_folds or Ratings(service.store)
     if settings.keepalive_seconds is not None and not settings.keepalive_seconds > 0:
         raise ValueError("the keep-alive period must be positive")
     audits = AuditPool(settings.audit_workers, settings.audit_queue)
@@ -82,7 +86,8 @@ def create_app(
         players=registry or Players(service.store),
         registration_limiter=limiter or InMemoryRateLimiter(),
         registration_limits=settings.registrations,
-        ratings=rating_folds or Ratings(service.store),
+        ratings=folds,
+        arena=arena or Arena(service, folds),
     )
 
     def provide() -> Context:
@@ -99,6 +104,7 @@ def create_app(
             *rankings.HANDLERS,
             *players.HANDLERS,
             *ratings.HANDLERS,
+            *arena_routes.HANDLERS,
             *keys.HANDLERS,
             index,
             create_static_files_router(

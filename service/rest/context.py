@@ -11,6 +11,7 @@ from litestar.params import HeaderParameter
 
 from eventstore.limits import RateLimiter
 
+from ..app.arena import Arena
 from ..app.catalog import CatalogProjection
 from ..app.players import Players, RegistrationLimits
 from ..app.projections import ResultsProjection
@@ -43,6 +44,7 @@ class Context:
     registration_limiter: RateLimiter | None = None
     registration_limits: RegistrationLimits = field(default_factory=RegistrationLimits)
     ratings: Ratings | None = None  # the ratings' fold, kept by this process
+    arena: Arena | None = None  # the arena's queues (None: not served)
 
 
 def bearer(authorization: str | None) -> str | None:
