@@ -42,6 +42,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     serve.add_argument("--uecda-host", help="the UECda listener's address (default: --host)")
     serve.add_argument(
+        "--uecda-arena",
+        action="store_true",
+        help="rated UECda tables: each client is the unverified player uecda:<name>, our bots "
+        "fill the seats no client took within --arena-bots-after",
+    )
+    serve.add_argument(
         "--uecda-max-clients", type=int, default=256, help="UECda connections open at once"
     )
     serve.add_argument(
@@ -237,6 +243,8 @@ async def _serve(args: argparse.Namespace, rest: RestSettings) -> int:
         args.uecda_bots,
         args.uecda_turn_seconds,
         max_clients=args.uecda_max_clients,
+        arena=args.uecda_arena,
+        arena_bots_after=args.arena_bots_after,
     )
     try:
         signer = serving_signer(args.signing_key_file)  # before anything starts

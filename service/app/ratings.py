@@ -140,12 +140,18 @@ class PoolFold:
     def apply(self, seq: int, game: RatedGame, at: int = 0) -> None:
         assert seq == self.version + 1, f"event {seq} after {self.version}"
         self.version = seq
-        if len(set(seat.player_id for seat in game.seats)) != len(game.seats):
-            return  # one player in two seats: not rated (the recorder never writes it)
-        rated = [self._rating(seat) for seat in game.seats]
+        # one player in two seats (a table of five with four of our bots, of three
+        # kinds): its best-placed seat counts, the others are left out of the game
+        counted: dict[str, tuple[int, Seat]] = {}
+        for seat, place in sorted(zip(game.seats, game.places, strict=True), key=lambda p: p[1]):
+            counted.setdefault(seat.player_id, (place, seat))
+        if len(counted) < 2:
+            return
+        places = [place for place, _ in counted.values()]
+        rated = [self._rating(seat) for _, seat in counted.values()]
         teams = [[MODEL.rating(mu=r.mu, sigma=r.sigma)] for r in rated]
-        after = MODEL.rate(teams, ranks=[float(place) for place in game.places])
-        for rating, (new,), place in zip(rated, after, game.places, strict=True):
+        after = MODEL.rate(teams, ranks=[float(place) for place in places])
+        for rating, (new,), place in zip(rated, after, places, strict=True):
             before = rating.ordinal
             rating.mu, rating.sigma = new.mu, new.sigma
             rating.games += 1
@@ -277,8 +283,6 @@ class RatingsRecorder:
             tuple(table.seats[seat] for seat in range(len(places))),
             places,
         )
-        if len({seat.player_id for seat in game.seats}) != len(game.seats):
-            return  # one player in two seats rates nothing
         stream = pool_stream(table.pool)
         request_id = f"game:{ended.stream}:{ended.seq}"
         record = NewEvent("GameRated", game.data(), SCHEMA)

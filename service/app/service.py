@@ -62,7 +62,7 @@ from .inputs import (
 from .keyring import HOST, Keyring, Role
 from .match import Match, as_of, fold_match, stream_of
 from .match_waits import MatchWaits
-from .players import Players
+from .players import PlayerKind, Players, uecda_player_name
 from .signing import Signer, ephemeral_signer
 
 CONFLICT_RETRIES = 20
@@ -377,6 +377,22 @@ class GameService:
         if player_key:
             player = await self.players.authenticate(player_key)
             name, player_id = player.name, player.player_id
+        return await self._join(match_id, name, client_seed, request_id, player_id)
+
+    async def join_program(self, match_id: str, name: str) -> Seated:
+        """Seat a UECda program under its profile's name, as the unverified player
+        ``uecda:<name>`` (the protocol carries no credential: anyone may claim a name);
+        a name that looks like a person's is seated unregistered (rated tables refuse it)."""
+        check_name(name)
+        try:
+            program = await self.players.ensure(uecda_player_name(name), PlayerKind.UECDA)
+        except ServiceError:
+            return await self._join(match_id, name, b"", "", "")
+        return await self._join(match_id, name, b"", "", program.player_id)
+
+    async def _join(
+        self, match_id: str, name: str, client_seed: bytes, request_id: str, player_id: str
+    ) -> Seated:
         digest = self.keyring.request_digest("join", request_id) if request_id else ""
         asked = fingerprint_of("join", name, client_seed.hex(), player_id)
         signed = request_digest(action_request(match_id, "join", "join", request_id))

@@ -98,6 +98,8 @@ def test_rated_games_move_ratings_and_a_restart_rebuilds_them(
                 moves = page["games"]
                 assert [game["match_id"] for game in moves] == [match_id] * GAMES
                 assert all(game["delta"] != 0 for game in moves)  # each game moved it
+            audit = http.get(f"/matches/{match_id}/audit")  # a rated match audits as any
+            assert audit.status_code == 200 and audit.json()["verdict"] == "valid", audit.text
     finally:
         served.stop()
     again = ServeProcess(own_redis, tmp_path / "serve-2.log").wait_ready()
