@@ -45,7 +45,7 @@ from eventstore import (
 from eventstore.cache import BoundedCache
 
 from ..rules import PRESETS
-from .match import ENDING, match_id_of, stream_of
+from .match import match_id_of, stream_of
 from .players import bot_player_name, player_id_of
 
 log = logging.getLogger("daifugo.ratings")
@@ -220,8 +220,9 @@ class RatingsRecorder:
 
     def __init__(self, store: RedisEventStore) -> None:
         self.store = store
-        # where it is: committed after the work an event asked (at-least-once: the
-        # appends are idempotent), and at each match's end
+        # where it is: each event passed after its work (at-least-once: the appends are
+        # idempotent), committed every few seconds, every stream's (a player's, a
+        # pool's too: else a restart would read them all again)
         self.checkpoints = RedisCheckpoints(store, self.name)
         self._tables = BoundedCache[str, _Table](MATCHES_REMEMBERED)
 
@@ -230,20 +231,17 @@ class RatingsRecorder:
 
     async def take(self, event: StoredEvent) -> None:
         match_id = match_id_of(event.stream)
-        if match_id is None:
-            return
-        if event.type == "GameEnded":
+        if match_id is not None and event.type == "GameEnded":
             table = await self._table(match_id)
             if table.rated and not table.delayed:
                 await self._record(table, match_id, event)
-                await self.checkpoints.commit(event.stream, event.seq)
-        elif event.type in ENDING:
+        elif match_id is not None and event.type == "MatchEnded":
             table = await self._table(match_id)
-            if table.rated and table.delayed and event.type == "MatchEnded":
+            if table.rated and table.delayed:
                 for ended in await self.store.read(event.stream, 0, event.seq):
                     if ended.type == "GameEnded":
                         await self._record(table, match_id, ended)
-            await self.checkpoints.commit(event.stream, event.seq)
+        await self.checkpoints.apply_or_defer(event, ())
 
     async def _table(self, match_id: str) -> _Table:
         table = self._tables.get(match_id)
