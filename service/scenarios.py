@@ -19,6 +19,7 @@ from .rules.readings import COLORS
 from .rules.refusals import Refused
 from .rules.rulesets import RuleSetError
 from .rules.state import MatchState
+from .rules.views import SPECTATOR, build_view
 from .rules.vocabulary import Bottom, RefusalCode
 
 
@@ -195,6 +196,9 @@ def observe(state: MatchState, key: str) -> Any:
         "two_back": lambda s: s.two_back,
         "color_lock": lambda s: COLORS.get(s.color_lock),
         "partial_lock": lambda s: s.partial_lock,
+        # what every view shows (docs/RULES.md §5.6 #21, #25): a spectator's
+        "discard_pile_marked": lambda s: sorted(build_view(s, SPECTATOR).discard_pile_marked),
+        "out_of_play": lambda s: sorted(build_view(s, SPECTATOR).out_of_play),
     }
     if key not in readers:
         raise ScenarioError(f"unknown expect key {key!r}")
@@ -218,7 +222,7 @@ def check_expect(state: MatchState, expect: Any) -> None:
 
 def _normalised(key: str, wanted: Any) -> Any:
     """An expected value in the form ``observe`` reads (order-free lists sorted)."""
-    if key in ("field", "discard_pile"):
+    if key in ("field", "discard_pile", "discard_pile_marked", "out_of_play"):
         return sorted(format_mask(parse_mask(wanted)))
     if key == "suit_lock":
         return sorted(suit_letters(parse_suits(wanted)))

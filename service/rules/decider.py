@@ -95,6 +95,7 @@ from .vocabulary import (
     ZOMBIE,
     Bottom,
     DiscardReason,
+    ElevenBack,
     EndCause,
     FallCause,
     FinishCause,
@@ -111,6 +112,8 @@ Decision = list[ev.Event] | Refusal
 # the rules each group of effects needs, to pass it by cheaply when all are off
 _PICK_STEP_RULES = frozenset(("kings_march", "zombie", "king_pastor"))
 _STRENGTH_RULES = frozenset(("eleven_back", "two_back"))
+# the steps that put cards in the discard pile
+_PILE_STEPS = frozenset((TEN_DISCARD, QUEEN_BOMBER))
 
 
 class _Work:
@@ -543,9 +546,22 @@ def _after_step(work: _Work, seat: int, *, emptied: bool = True) -> None:
     if emptied and state.is_active(seat) and not state.hands[seat]:
         if _finish(work, seat, cause=FinishCause.EMPTIED):
             return
+    _lapse_picks(work)
     if work.state.pending:
         return
     _end_turn(work, seat)
+
+
+def _lapse_picks(work: _Work) -> None:
+    """A pick step whose turn has come while the discard pile holds no card it may
+    take does not happen (docs/RULES.md §5.1 Pick, §5.6 #21): the steps before it
+    may have taken the last one, or discarded only marked cards."""
+    while True:
+        pending = work.state.pending
+        if not pending or pending[0][0] not in PICKS or pickable(work.state):
+            return
+        step, _, seat = pending[0]
+        work.emit(ev.PickLapsed(seat, step))
 
 
 # -- four-stop -----------------------------------------------------------------
@@ -653,8 +669,9 @@ def _choose_for_pastor(state: MatchState, command: Give) -> _Work:
 def _pick_steps(work: _Work, seat: int, meld: Meld, applying: frozenset[str]) -> None:
     """King's march, zombie and king pastor after a play (docs/RULES.md §5.5 step 4)."""
     state = work.state
-    # a ten-discard to come puts a card in the pile before the pick
-    discarding = any(step is TEN_DISCARD for step, _, _ in state.pending)
+    # a ten-discard or a queen bomb to come may put cards in the pile before the
+    # pick, which is judged when its turn comes (_lapse_picks)
+    discarding = any(step in _PILE_STEPS for step, _, _ in state.pending)
     kings = meld.real_count(KINGS_MARCH_RANK) if "kings_march" in applying else 0
     if kings and state.is_active(seat) and state.hands[seat]:
         if pickable(state) or discarding:
@@ -682,7 +699,10 @@ def _queue_salvage(work: _Work) -> bool:
     owner = state.last_seat
     if last is None or owner is None or "salvage" not in state.in_force:
         return False
-    if not last.real_count(SALVAGE_RANK) or not state.is_active(owner) or not pickable(state):
+    if not last.real_count(SALVAGE_RANK) or not state.is_active(owner):
+        return False
+    # judged when its turn comes (_lapse_picks): a step before it may fill the pile
+    if not pickable(state) and not any(step in _PILE_STEPS for step, _, _ in state.pending):
         return False
     work.emit(ev.StepRequired(owner, SALVAGE, 1))
     return True
@@ -781,7 +801,8 @@ def _apply_play(work: _Work, seat: int, meld: Meld, *, reason: str) -> None:
         if any(work.state.is_active(s) for s in range(work.state.players) if s != seat):
             _open_answer_window(work, seat, meld)
             return
-    if flush is not None and _flush(work, flush, salvage=False):
+    # the leader leads once the whole action is done (docs/RULES.md §5.6 #23): _end_turn
+    if flush is not None and _flush(work, flush, salvage=False, lead=False):
         return
 
     state = work.state
@@ -801,16 +822,16 @@ def _apply_play(work: _Work, seat: int, meld: Meld, *, reason: str) -> None:
             work.emit(ev.StepRequired(seat, WaitingFor.TEN_DISCARD, tens))
     queens = meld.real_count(RANK_Q) if "queen_bomber" in in_force else 0
     # a player who has left takes no further step, but a bomber whose play emptied their
-    # hand still names the ranks (docs/RULES.md §3 Clarifications 1): not one a flush's
-    # lead sent away
+    # hand still names the ranks (docs/RULES.md §3 Clarifications 1)
     if queens and (work.state.is_active(seat) or not work.state.hands[seat]):
         work.emit(ev.StepRequired(seat, WaitingFor.QUEEN_BOMBER, queens))
     if not applying.isdisjoint(_PICK_STEP_RULES):
         _pick_steps(work, seat, meld, applying)
     if flush is not None and "salvage" in applying:
         _queue_salvage(work)  # after the play's steps, before the lead (§5.5 step 5)
+    _lapse_picks(work)
     if not work.state.pending:
-        _end_turn(work, seat)
+        _end_turn(work, seat)  # the leader is chosen now, the action done (§5.6 #23)
 
 
 def _further_locks(work: _Work, applying: frozenset[str]) -> None:
@@ -917,10 +938,11 @@ def _advance_until_all_passed(
     work.emit(ev.TurnMoved(waiting[len(skipped)]))
 
 
-def _flush(work: _Work, reason: FlushReason, salvage: bool = True) -> bool:
+def _flush(work: _Work, reason: FlushReason, salvage: bool = True, lead: bool = True) -> bool:
     """Flush the field; its last player (or the next one still in) leads, after
-    a salvage (``salvage``: asked for here, not by the caller). True if the
-    game ended on the way (lucky seven, forced forbidden finish)."""
+    a salvage (``salvage``: asked for here, not by the caller; ``lead``: the lead
+    is given here, not once the caller's action is done). True if the game
+    ended on the way (lucky seven, forced forbidden finish)."""
     state = work.state
     owner = state.field_seat
     field = state.field
@@ -931,13 +953,17 @@ def _flush(work: _Work, reason: FlushReason, salvage: bool = True) -> bool:
                 return True
     state = work.state
     last = owner if owner is not None else state.trick_leader
-    leader = last if state.is_active(last) else state.next_active(last, state.direction)
+    # the direction in force once flushed (docs/RULES.md §5.6 #23): an eleven-back in the
+    # order reading ends here, unless it is a strong one that outlives this flush
+    lasts = state.eleven_back is ElevenBack.ORDER and state.eleven_back_lasts
+    direction = -state.direction if lasts else state.direction
+    leader = last if state.is_active(last) else state.next_active(last, direction)
     if leader is None:
         return True
     work.emit(ev.FieldFlushed(reason, leader))
     if salvage and _queue_salvage(work):
         return False  # the lead waits for the pick
-    return _give_lead(work, leader)
+    return _give_lead(work, leader) if lead else False
 
 
 def _give_lead(work: _Work, seat: int) -> bool:
@@ -946,7 +972,7 @@ def _give_lead(work: _Work, seat: int) -> bool:
     while True:
         state = work.state
         if not state.is_active(seat):
-            following = state.next_active(seat, state.direction)
+            following = state.next_active(seat)  # in the direction in force (§5.6 #23)
             if following is None:
                 return True
             seat = following

@@ -201,6 +201,15 @@ class PilePicked:
 
 
 @dataclass(frozen=True, slots=True)
+class PickLapsed:
+    """A pick step does not happen: when its turn came, the discard pile held no
+    card it may take (docs/RULES.md §5.1 Pick, §5.6 #21: none unmarked)."""
+
+    seat: int
+    reason: WaitingFor  # SALVAGE, KINGS_MARCH or ZOMBIE
+
+
+@dataclass(frozen=True, slots=True)
 class CardChosen:
     """King pastor (docs/RULES.md §5 #52): the card a seat passes on; it stays in
     the hand until every choice is made."""
@@ -280,7 +289,7 @@ Event = (
     | RevolutionChanged | OmenInvoked | ElevenBackStarted | ElevenBackStrengthened
     | ElevenBackEnded | TwoBackStarted | SuitLocked | ColorLocked | LocksReleased | NumberLocked
     | DirectionReversed | PlayersSkipped | StepRequired | FourStopOffered
-    | EightCutReturnOffered | PilePicked | CardChosen | RanksBombed
+    | EightCutReturnOffered | PilePicked | PickLapsed | CardChosen | RanksBombed
     | CardsDiscarded | PlayerFinished | PlayerFell | FieldFlushed | TurnMoved
     | GameEnded | MatchEnded
 )  # fmt: skip

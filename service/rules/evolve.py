@@ -30,6 +30,7 @@ from .events import (
     NumberLocked,
     OmenInvoked,
     Passed,
+    PickLapsed,
     PilePicked,
     PlayerFell,
     PlayerFinished,
@@ -142,6 +143,8 @@ def apply(state: MatchState, event: ev.Event) -> None:
         state.turn = event.seats[0]
     elif isinstance(event, PilePicked):
         _pile_picked(state, event)
+    elif isinstance(event, PickLapsed):
+        _step_done(state)
     elif isinstance(event, CardChosen):
         state.chosen = (*state.chosen, (event.seat, event.cards))
         _step_done(state)
@@ -175,7 +178,7 @@ def _game_dealt(s: MatchState, e: ev.GameDealt) -> None:
     s.blind = e.blind or s.blind
     s.unused = e.unused
     s.out = 0
-    s.trick = s.pile = 0
+    s.trick = s.pile = s.marked = 0
     s.two_back = False
     s.eleven_back_lasts = 0
     s.previous_places = e.previous_places
@@ -309,6 +312,7 @@ def _step_done(s: MatchState) -> None:
 
 def _pile_picked(s: MatchState, e: ev.PilePicked) -> None:
     s.pile = remove_cards(s.pile, e.cards)
+    s.marked = add_cards(s.marked, e.cards)  # never picked again this game (§5.6 #21)
     _set_hand(s, e.to, add_cards(s.hands[e.to], e.cards))
     _step_done(s)
 

@@ -284,12 +284,23 @@ def is_eight_cut_answer(meld: Meld, field: Meld | None) -> bool:
 
 
 def pickable(state: Position) -> int:
-    """The cards a pick may take: the discard pile, less the cards of the play
-    that triggered it once they are in it (docs/RULES.md §5.1 Pick)."""
+    """The cards a pick may take: the discard pile, less the cards a pick took
+    before this game (marked, docs/RULES.md §5.6 #21) and the cards of the play
+    that triggered it once they are in it (§5.1 Pick). The two jokers are one
+    card to the masks, so they are counted: the pile's jokers less the marked
+    and the triggering play's, never a marked joker again."""
+    pile = remove_cards(state.pile, state.marked) if state.marked else state.pile
     last = state.last_play
     if state.field is None and last is not None:
-        return remove_cards(state.pile, last.mask)
-    return state.pile
+        return remove_cards(pile, last.mask)
+    return pile
+
+
+def marked_in_pile(state: Position) -> int:
+    """The discard pile's marked cards (docs/RULES.md §5.6 #21), as every view shows
+    them: the pile less what a pick could take were no play triggering it (for
+    jokers, as many of the pile's as were picked this game)."""
+    return remove_cards(state.pile, remove_cards(state.pile, state.marked))
 
 
 def is_forbidden_finish(state: Position, meld: Meld) -> bool:

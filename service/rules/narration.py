@@ -147,6 +147,8 @@ def describe(record: dict[str, Any], players: int, writing: Writing = CODES) -> 
             to = f" for seat {record['to']}" if record["to"] != seat else ""
             why_pick = words(record["reason"])
             return f"seat {seat} takes {taken} from the discard pile{to} ({why_pick})"
+        case "PickLapsed":
+            return f"seat {seat}'s {words(record['reason'])} lapses: no card may be taken"
         case "CardChosen":
             chosen = cards(record, writing=writing)
             return f"seat {seat} chooses {chosen} to pass on (king pastor)"

@@ -45,6 +45,7 @@ class Position:
     results: tuple[tuple[int, ...], ...] = ()
     trick: int = 0  # the cards on the field this trick, every meld of it
     pile: int = 0  # the discard pile: public (docs/RULES.md §5.1)
+    marked: int = 0  # cards a pick took this game: never picked again (§5.6 #21)
     leader: int = 0
     turn: int | None = None
     exchange_steps: tuple[tuple[int, int, int, bool], ...] = ()
@@ -93,6 +94,7 @@ class Position:
         new.results = self.results
         new.trick = self.trick
         new.pile = self.pile
+        new.marked = self.marked
         new.leader = self.leader
         new.turn = self.turn
         new.exchange_steps = self.exchange_steps
@@ -230,6 +232,7 @@ class MatchState(Position):
         new.results = self.results
         new.trick = self.trick
         new.pile = self.pile
+        new.marked = self.marked
         new.leader = self.leader
         new.turn = self.turn
         new.exchange_steps = self.exchange_steps

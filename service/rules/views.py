@@ -2,7 +2,8 @@
 filters events. Every outward path (gRPC, REST, SSE, the page) goes through them.
 
 A seat sees its own hand, counts of the others and public plays, and the
-discard pile (docs/RULES.md §5.1: face up, ten-discards included). A spectator
+discard pile with its marked cards (docs/RULES.md §5.1, §5.6 #21), and every
+ten-discarded or bombed card (§5.6 #25: face up, in every preset). A spectator
 sees no hands. A player who leaves the game holding cards keeps them in their
 hand until the next deal, seen by them alone. Blind and unused cards
 are seen by nobody until the match ends, when everything is revealed
@@ -29,6 +30,7 @@ from .cards import (
     parse_suits,
     suit_letters,
 )
+from .judging import marked_in_pile
 from .melds import Kind, Meld, classify
 from .readings import COLORS
 from .records import to_record
@@ -105,11 +107,15 @@ class View:
     results: tuple[tuple[int, ...], ...]
     blind: tuple[str, ...] | None
     unused: tuple[str, ...] | None
-    out_of_play: tuple[str, ...] | None
+    out_of_play: tuple[str, ...]  # ten-discarded and bombed cards: public (§5.6 #25)
     options: dict[str, Any]  # read-only (ReadOnlyOptions): shared by the match's every view
     # docs/RULES.md §5: public to everyone
     two_back: bool = False
     discard_pile: tuple[str, ...] = ()
+    # §5.6 #21: the cards picks took this game (never picked again), and those of
+    # them in the discard pile now, shown as marked there
+    marked: tuple[str, ...] = ()
+    discard_pile_marked: tuple[str, ...] = ()
     color_lock: str | None = None  # "red" | "black"
     partial_lock: bool = False  # suit_lock is a partial lock
     # the rest of the public position, so that position_of reads the state back exactly
@@ -230,10 +236,12 @@ def build_view(state: MatchState, viewer: Viewer, *, match_over: bool = False) -
         results=state.results,
         blind=mask_codes(state.blind) if revealed else None,
         unused=mask_codes(state.unused) if revealed else None,
-        out_of_play=mask_codes(state.out) if revealed else None,
+        out_of_play=mask_codes(state.out),  # face up: docs/RULES.md §5.6 #25
         options=_options_of(state.rules),
         two_back=state.two_back,
         discard_pile=mask_codes(state.pile),
+        marked=mask_codes(state.marked),
+        discard_pile_marked=mask_codes(marked_in_pile(state)),
         color_lock=COLORS.get(state.color_lock),
         partial_lock=state.partial_lock,
         trick=mask_codes(state.trick),
@@ -268,6 +276,7 @@ def position_of(view: View, rules: RuleSet) -> Position:
     state.results = view.results
     state.trick = _mask_of_codes(view.trick)
     state.pile = _mask_of_codes(view.discard_pile)
+    state.marked = _mask_of_codes(view.marked)
     state.leader = view.leader
     state.turn = view.turn
     state.exchange_steps = view.exchange_steps
@@ -410,7 +419,7 @@ def visible_record(event: ev.Event, viewer: Viewer, revealed: bool) -> dict[str,
             | ev.ElevenBackEnded() | ev.TwoBackStarted() | ev.SuitLocked() | ev.ColorLocked()
             | ev.LocksReleased() | ev.NumberLocked() | ev.DirectionReversed()
             | ev.PlayersSkipped() | ev.StepRequired() | ev.FourStopOffered()
-            | ev.EightCutReturnOffered() | ev.PilePicked() | ev.RanksBombed()
+            | ev.EightCutReturnOffered() | ev.PilePicked() | ev.PickLapsed() | ev.RanksBombed()
             | ev.CardsDiscarded()  # the discard pile is face up (docs/RULES.md §5.1)
             | ev.FieldFlushed() | ev.TurnMoved() | ev.GameEnded() | ev.MatchEnded()
         ):  # fmt: skip

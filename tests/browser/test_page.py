@@ -207,3 +207,30 @@ async def test_the_log_puts_a_lock_on_the_play_that_starts_it(site: Site, page: 
     )
     assert "to play" not in await text_of(page, "#log")
     await page.wait_for_selector("#states li[data-state='suit-lock']")
+
+
+async def test_the_discard_pile_shows_its_marked_cards(site: Site, page: Page) -> None:
+    """docs/RULES.md §5, Later decisions 21: a card a pick took is marked, and the
+    discard pile's badge says so once it lies there again."""
+    arranged = await arrange(
+        site.running,
+        site.client,
+        "torasobi",
+        ["3D 3C 7H", "4S 6D 9C", "5S TD QH"],
+        leader=0,
+        options={"salvage": True},
+        revolution=True,
+    )
+    await page.goto(f"{site.base_url}/#/match/{arranged.match_id}")
+    await page.wait_for_selector("#connection[data-state='open']")
+    seat0, seat1, seat2 = arranged.seats
+    for three in ("3D", "3C", "3D"):  # unbeatable in revolution; each flush asks a salvage
+        await seat0.play([three])
+        await seat1.pass_()
+        await seat2.pass_()
+        if three == "3C":
+            await seat0.pick(["3D"])  # marked from now on
+    badge = page.locator("#states li[data-state='discard-pile']")
+    await badge.filter(has_text="(1 marked)").wait_for()
+    spoken = await badge.locator(".visually-hidden").text_content() or ""
+    assert "marked, never taken again: 3 of diamonds" in spoken, spoken

@@ -155,16 +155,36 @@ class Match:
             yield step.after
 
 
-def action_bound(rules: RuleSet, players: int) -> int:
-    """An upper bound on the seat actions of a whole match.
+PICK_RULES = ("salvage", "kings_march", "zombie")  # docs/RULES.md §5 #49 to #51
 
-    Per game: at most 4 exchange gives; at most 54 plays (each takes a card
-    out of the hands, and a seven-pass only moves cards between hands); after
-    a play at most players-1 passes before the flush (or, where the leader may
-    pass, fewer than the stalemate's passes in a row), players-1 four-stop
-    declines, and a seven-pass, a ten-discard and a bomb."""
-    passes = max(2 * (players - 1), rules.stalemate_passes)
-    return rules.games_per_set * (4 + 54 * (1 + passes + 3))
+
+def plays_bound(rules: RuleSet) -> int:
+    """An upper bound on the plays of one game. Every play takes at least one card out
+    of the hands, and only a pick (docs/RULES.md §5 #49 to #51) brings one back in:
+    a seven-pass, a king pastor's give and an exchange only move cards between
+    hands. A card a pick took is marked and never picked again (§5.6 #21), and the
+    jokers are counted so (``judging.pickable``), so a game's picks take at most
+    the deck's 54 cards back: 54 + 54 plays."""
+    return 54 * (2 if rules.switched_on() & frozenset(PICK_RULES) else 1)
+
+
+def game_action_bound(rules: RuleSet, players: int) -> int:
+    """An upper bound on the seat actions of one game: at most 4 exchange gives,
+    and ``plays_bound`` plays, each followed by at most: the passes before the
+    flush (players-1, or where the leader may pass fewer than the stalemate's
+    passes in a row), the declines of one answer window (players-1: an answer is
+    a play), and its steps: a seven-pass, a ten-discard, a bomb, a king's-march
+    pick, a zombie pick, a salvage pick at its flush and a king-pastor give per
+    player."""
+    passes = max(players - 1, rules.stalemate_passes)
+    per_play = 1 + passes + (players - 1) + 6 + players
+    return 4 + plays_bound(rules) * per_play
+
+
+def action_bound(rules: RuleSet, players: int) -> int:
+    """An upper bound on the seat actions of a whole match (``game_action_bound``
+    for each game of the set)."""
+    return rules.games_per_set * game_action_bound(rules, players)
 
 
 Chooser = Callable[[MatchState, list[SeatCommand]], SeatCommand]
@@ -191,11 +211,13 @@ def play_match(
     rules: RuleSet,
     players: int,
     on_step: Callable[[Step], None] | None = None,
+    choose: Chooser | None = None,
 ) -> Match:
     """A whole match: each deck order drawn, each action drawn among the legal
-    ones, until the match is over (or the action bound is broken)."""
+    ones (or chosen by ``choose``), until the match is over (or the action bound
+    is broken)."""
     state = initial_state(rules, players)
-    choose = draw_chooser(data)
+    choose = draw_chooser(data) if choose is None else choose
     bound = action_bound(rules, players)
     steps: list[Step] = []
     actions = 0

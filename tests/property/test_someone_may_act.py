@@ -17,16 +17,24 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from service.rules import RuleSet, SetUp
+from service.rules import Deal, Pick, RuleSet, SetUp
+from service.rules import events as ev
+from service.rules.cards import REAL_CARDS, joker_count
+from service.rules.commands import SeatCommand
+from service.rules.judging import pickable
 from service.rules.legal import legal_actions
 from service.rules.state import MatchState
-from service.rules.vocabulary import Phase, WaitingFor
+from service.rules.vocabulary import PICKS, Phase, WaitingFor
 
 from ._support import (
+    PICK_RULES,
     STEPS_AFTER_LEAVING,
+    Chooser,
     Step,
     describe,
+    draw_chooser,
     examples,
+    game_action_bound,
     play_match,
     play_set_up_game,
     players_counts,
@@ -47,6 +55,8 @@ def check_waiting_state(state: MatchState, where: str) -> None:
     ):  # a short lower hand waits empty for its cards back
         empty = [s for s in range(state.players) if state.is_active(s) and not state.hands[s]]
         assert not empty, f"{where}: seats {empty} are in the game with no card: {describe(state)}"
+    if state.waiting_for in PICKS:  # else the step does not happen (docs/RULES.md §5.6 #21)
+        assert pickable(state), f"{where}: a pick waits with nothing to take: {describe(state)}"
     seat = state.turn
     assert seat is not None
     if not state.is_active(seat):
@@ -82,3 +92,71 @@ def test_dealt_matches_never_leave_a_game_stuck(
     rules: RuleSet, players: int, data: st.DataObject
 ) -> None:
     play_match(data, rules, players, on_step=Checker())
+
+
+def hoarding_chooser(data: st.DataObject) -> Chooser:
+    """Random legal play, but every pick takes as many cards as it may: the player
+    who would stall a game by taking cards back (docs/RULES.md §5.6 #21)."""
+    draw = draw_chooser(data)
+
+    def choose(state: MatchState, legal: list[SeatCommand]) -> SeatCommand:
+        picks = [command for command in legal if isinstance(command, Pick)]
+        if not picks:
+            return draw(state, legal)
+        most = max(command.cards.bit_count() for command in picks)
+        return draw(state, [command for command in picks if command.cards.bit_count() == most])
+
+    return choose
+
+
+class GameBound:
+    """Counts each game's seat actions and the cards its picks take, and holds them
+    to the bounds decision 21 gives (docs/RULES.md §5.6 #21)."""
+
+    def __init__(self, rules: RuleSet, players: int) -> None:
+        self.bound = game_action_bound(rules, players)
+        self.actions = 0
+        self.taken: list[int] = []  # the cards of each pick of this game
+
+    def __call__(self, step: Step) -> None:
+        if isinstance(step.command, Deal):
+            self.actions, self.taken = 0, []
+            return
+        self.actions += 1
+        assert self.actions <= self.bound, f"a game goes on past {self.bound} actions"
+        for event in step.events:
+            if isinstance(event, ev.PilePicked) and event.cards:
+                real = event.cards & REAL_CARDS
+                assert not any(real & before for before in self.taken), (
+                    f"{event}: a card taken twice this game"
+                )
+                self.taken.append(event.cards)
+        assert sum(joker_count(cards) for cards in self.taken) <= 2, "a joker taken twice"
+
+
+@settings(max_examples=examples(40))
+@given(rules=rule_sets(), players=players_counts, hoard=st.booleans(), data=st.data())
+def test_games_with_every_pick_rule_end_within_the_bound(
+    rules: RuleSet, players: int, hoard: bool, data: st.DataObject
+) -> None:
+    """Decision 21 (docs/RULES.md §5.6): a card a pick took is marked and never
+    taken by a pick again. So the picks of one game take at most the 54 cards of
+    the deck (the two jokers counted: judging.pickable), and, since every play
+    takes at least one card out of the hands and only a pick brings one back,
+    a game holds at most 54 + 54 = 108 plays. Each play is followed by at most
+    the passes before its flush, one answer window's declines and its steps
+    (_support.game_action_bound): with 5 players and no stalemate rule that is
+    4 + 108 × 20 = 2,164 seat actions. Random play with salvage, king's march and
+    zombie on (and, half the time, every pick taking all it may) ends every
+    game within it, and no card is taken twice in a game."""
+    rules = rules.with_options(dict.fromkeys(PICK_RULES, True))
+    check = GameBound(rules, players)
+    choose = hoarding_chooser(data) if hoard else None
+
+    def on_step(step: Step) -> None:
+        check(step)
+        if step.command is not None and not isinstance(step.command, Deal):
+            check_waiting_state(step.after, f"after {step.command}")
+
+    match = play_match(data, rules, players, on_step=on_step, choose=choose)
+    assert match.final.phase == Phase.MATCH_OVER

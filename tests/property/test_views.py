@@ -174,7 +174,9 @@ def check_match(match: Match) -> None:
                     assert not record["stalemate"], where
                 view = build_view(state, viewer)
                 assert view.hands is None and view.blind is None, where
-                assert view.unused is None and view.out_of_play is None, where
+                assert view.unused is None, where
+                # ten-discarded and bombed cards are face up (docs/RULES.md §5.6 #25)
+                assert view.out_of_play == tuple(format_mask(state.out)), where
                 own = state.hands[index] if index < players else None
                 assert view.hand == (None if own is None else tuple(format_mask(own))), where
                 check_shown(knowledge, index, view.to_dict(), f"view after {where}")

@@ -1491,3 +1491,60 @@ def test_picks_are_narrated() -> None:
     assert describe(record, 3) == "seat 1 takes KS from the discard pile for seat 2 (zombie)"
     record = event_record(ev.EightCutReturnOffered((1, 2)))
     assert describe(record, 3) == "eight-cut return offered to seat 1, seat 2 (8s)"
+
+
+# -- later decisions 21 and 25 (docs/RULES.md §5, Later decisions) ----------------------
+
+
+def _salvaged_joker(rules: dict[str, Any] | None = None) -> Any:
+    """Seat 0 salvages the joker, plays it back (nobody beats it) and salvages again:
+    the joker lies in the pile again, marked."""
+    return run0("torasobi", ["KD 3D 9C 5H", "JK 4C 7D 6S", "3S TH QC 8C"], [
+        play(0, "KD", turn=1),
+        play(1, "JK", turn=2),
+        pass_(2, turn=0),
+        pass_(0, turn=1, field=[]),
+        play(1, "4C", turn=2),
+        pass_(2, turn=0),
+        play(0, "9C", turn=1),
+        pass_(1, turn=2),
+        pass_(2, turn=0, field=[]),
+        play(0, "3D", turn=1),
+        pass_(1, turn=2),
+        pass_(2, turn=0, waiting_for="salvage"),
+        pick(0, "JK", turn=0, waiting_for="play", hands={0: "5H JK"}),
+        play(0, "JK", turn=1),
+        pass_(1, turn=2),
+        pass_(2, turn=0, field=[]),
+    ], {"salvage": True, **(rules or {})})  # fmt: skip
+
+
+def test_a_marked_joker_back_in_the_pile_is_never_picked_again() -> None:
+    # Later decision 21, with the jokers counted (docs/RULES.md §5)
+    from service.rules.judging import pickable
+    from service.rules.notation import parse_mask
+    from service.rules.views import SPECTATOR, build_view
+
+    state = _salvaged_joker()
+    assert state.pile == parse_mask(["KD", "JK", "4C", "9C", "3D"])
+    assert state.marked == parse_mask(["JK"])
+    assert not pickable(state) & parse_mask(["JK"])
+    view = build_view(state, SPECTATOR)
+    assert view.marked == ("JK",) and view.discard_pile_marked == ("JK",)
+
+
+def test_views_show_the_discarded_cards_while_the_game_goes_on() -> None:
+    # Later decision 25: ten-discarded cards are face up in every view, not only at the end
+    from service.rules.views import SPECTATOR, Viewer, build_view
+
+    state = run0("federation", ["TS 4D 6C KS", "QD 7C JH", "AH 9S 3C"], [
+        play(0, "TS", turn=0, waiting_for="ten_discard"),
+        discard(0, "4D", turn=1, discard_pile=["4D"]),
+    ], {"ten_discard": True})  # fmt: skip
+    for viewer in (SPECTATOR, Viewer.of_seat(1), Viewer.of_seat(0)):
+        assert build_view(state, viewer).out_of_play == ("4D",), viewer
+
+
+def test_a_lapsed_pick_is_narrated() -> None:
+    record = event_record(ev.PickLapsed(2, words.WaitingFor.KINGS_MARCH))
+    assert describe(record, 3) == "seat 2's kings-march lapses: no card may be taken"

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from service.rules import Play, Refusal, SetUp, decide, fold, initial_state, rule_set
+from service.rules import Bomb, Play, Refusal, SetUp, decide, fold, initial_state, rule_set
 from service.rules import events as ev
 from service.rules.commands import Command
 from service.rules.events import Event
@@ -1141,17 +1141,20 @@ def test_eleven_back_number_lock_follows_the_reversed_strength() -> None:
     ], {"eleven_back": True}, leader=0)  # fmt: skip
 
 
-def test_a_queen_bomber_sent_away_by_the_flush_s_lead_names_no_ranks() -> None:
-    """docs/RULES.md §3 Clarifications 1: a player who has left takes no further step
-    of the action. An emperor holding a Q flushes; its federation leader holds only a
-    joker, is declared a forced forbidden finisher at once (keeping the joker), and is
-    not asked to bomb."""
+def test_a_queen_bomber_names_the_ranks_before_the_flush_s_lead_is_judged() -> None:
+    """docs/RULES.md §5.6 #23: the leader is chosen once the whole action is done. An
+    emperor holding a Q flushes; its federation player still names the ranks, and only
+    then, leading with nothing but a joker, is declared a forced forbidden finisher
+    (keeping the joker); the next active player leads."""
     rules = {"emperor": True, "queen_bomber": True}
     state = initial_state(rule_set("federation", rules), 3)
     state = fold(state, accepted(state, SetUp(masks("9S TH JD QC JK", "5S KD 3H", "6H 4D 7C"), 0)))
     events = accepted(state, Play(0, parse_mask(cards("9S TH JD QC"))))
-    assert not any(isinstance(event, ev.StepRequired) for event in events)
+    assert not any(isinstance(event, ev.PlayerFinished) for event in events)
     after = fold(state, events)
-    assert after.waiting_for != "queen_bomber" and after.turn == 1
+    assert after.waiting_for == "queen_bomber" and after.turn == 0
+    after = fold(after, accepted(after, Bomb(0, (2,))))  # 5s: seat 1's ♠5 is discarded
+    assert [seat for seat, _ in after.bottom] == [0] and after.turn == 1
     assert after.hands[0] == parse_mask(["JK"])  # kept, out of play
+    assert after.hands[1] == parse_mask(["KD", "3H"])
     assert legal_actions(after)

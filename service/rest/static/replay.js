@@ -25,7 +25,6 @@ function seenBy(view, seat) {
     hands: null,
     blind: null,
     unused: null,
-    out_of_play: null,
   };
 }
 

@@ -105,7 +105,14 @@ function renderStates(view) {
   if (view.direction < 0) add("direction", "↺ Order reversed", "Turn order reversed");
   const pile = view.discard_pile ?? [];
   if (pile.length) {
-    add("discard-pile", `捨て札 ${pile.length}`, `Discard pile: ${pile.length} ${pile.length === 1 ? "card" : "cards"}, ${cardsInWords(pile)}`);
+    // marked: taken by a pick this game, never taken again (docs/RULES.md §5.6 #21)
+    const marked = view.discard_pile_marked ?? [];
+    const markedWords = marked.length ? `; marked, never taken again: ${cardsInWords(marked)}` : "";
+    add(
+      "discard-pile",
+      `捨て札 ${pile.length}${marked.length ? ` (${marked.length} marked)` : ""}`,
+      `Discard pile: ${pile.length} ${pile.length === 1 ? "card" : "cards"}, ${cardsInWords(pile)}${markedWords}`,
+    );
   }
   const locked = view.suit_lock ?? [];
   if (locked.length && view.partial_lock) {
@@ -244,7 +251,8 @@ function renderRevealed(view) {
   const parts = [];
   if (view.blind?.length) parts.push(["Blind cards", view.blind]);
   if (view.unused?.length) parts.push(["Unused cards", view.unused]);
-  if (view.out_of_play?.length) parts.push(["Out of play", view.out_of_play]);
+  // ten-discarded and bombed cards are face up the whole game (docs/RULES.md §5.6 #25)
+  if (view.out_of_play?.length) parts.push(["Discarded (ten-discard, queen bomb)", view.out_of_play]);
   box.hidden = parts.length === 0;
   box.replaceChildren(
     ...parts.flatMap(([label, codes]) => {

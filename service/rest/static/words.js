@@ -154,6 +154,8 @@ export function describeEvent(event, { names = [], players = 0, me = null, symbo
       const to = event.to !== event.seat ? ` for ${seat(event.to)}` : "";
       return `${seat(event.seat)} took ${taken} from the discard pile${to} (${humanise(event.reason)})`;
     }
+    case "PickLapsed":
+      return `${seat(event.seat)}'s ${humanise(event.reason)} lapses: no card in the discard pile may be taken`;
     case "CardChosen":
       return `${seat(event.seat)} chose ${cardsOrCount(event, "cards", symbols)} to pass on (king pastor)`;
     case "RanksBombed":
