@@ -43,6 +43,8 @@ from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 
 from service.grpc.actions import action_to_message, command_from_message
+from service.grpc.gen.daifugo.v1 import arena_service_pb2 as arena_pb
+from service.grpc.gen.daifugo.v1 import arena_service_pb2_grpc as arena_pb_grpc
 from service.grpc.gen.daifugo.v1 import match_service_pb2 as pb
 from service.grpc.gen.daifugo.v1 import match_service_pb2_grpc as pb_grpc
 from service.grpc.words import ELEVEN_BACKS, FIELD_KINDS, PHASES, WAITS
@@ -144,12 +146,20 @@ class ActResult:
 
 class DaifugoClient:
     def __init__(
-        self, target: str = "127.0.0.1:50051", *, retries: int = 5, timeout: float = 10.0
+        self,
+        target: str = "127.0.0.1:50051",
+        *,
+        retries: int = 5,
+        timeout: float = 10.0,
+        player_key: str | None = None,
     ) -> None:
+        """``player_key``: a registered player's key (POST /players, ``daifugo players
+        add``): the seats this client joins are that player's, under its name."""
         self.channel = grpc.aio.insecure_channel(target)
         self.stub = pb_grpc.MatchServiceStub(self.channel)  # type: ignore[no-untyped-call]
         self.retries = retries
         self.timeout = timeout
+        self.player_key = player_key
 
     async def __aenter__(self) -> DaifugoClient:
         return self
@@ -171,9 +181,11 @@ class DaifugoClient:
         request: Any,
         token: str = "",
         timeout: float | None = None,
+        metadata: tuple[tuple[str, str], ...] = (),
     ) -> T:
         """One call, retried with the same request on a lost connection."""
-        metadata = (("authorization", f"Bearer {token}"),) if token else ()
+        if token:
+            metadata = (*metadata, ("authorization", f"Bearer {token}"))
         for attempt in range(self.retries + 1):
             try:
                 return await rpc(request, metadata=metadata, timeout=timeout or self.timeout)
@@ -195,6 +207,7 @@ class DaifugoClient:
         client_seeds: Sequence[bytes] = (),
         request_id: str | None = None,
         spectator_delay: float | None = None,
+        rated: bool = False,
     ) -> CreatedMatch:
         """A new match. ``request_id``: a secret of 128 bits or more (a fresh uuid4 by
         default); a retry with it and the same arguments returns the same match."""
@@ -205,6 +218,7 @@ class DaifugoClient:
             open_seats=open_seats,
             client_seeds=list(client_seeds),
             request_id=request_id or uuid.uuid4().hex,
+            rated=rated,
         )
         if options:
             request.options.update(options)
@@ -236,7 +250,8 @@ class DaifugoClient:
             client_seed=client_seed,
             request_id=request_id or uuid.uuid4().hex,
         )
-        response = await self.call(self.stub.JoinMatch, request)
+        metadata = (("daifugo-player-key", self.player_key),) if self.player_key else ()
+        response = await self.call(self.stub.JoinMatch, request, metadata=metadata)
         session = SeatSession(self, match_id, response.token, response.seat)
         session.receipts.extend(
             receipt for text in response.receipts if (receipt := _receipt(text)) is not None
@@ -245,6 +260,25 @@ class DaifugoClient:
 
     def seat(self, match_id: str, token: str) -> SeatSession:
         return SeatSession(self, match_id, token)
+
+    async def join_queue(self, pool: str = "federation.4-5") -> AsyncIterator[SeatSession]:
+        """Queue the client's player (``player_key``) in an arena pool and stay queued:
+        a seat's session each time the arena seats it at a rated match, the next once
+        that match is over. Stop by leaving the loop."""
+        if not self.player_key:
+            raise ValueError("the arena seats registered players: give a player_key")
+        stub = arena_pb_grpc.ArenaServiceStub(self.channel)  # type: ignore[no-untyped-call]
+        call = stub.JoinQueue(
+            arena_pb.JoinQueueRequest(pool=pool),
+            metadata=(("daifugo-player-key", self.player_key),),
+        )
+        try:
+            async for seated in call:
+                yield SeatSession(self, seated.match_id, seated.token, seated.seat)
+        except grpc.aio.AioRpcError as error:
+            raise _refusal(error) from None
+        finally:
+            call.cancel()
 
     def host(self, match_id: str, host_token: str) -> HostSession:
         return HostSession(self, match_id, host_token)

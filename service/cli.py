@@ -44,6 +44,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     serve.add_argument("--uecda-host", help="the UECda listener's address (default: --host)")
     serve.add_argument(
+        "--uecda-arena",
+        action="store_true",
+        help="rated UECda tables: each client is the unverified player uecda:<name>, our bots "
+        "fill the seats no client took within --arena-bots-after",
+    )
+    serve.add_argument(
         "--uecda-max-clients", type=int, default=256, help="UECda connections open at once"
     )
     serve.add_argument(
@@ -121,6 +127,38 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="a proxy whose X-Forwarded-For names the caller (repeatable; default: "
         f"{PROXIES_ENV}, comma-separated, else none)",
     )
+    serve.add_argument(
+        "--registrations-per-address",
+        type=int,
+        default=5,
+        help="player sign-ups one address may make per --registration-window (default 5)",
+    )
+    serve.add_argument(
+        "--registrations",
+        type=int,
+        default=200,
+        help="player sign-ups from all addresses per --registration-window (default 200)",
+    )
+    serve.add_argument(
+        "--registration-window", type=float, default=3600.0, help="seconds (default 3600)"
+    )
+    serve.add_argument(
+        "--arena-bots-after",
+        type=float,
+        default=10.0,
+        help="seconds a queued player waits before our bots fill its table (default 10)",
+    )
+    serve.add_argument(
+        "--arena-games",
+        type=int,
+        default=0,
+        help="games per arena match (default: the preset's)",
+    )
+
+    players = commands.add_parser("players", help="registered players: add one")
+    players_actions = players.add_subparsers(dest="action", required=True)
+    adding = players_actions.add_parser("add", help="register NAME; print its key once")
+    adding.add_argument("name")
 
     demo = commands.add_parser("demo", help="bots play whole matches through the gRPC API")
     demo.add_argument("--grpc", metavar="HOST:PORT", help="a running service (default: start one)")
@@ -205,12 +243,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         # bench/ lives beside the packages in a source checkout, not in the wheel
         benchmark = importlib.import_module(f"bench.{args.benchmark}")
         return int(benchmark.main(args.options) or 0)
+    if args.command == "players":
+        from .players_command import add_player
+
+        return add_player(args.name)
     if args.command == "serve":
+        from .app.players import RegistrationLimits
         from .rest.app import RestSettings
 
         if args.audit_workers < 1 or args.audit_queue < 0 or not args.sse_keepalive > 0:
             parser.error("--audit-workers ≥ 1, --audit-queue ≥ 0, --sse-keepalive > 0")
-        rest = RestSettings(args.audit_workers, args.audit_queue, args.sse_keepalive)
         from .app.quotas import Limits, parse_networks
 
         try:
@@ -229,6 +271,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
         except ValueError as error:
             parser.error(str(error))
+        if min(args.registrations_per_address, args.registrations) < 0:
+            parser.error("--registrations-per-address and --registrations are ≥ 0")
+        if not args.registration_window > 0:
+            parser.error("--registration-window > 0")
+        registrations = RegistrationLimits(
+            args.registrations_per_address, args.registrations, args.registration_window
+        )
+        rest = RestSettings(args.audit_workers, args.audit_queue, args.sse_keepalive, registrations)
         from .event_loop import loop_factory, run
 
         try:
@@ -251,6 +301,7 @@ async def _serve(args: argparse.Namespace, rest: RestSettings, limits: Limits) -
     from eventstore import redacted_url
     from eventstore.embedded import URL_FILE
 
+    from .app.arena import ArenaSettings
     from .app.signing import SigningKeyProblem, serving_signer
     from .runtime import running_service, tune_gc_for_serving
     from .uecda.server import UecdaSettings
@@ -268,6 +319,8 @@ async def _serve(args: argparse.Namespace, rest: RestSettings, limits: Limits) -
         args.uecda_turn_seconds,
         max_clients=args.uecda_max_clients,
         durability=Durability(args.uecda_durability),
+        arena=args.uecda_arena,
+        arena_bots_after=args.arena_bots_after,
     )
     try:
         signer = serving_signer(args.signing_key_file)  # before anything starts
@@ -290,6 +343,9 @@ async def _serve(args: argparse.Namespace, rest: RestSettings, limits: Limits) -
         uecda=uecda,
         uecda_host=args.uecda_host,
         limits=limits,
+        arena_settings=ArenaSettings(
+            bots_after=args.arena_bots_after, games_per_set=args.arena_games
+        ),
     ) as running:
         tables = f", UECda on {running.uecda_port}" if running.uecda_port is not None else ""
         print(

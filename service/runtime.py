@@ -18,18 +18,23 @@ from clients.bots import bot_of_kind
 from eventstore import EmbeddedRedis, RedisEventStore, redis_url_or_embedded
 from eventstore.deadlines import RedisDeadlines
 from eventstore.embedded import URL_FILE
+from eventstore.limits import RedisRateLimiter
 from eventstore.quotas import RedisQuotas
 
 from .app import STORE_PREFIX
+from .app.arena import Arena, ArenaSettings
 from .app.background import Background, stop_tasks
 from .app.catalog import CatalogProjection
 from .app.keyring import Keyring, load_server_key
 from .app.lapsed_tables import TABLE_DEADLINES
+from .app.players import PlayerKind, Players, bot_player_name
 from .app.projections import ResultsProjection
 from .app.quotas import Limits, Quotas
+from .app.ratings import Ratings
 from .app.service import GameService
 from .app.signing import Signer, ephemeral_signer
 from .grpc.server import start_grpc_server
+from .match import BotKind
 from .rest.app import RestSettings, create_app, end_streams, stop_audits
 from .rest.server import HttpServer, start_http_server
 from .uecda.server import UecdaServer, UecdaSettings
@@ -76,6 +81,7 @@ async def running_service(
     uecda: UecdaSettings | None = None,
     uecda_host: str | None = None,
     limits: Limits | None = None,
+    arena_settings: ArenaSettings | None = None,
 ) -> AsyncIterator[Running]:
     """Start the service; stop all of it (an embedded Redis too) on exit.
     ``http_port``: serve REST there too (0 picks a free port; None: no REST).
@@ -104,8 +110,15 @@ async def running_service(
         quotas = Quotas(RedisQuotas(store), limits) if limits is not None else None
         service = GameService(store, keyring, signer, quotas)
         trusted = limits.trusted_proxies if limits is not None else ()
+        ratings = Ratings(store)  # this process's fold of the ratings, for REST and the arena
+        arena = Arena(service, ratings, arena_settings)
         server, port = await start_grpc_server(
-            service, grpc_port, host, signing_keys=signing_keys, trusted_proxies=trusted
+            service,
+            grpc_port,
+            host,
+            signing_keys=signing_keys,
+            trusted_proxies=trusted,
+            arena=arena,
         )
         idle_ms = round(limits.idle_abandon * 1000) if limits is not None else 0
         table_deadlines = RedisDeadlines(store, TABLE_DEADLINES)
@@ -121,8 +134,23 @@ async def running_service(
         # what REST reads of the projections, from Redis, whichever replica writes them
         results = ResultsProjection(store)
         catalog = CatalogProjection(store)
+        players = Players(store)
+        for kind in BotKind:  # our bots are players of their own, rated like any
+            await players.ensure(bot_player_name(kind.value), PlayerKind.BOT)
+        limiter = RedisRateLimiter(store, "registrations")  # every replica counts together
         app = (
-            create_app(service, catalog, results, signing_keys, rest, trusted)
+            create_app(
+                service,
+                catalog,
+                results,
+                signing_keys,
+                rest,
+                trusted,
+                players,
+                limiter,
+                ratings,
+                arena,
+            )
             if http_port is not None
             else None
         )
@@ -159,6 +187,7 @@ async def running_service(
             if app is not None:
                 stop_audits(app)
             background.stop()
+            arena.stop()
             await stop_tasks([background_task], timeout=10.0)
             await server.stop(grace=1.0)
             await service.fanout.close()

@@ -23,6 +23,7 @@ from .lapsed_tables import LapsedTables
 from .lease import Lease
 from .projections import ResultsProjection
 from .quotas import QuotaRelease
+from .ratings import RatingsRecorder
 from .scanning import SharedScan
 from .sealer import Sealer
 from .service import GameService
@@ -97,6 +98,7 @@ class Background:
         followers: list[Follower] = [
             ResultsProjection(self.store),
             CatalogProjection(self.store),
+            RatingsRecorder(self.store),
             sealer,
         ]
         workers: list[Worker] = [sealer]

@@ -67,6 +67,7 @@ from .inputs import (
 from .keyring import HOST, Keyring, Role
 from .match import REVEALING, Match, as_of, fold_match, stream_of
 from .match_waits import MatchWaits
+from .players import PlayerKind, Players, uecda_player_name
 from .quotas import Caller, Limits, Quotas, check_games
 from .signing import Signer, ephemeral_signer
 
@@ -190,6 +191,7 @@ class MatchOptions:
     bot_pause: float = 0.0  # seconds the service's bots wait before each action
     auto_start: bool = False  # with open seats: start once the last is taken
     invites: bool = False  # with open seats: each taken with its invite (claim_seat) only
+    rated: bool = False  # seats taken by registered players (or bots): its games rated
 
 
 class GameService:
@@ -208,6 +210,7 @@ class GameService:
         self.signer = signer or ephemeral_signer()  # None: a key for this process only
         self.fanout = Fanout(store)  # one follower per match for all its listeners here
         self.waits = MatchWaits(self.fanout, self._match_after)
+        self.players = Players(store)  # who a player key is
         self._cache = BoundedCache[str, Match](CACHE_SIZE)
         self._sealing: set[asyncio.Future[None]] = set()  # seals of matches a sent act ended
         self.decoded = StoreEvents()  # of this service's store only
@@ -363,6 +366,7 @@ class GameService:
             options.invites,
             tuple(options.client_seeds),
             tuple(options.bots.items()),
+            options.rated,
         )
 
         def asked(events: Sequence[MatchEvent]) -> str:
@@ -402,19 +406,46 @@ class GameService:
         return CreatedMatch(match_id, self.keyring.token(match_id, HOST), seat_tokens, receipt)
 
     async def join(
-        self, match_id: str, name: str, client_seed: bytes = b"", request_id: str = ""
+        self,
+        match_id: str,
+        name: str,
+        client_seed: bytes = b"",
+        request_id: str = "",
+        player_key: str | None = None,
     ) -> Seated:
         """Take the next free seat. ``request_id`` is the caller's secret, as for
-        create: a retry with it returns the same seat (and receipt)."""
+        create: a retry with it returns the same seat (and receipt). With a
+        ``player_key`` the seat is the registered player's, under its name (a rated
+        match seats no one else)."""
         check_match_id(match_id)
         check_name(name)
         check_client_seed(client_seed)
         check_request_id(request_id, secret=True)
+        player_id = ""
+        if player_key:
+            player = await self.players.authenticate(player_key)
+            name, player_id = player.name, player.player_id
+        return await self._join(match_id, name, client_seed, request_id, player_id)
+
+    async def join_program(self, match_id: str, name: str) -> Seated:
+        """Seat a UECda program under its profile's name, as the unverified player
+        ``uecda:<name>`` (the protocol carries no credential: anyone may claim a name);
+        a name that looks like a person's is seated unregistered (rated tables refuse it)."""
+        check_name(name)
+        try:
+            program = await self.players.ensure(uecda_player_name(name), PlayerKind.UECDA)
+        except ServiceError:
+            return await self._join(match_id, name, b"", "", "")
+        return await self._join(match_id, name, b"", "", program.player_id)
+
+    async def _join(
+        self, match_id: str, name: str, client_seed: bytes, request_id: str, player_id: str
+    ) -> Seated:
         digest = self.keyring.request_digest("join", request_id) if request_id else ""
-        asked = fingerprint_of("join", name, client_seed.hex())
+        asked = fingerprint_of("join", name, client_seed.hex(), player_id)
         signed = request_digest(action_request(match_id, "join", "join", request_id))
         seat, receipts = await self._take_seat(
-            match_id, Join(name, client_seed), digest, asked, signed
+            match_id, Join(name, client_seed, player=player_id), digest, asked, signed
         )
         return Seated(seat, self.keyring.token(match_id, Role("seat", seat)), receipts)
 

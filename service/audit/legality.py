@@ -213,8 +213,13 @@ class _Replay:
         if isinstance(event, MatchCreated):
             raise _Illegal(seq, "a second MatchCreated")
         if isinstance(event, SeatJoined):
+            # the player id is the service's word (it checked the key): taken as recorded
             return Join(
-                event.name, _bytes(event.client_seed, seq, "client seed"), event.seat, event.bot
+                event.name,
+                _bytes(event.client_seed, seq, "client seed"),
+                event.seat,
+                event.bot,
+                event.player,
             )
         if isinstance(event, MatchStarted):
             return Start(event.seed_commitment, shuffle_version=event.shuffle_version)
@@ -284,6 +289,7 @@ class _Replay:
             event.invites,
             () if event.open_seats else seeds,
             tuple(seats),
+            event.rated,
         )
 
     def _deal(self, seq: int, match: Match, event: GameDealt) -> Deal:

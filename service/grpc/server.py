@@ -9,10 +9,14 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection, reflection_pb2_grpc
 
+from ..app.arena import Arena
 from ..app.match import Match
 from ..app.quotas import Network
 from ..app.service import GameService
 from ..records import KeySet
+from .arena import ArenaServicer
+from .gen.daifugo.v1 import arena_service_pb2 as arena_pb
+from .gen.daifugo.v1 import arena_service_pb2_grpc as arena_pb_grpc
 from .gen.daifugo.v1 import keys_service_pb2 as keys_pb
 from .gen.daifugo.v1 import keys_service_pb2_grpc as keys_pb_grpc
 from .gen.daifugo.v1 import match_service_pb2 as pb
@@ -23,6 +27,7 @@ from .servicer import MatchServicer
 
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["MatchService"].full_name
 KEYS_SERVICE_NAME = keys_pb.DESCRIPTOR.services_by_name["KeysService"].full_name
+ARENA_SERVICE_NAME = arena_pb.DESCRIPTOR.services_by_name["ArenaService"].full_name
 # calls that act for or look as a seat (or the host) need a token
 _NEEDS_TOKEN = {
     f"/{SERVICE_NAME}/{name}"
@@ -58,20 +63,25 @@ async def start_grpc_server(
     *,
     signing_keys: KeySet,
     trusted_proxies: Sequence[Network] = (),
+    arena: Arena | None = None,
 ) -> tuple[grpc.aio.Server, int]:
     """Start serving; returns the server and the port it bound (0 picks one).
-    ``trusted_proxies``: peers whose x-forwarded-for metadata names the caller."""
+    ``trusted_proxies``: peers whose x-forwarded-for metadata names the caller;
+    ``arena``: serve its queues too (ArenaService)."""
     server = grpc.aio.server()
     registration = GuardedRegistration(server, needs_token=_NEEDS_TOKEN)
     servicer = MatchServicer(service, turn_deadline, trusted_proxies)
     pb_grpc.add_MatchServiceServicer_to_server(servicer, registration)  # type: ignore[no-untyped-call]
     keys_servicer = KeysServicer(signing_keys)
     keys_pb_grpc.add_KeysServiceServicer_to_server(keys_servicer, registration)  # type: ignore[no-untyped-call]
+    if arena is not None:
+        arena_pb_grpc.add_ArenaServiceServicer_to_server(ArenaServicer(arena), registration)  # type: ignore[no-untyped-call]
     health_servicer = HealthService()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, registration)
     names = (
         SERVICE_NAME,
         KEYS_SERVICE_NAME,
+        *((ARENA_SERVICE_NAME,) if arena is not None else ()),
         health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
         reflection.SERVICE_NAME,
     )

@@ -32,6 +32,15 @@ from .mapping import (
 T = TypeVar("T")
 AUTHORIZATION = "authorization"
 FORWARDED_FOR = "x-forwarded-for"  # set by a proxy in front (deploy/nginx)
+PLAYER_KEY = "daifugo-player-key"
+
+
+def player_key_of(context: Any) -> str | None:
+    """The registered player's key a call carries in its metadata, if any."""
+    for key, value in context.invocation_metadata() or ():
+        if key == PLAYER_KEY:
+            return str(value)
+    return None
 
 
 def bearer_token(context: grpc.aio.ServicerContext[Any, Any]) -> str | None:
@@ -103,6 +112,7 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
                 open_seats=request.open_seats,
                 client_seeds=tuple(request.client_seeds),
                 spectator_delay=delay.seconds + delay.nanos / 1e9,
+                rated=request.rated,
             )
             caller = caller_of(context, self.proxies)
             created = await self.service.create(options, request.request_id, caller)
@@ -121,7 +131,11 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
     async def JoinMatch(self, request: pb.JoinMatchRequest, context: Any) -> pb.JoinMatchResponse:
         async def work() -> pb.JoinMatchResponse:
             seated = await self.service.join(
-                request.match_id, request.name, request.client_seed, request.request_id
+                request.match_id,
+                request.name,
+                request.client_seed,
+                request.request_id,
+                player_key_of(context),
             )
             return pb.JoinMatchResponse(
                 seat=seated.seat,

@@ -32,6 +32,7 @@ class Create:
     invites: bool = False  # with open seats: each taken with its invite only
     client_seeds: tuple[bytes, ...] = ()
     bots: tuple[tuple[int, str], ...] = ()
+    rated: bool = False  # every seat a registered player (or a bot): its games are rated
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +45,7 @@ class Join:
     client_seed: bytes = b""  # mixed into every deal
     seat: int | None = None
     bot: str = ""
+    player: str = ""  # the registered player's id, checked by the service (its key)
 
 
 @dataclass(frozen=True, slots=True)

@@ -120,7 +120,7 @@ def _create(match: Match | None, command: Create) -> list[MatchEvent]:
         rules = rule_set(command.preset, command.options)
     except RuleSetError as error:
         raise Refused("bad_request", str(error)) from None
-    for flag in ("open_seats", "auto_start", "invites"):
+    for flag in ("open_seats", "auto_start", "invites", "rated"):
         _require(isinstance(getattr(command, flag), bool), f"{flag} is not true or false")
     for name in ("turn_ms", "spectator_delay_ms", "bot_pause_ms"):
         value = getattr(command, name)
@@ -139,6 +139,10 @@ def _create(match: Match | None, command: Create) -> list[MatchEvent]:
         _require(_is_int(seat) and 0 <= seat < players, f"no seat {seat} for a bot")
         bots[seat] = _bot_kind(kind)
     open_seats = command.open_seats
+    _require(
+        not command.rated or open_seats or len(bots) == players,
+        "a rated match's seats are open (each taken by a registered player) or bots'",
+    )
     events: list[MatchEvent] = [
         MatchCreated(
             command.match_id,
@@ -152,6 +156,7 @@ def _create(match: Match | None, command: Create) -> list[MatchEvent]:
             command.auto_start and open_seats,
             seed_commitment=command.seed_commitment,
             invites=command.invites and open_seats,
+            rated=command.rated,
         )
     ]
     seeds = command.client_seeds
@@ -185,7 +190,10 @@ def _join(match: Match, command: Join) -> list[MatchEvent]:
         seat = free[0]
     if bot is not None:
         return [SeatJoined(seat, bot_name(bot, seat), "", bot)]
-    return [SeatJoined(seat, command.name.strip() or f"seat {seat}", command.client_seed.hex())]
+    if match.rated and not command.player:
+        raise Refused("registration_required", "a rated match seats registered players only")
+    name = command.name.strip() or f"seat {seat}"
+    return [SeatJoined(seat, name, command.client_seed.hex(), player=command.player)]
 
 
 def _start(match: Match, command: Start) -> list[MatchEvent]:

@@ -41,6 +41,8 @@ class MatchCreated:
     # its open seats are taken with an invite only (a table opened over REST): no
     # JoinMatch takes one
     invites: bool = False
+    # its games are rated: every seat is a registered player or one of our bots
+    rated: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,6 +51,7 @@ class SeatJoined:
     name: str
     client_seed: str = ""  # hex; mixed into every deal
     bot: str = ""  # a BotKind: the service plays this seat; "": a client holds its token
+    player: str = ""  # the registered player's id (service.app.players); "": none
 
 
 @dataclass(frozen=True, slots=True)

@@ -74,6 +74,7 @@ def created(event: MatchCreated) -> Match:
         started=False,
         seed="",
         game=initial_game(rules, event.players),
+        rated=event.rated,
     )
 
 

@@ -26,12 +26,19 @@ def match_id_of(stream: str) -> str | None:
     return stream[len(MATCH_STREAM) :] if stream.startswith(MATCH_STREAM) else None
 
 
+# fields added later, left out while they hold their default: the records (and so the
+# hashes) of every event from before them stay what they were
+_OMITTED_AT_DEFAULT: dict[str, object] = {"rated": False, "player": ""}
+_KEPT = object()
+
+
 def to_record(event: MatchEvent) -> dict[str, Any]:
     """The event's data as plain values (its type is its class's name)."""
     if type(event) in _LIFECYCLE:
         return {
             f.name: list(value) if isinstance(value := getattr(event, f.name), tuple) else value
             for f in fields(event)
+            if _OMITTED_AT_DEFAULT.get(f.name, _KEPT) != getattr(event, f.name)
         }
     return rules_to_record(event)  # type: ignore[arg-type]
 

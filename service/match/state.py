@@ -30,6 +30,7 @@ class Match:
     game: MatchState
     sealed: bool = False  # MatchSealed is the last event
     abandoned: str = ""  # an AbandonReason once MatchAbandoned ended it, else ""
+    rated: bool = False  # its games are rated (MatchCreated.rated)
     # Where the match's stream stands: set by whoever folds stored events (the events
     # themselves do not know their seq, time or hash).
     version: int = 0

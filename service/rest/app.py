@@ -5,7 +5,7 @@ rankings, the signing keys, the web page, and its OpenAPI schema at /schema
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from litestar import Litestar, MediaType, get
@@ -18,14 +18,19 @@ from litestar.response import File
 from litestar.static_files import create_static_files_router
 
 from eventstore import StoreUnavailable
+from eventstore.limits import InMemoryRateLimiter, RateLimiter
 
+from ..app.arena import Arena
 from ..app.catalog import CatalogProjection
+from ..app.players import Players, RegistrationLimits
 from ..app.projections import ResultsProjection
 from ..app.queries import MatchQueries
 from ..app.quotas import Network, Proxies
+from ..app.ratings import Ratings
 from ..app.service import GameService, ServiceError
 from ..records import KeySet
-from . import actions, keys, live, matches, rankings, record, tables
+from . import actions, keys, live, matches, players, rankings, ratings, record, tables
+from . import arena as arena_routes
 from .auditing import DEFAULT_QUEUED, DEFAULT_WORKERS, AuditPool
 from .context import Context
 from .errors import EXCEPTION_HANDLERS, BadInput, log_exception
@@ -51,6 +56,7 @@ class RestSettings:
     audit_workers: int = DEFAULT_WORKERS
     audit_queue: int = DEFAULT_QUEUED
     keepalive_seconds: float | None = None
+    registrations: RegistrationLimits = field(default_factory=RegistrationLimits)
 
 
 def create_app(
@@ -60,9 +66,16 @@ def create_app(
     signing_keys: KeySet,
     settings: RestSettings | None = None,
     trusted_proxies: Sequence[Network] = (),
+    registry: Players | None = None,
+    limiter: RateLimiter | None = None,
+    rating_folds: Ratings | None = None,
+    arena: Arena | None = None,
 ) -> Litestar:
-    """``trusted_proxies``: peers whose X-Forwarded-For names the caller (the quotas')."""
+    """``trusted_proxies``: peers whose X-Forwarded-For names the caller (the quotas');
+    ``registry``: the players (default: over the service's store); ``limiter``: what
+    counts sign-ups (default: this process's memory; ``daifugo serve`` shares Redis's)."""
     settings = settings or RestSettings()
+    folds = rating_folds or Ratings(service.store)
     if settings.keepalive_seconds is not None and not settings.keepalive_seconds > 0:
         raise ValueError("the keep-alive period must be positive")
     audits = AuditPool(settings.audit_workers, settings.audit_queue)
@@ -75,6 +88,11 @@ def create_app(
         audits,
         settings.keepalive_seconds,
         proxies=Proxies(trusted_proxies),
+        players=registry or Players(service.store),
+        registration_limiter=limiter or InMemoryRateLimiter(),
+        registration_limits=settings.registrations,
+        ratings=folds,
+        arena=arena or Arena(service, folds),
     )
 
     def provide() -> Context:
@@ -89,6 +107,9 @@ def create_app(
             *actions.HANDLERS,
             *record.HANDLERS,
             *rankings.HANDLERS,
+            *players.HANDLERS,
+            *ratings.HANDLERS,
+            *arena_routes.HANDLERS,
             *keys.HANDLERS,
             index,
             create_static_files_router(

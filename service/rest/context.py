@@ -12,10 +12,15 @@ from typing import Annotated, Any
 from litestar import Request
 from litestar.params import HeaderParameter
 
+from eventstore.limits import RateLimiter
+
+from ..app.arena import Arena
 from ..app.catalog import CatalogProjection
+from ..app.players import Players, RegistrationLimits
 from ..app.projections import ResultsProjection
 from ..app.queries import MatchQueries
 from ..app.quotas import Caller, Proxies
+from ..app.ratings import Ratings
 from ..app.service import GameService, ServiceError
 from ..records import KeySet
 from .auditing import AuditPool
@@ -40,6 +45,11 @@ class Context:
     closing: asyncio.Event = field(default_factory=asyncio.Event)
     broadcasts: Broadcasts = field(default_factory=Broadcasts)  # the live events' readers
     proxies: Proxies = field(default_factory=Proxies)  # whose X-Forwarded-For is believed
+    players: Players | None = None  # registered players (None: not served)
+    registration_limiter: RateLimiter | None = None
+    registration_limits: RegistrationLimits = field(default_factory=RegistrationLimits)
+    ratings: Ratings | None = None  # the ratings' fold, kept by this process
+    arena: Arena | None = None  # the arena's queues (None: not served)
 
     def caller(self, request: Request[Any, Any, Any]) -> Caller:
         """Who sent ``request``: its peer, or the address a trusted proxy forwarded."""

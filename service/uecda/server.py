@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import logging
 import time
 from dataclasses import dataclass
@@ -15,7 +16,7 @@ from eventstore.deadlines import Deadlines
 
 from ..app.inputs import MIN_TURN_SECONDS
 from ..app.lapsed_tables import LAPSE_MS, RENEW_MS
-from ..app.service import GameService, MatchOptions, ServiceError
+from ..app.service import CreatedMatch, GameService, MatchOptions, ServiceError
 from ..match.events import BotKind
 from .connection import Connection
 from .table import SEATS, Durability, UecdaTable
@@ -39,6 +40,10 @@ class UecdaSettings:
     # the process has (gRPC and REST accept from the same ones)
     max_clients: int = 256
     durability: Durability = Durability.GAME  # when a table's steps are stored (table.py)
+    # rated tables (--uecda-arena): each client is the unverified player uecda:<name>, and
+    # our bots take the seats no client took within arena_bots_after seconds
+    arena: bool = False
+    arena_bots_after: float = 10.0
 
 
 def clean_name(name: str) -> str:
@@ -153,7 +158,7 @@ class UecdaServer:
             for _ in range(3):
                 table = self._waiting or await self._new_table()
                 try:
-                    seated = await self.service.join(table.match_id, name)
+                    seated = await self.service.join_program(table.match_id, name)
                 except ServiceError as error:
                     if error.code not in ("seats_full", "already_started"):
                         raise
@@ -176,6 +181,23 @@ class UecdaServer:
                 return
             client.close("no table would take it")
 
+    async def _fill_with_bots(self, created: CreatedMatch) -> None:
+        """The arena's bots take the seats no client took in time."""
+        await asyncio.sleep(self.settings.arena_bots_after)
+        async with self._seating:
+            if self._waiting is not None and self._waiting.match_id == created.match_id:
+                self._waiting = None  # the next client opens a new table
+            kinds = itertools.cycle((BotKind.STRONGER, BotKind.GREEDY, BotKind.RANDOM))
+            for kind in kinds:
+                if not (await self.service.load(created.match_id)).seats_free:
+                    return
+                try:
+                    await self.service.seat_bot(created.match_id, created.host_token, kind)
+                except ServiceError as error:
+                    if error.code in ("seats_full", "already_started"):
+                        return
+                    raise
+
     async def _new_table(self) -> UecdaTable:
         settings = self.settings
         options = MatchOptions(
@@ -186,8 +208,11 @@ class UecdaServer:
             turn_seconds=settings.turn_seconds,
             open_seats=True,
             bots={seat: BotKind.STRONGER for seat in range(settings.bots)},
+            rated=settings.arena,
         )
         created = await self.service.create(options)
+        if settings.arena:
+            self._spawn(self._fill_with_bots(created), f"bots for {created.match_id}")
         table = UecdaTable(
             self.service, created, settings.turn_seconds, self._seating, settings.durability
         )

@@ -15,12 +15,14 @@ from grpc_reflection.v1alpha.proto_reflection_descriptor_database import (
     ProtoReflectionDescriptorDatabase,
 )
 
+from service.grpc.gen.daifugo.v1 import arena_service_pb2 as arena_pb
 from service.grpc.gen.daifugo.v1 import keys_service_pb2 as keys_pb
 from service.grpc.gen.daifugo.v1 import match_service_pb2 as pb
 
 SERVICES: tuple[ServiceDescriptor, ...] = (
     pb.DESCRIPTOR.services_by_name["MatchService"],
     keys_pb.DESCRIPTOR.services_by_name["KeysService"],
+    arena_pb.DESCRIPTOR.services_by_name["ArenaService"],
     health_pb2.DESCRIPTOR.services_by_name["Health"],
     reflection_pb2.DESCRIPTOR.services_by_name["ServerReflection"],
 )

@@ -86,6 +86,14 @@ export const api = {
   audit: (id, options) => request(`/matches/${enc(id)}/audit`, options),
   auditLog: (text) => request("/audit", { method: "POST", raw: text }),
   rankings: (offset, limit) => request(`/rankings${query({ offset, limit })}`),
+  // registered players: the key travels in a header only
+  signUp: (name) => request("/players", { method: "POST", body: { name } }),
+  me: (key) => request("/players/me", { token: key }),
+  rotateKey: (key) => request("/players/me/key", { method: "POST", token: key }),
+  ratings: (pool, offset, limit) => request(`/ratings${query({ pool, offset, limit })}`),
+  playerRatings: (pool, id) => request(`/ratings/${enc(pool)}/players/${enc(id)}`),
+  queue: (key, pool, signal) =>
+    request("/arena/queue", { method: "POST", token: key, body: { pool }, signal }),
 };
 
 export function requestId() {

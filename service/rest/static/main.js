@@ -5,7 +5,7 @@
 //                              but in a POST body, and leaves the address bar at once)
 //   #/match/<id>               watch or play a match; its results once over
 //   #/match/<id>/replay/<seq>  a finished match's replay at a step
-//   #/audit, #/rankings
+//   #/audit, #/rankings, #/ratings, #/player/<pool>/<id>, #/account (sign up, play rated)
 // Tokens never enter the URL: they live in sessionStorage only.
 
 import { clearAnnouncements, initAnnouncer } from "./announce.js";
@@ -17,19 +17,23 @@ import { acceptInvite } from "./invite.js";
 import { MatchList } from "./matches.js";
 import { NewTable } from "./newtable.js";
 import { SeatPlay } from "./play.js";
+import { AccountPage } from "./account.js";
 import { RankingsPage } from "./rankings.js";
+import { RatingsPage, showPlayer } from "./ratings.js";
 import { Replay } from "./replay.js";
 import { keepReceipts } from "./receipts.js";
 import { Results } from "./results.js";
 import { Watcher } from "./watch.js";
 
 export const tokenKey = (id) => `daifugo:seat:${id}`;
-const VIEWS = ["list-view", "new-view", "invite-view", "rankings-view", "audit-view", "match-view"];
+const VIEWS = ["list-view", "new-view", "invite-view", "rankings-view", "ratings-view", "player-view", "account-view", "audit-view", "match-view"];
 let current = null; // {watcher, replay, seat, host, results}
 let list = null;
 let newTable = null;
 let auditPage = null;
 let rankingsPage = null;
+let ratingsPage = null;
+let accountPage = null;
 
 function stopCurrent() {
   if (!current) return;
@@ -44,7 +48,15 @@ function stopCurrent() {
 function showView(id, title, { focus = true } = {}) {
   for (const view of VIEWS) $(view).hidden = view !== id;
   document.title = `${title} · Daifugō`;
-  const nav = { "list-view": "list", "new-view": "new", "rankings-view": "rankings", "audit-view": "audit" }[id];
+  const nav = {
+    "list-view": "list",
+    "new-view": "new",
+    "rankings-view": "rankings",
+    "ratings-view": "ratings",
+    "player-view": "ratings",
+    "account-view": "account",
+    "audit-view": "audit",
+  }[id];
   for (const link of document.querySelectorAll("[data-nav]")) {
     if (link.dataset.nav === nav) link.setAttribute("aria-current", "page");
     else link.removeAttribute("aria-current");
@@ -196,6 +208,15 @@ function route() {
   } else if (hash === "#/rankings") {
     showView("rankings-view", "Rankings");
     rankingsPage.load(true);
+  } else if (hash === "#/ratings") {
+    showView("ratings-view", "Ratings");
+    ratingsPage.load(true);
+  } else if ((found = hash.match(/^#\/player\/([^/?#]+)\/([^/?#]+)$/))) {
+    showView("player-view", "Player");
+    showPlayer(decodeURIComponent(found[1]), decodeURIComponent(found[2]));
+  } else if (hash === "#/account") {
+    showView("account-view", "Player");
+    accountPage.open();
   } else showList(fromList);
 }
 
@@ -215,6 +236,11 @@ function init() {
   newTable = new NewTable(tableCreated);
   auditPage = new AuditPage();
   rankingsPage = new RankingsPage();
+  ratingsPage = new RatingsPage();
+  accountPage = new AccountPage((id, token) => {
+    sessionStorage.setItem(tokenKey(id), token);
+    location.hash = `#/match/${encodeURIComponent(id)}`;
+  });
   $("token-form").addEventListener("submit", (event) => {
     event.preventDefault();
     const input = $("token");
