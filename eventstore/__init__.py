@@ -39,6 +39,7 @@ from .model import (
     Verification,
 )
 from .port import Checkpoints, EventStore, FeedSubscription, Subscription
+from .snapshots import InMemorySnapshots, RedisSnapshots, Snapshot, Snapshots
 from .store import RedisEventStore
 from .subscription import StreamSubscription
 
@@ -58,12 +59,16 @@ __all__ = [
     "GlobalSubscription",
     "InMemoryCheckpoints",
     "InMemoryEventStore",
+    "InMemorySnapshots",
     "InvalidEvent",
     "NewEvent",
     "RedisCheckpoints",
     "RedisEventStore",
     "RedisServer",
+    "RedisSnapshots",
     "RequestIdReused",
+    "Snapshot",
+    "Snapshots",
     "StoreUnavailable",
     "StoredEvent",
     "StreamSubscription",

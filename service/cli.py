@@ -65,6 +65,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     serve.add_argument(
         "--sse-keepalive", type=float, default=15.0, help="seconds between SSE keep-alives"
     )
+    serve.add_argument(
+        "--audit-max-bytes",
+        type=int,
+        default=10_000_000,
+        help="the largest POST /audit body; larger: 413 too_large (default 10,000,000)",
+    )
 
     demo = commands.add_parser("demo", help="bots play whole matches through the gRPC API")
     demo.add_argument("--grpc", metavar="HOST:PORT", help="a running service (default: start one)")
@@ -154,7 +160,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         if args.audit_workers < 1 or args.audit_queue < 0 or not args.sse_keepalive > 0:
             parser.error("--audit-workers ≥ 1, --audit-queue ≥ 0, --sse-keepalive > 0")
-        rest = RestSettings(args.audit_workers, args.audit_queue, args.sse_keepalive)
+        if args.audit_max_bytes < 1:
+            parser.error("--audit-max-bytes ≥ 1")
+        rest = RestSettings(
+            args.audit_workers, args.audit_queue, args.sse_keepalive, args.audit_max_bytes
+        )
         from .event_loop import loop_factory, run
 
         try:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import grpc
 
 from clients.bots import bot_of_kind
-from eventstore import EmbeddedRedis, RedisEventStore, redis_url_or_embedded
+from eventstore import EmbeddedRedis, RedisEventStore, RedisSnapshots, redis_url_or_embedded
 from eventstore.embedded import URL_FILE
 
 from .app import STORE_PREFIX
@@ -94,7 +94,7 @@ async def running_service(
     store = RedisEventStore.from_url(url, prefix=prefix)
     try:
         keyring = Keyring(await load_server_key(await store.raw_client()))
-        service = GameService(store, keyring, signer)
+        service = GameService(store, keyring, signer, RedisSnapshots(store))
         server, port = await start_grpc_server(service, grpc_port, host, signing_keys=signing_keys)
         background = Background(service, store, timers=timers, make_bot=bot_of_kind)
         background_task = asyncio.create_task(background.run())
@@ -142,6 +142,7 @@ async def running_service(
             await stop_tasks([background_task], timeout=10.0)
             await server.stop(grace=1.0)
             await service.fanout.close()
+            await service.snapshots.close()
     finally:
         await store.close()
         if embedded is not None:

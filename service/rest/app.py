@@ -24,7 +24,7 @@ from ..app.queries import MatchQueries
 from ..app.service import GameService, ServiceError
 from ..records import KeySet
 from . import actions, keys, live, matches, rankings, record, tables
-from .auditing import DEFAULT_QUEUED, DEFAULT_WORKERS, AuditPool
+from .auditing import DEFAULT_MAX_BYTES, DEFAULT_QUEUED, DEFAULT_WORKERS, AuditPool
 from .context import Context
 from .errors import EXCEPTION_HANDLERS, BadInput, log_exception
 
@@ -44,11 +44,13 @@ async def index() -> File:
 class RestSettings:
     """``audit_workers`` processes audit, ``audit_queue`` more audits may wait (past
     that: 503 audit_busy); an SSE keep-alive goes out every ``keepalive_seconds`` (None:
-    ``live.KEEPALIVE``)."""
+    ``live.KEEPALIVE``); a POST /audit body is at most ``audit_max_bytes`` (past it: 413
+    too_large)."""
 
     audit_workers: int = DEFAULT_WORKERS
     audit_queue: int = DEFAULT_QUEUED
     keepalive_seconds: float | None = None
+    audit_max_bytes: int = DEFAULT_MAX_BYTES
 
 
 def create_app(
@@ -61,6 +63,8 @@ def create_app(
     settings = settings or RestSettings()
     if settings.keepalive_seconds is not None and not settings.keepalive_seconds > 0:
         raise ValueError("the keep-alive period must be positive")
+    if settings.audit_max_bytes < 1:
+        raise ValueError("an audit body limit is one byte or more")
     audits = AuditPool(settings.audit_workers, settings.audit_queue)
     context = Context(
         service,
@@ -70,6 +74,7 @@ def create_app(
         MatchQueries(service),
         audits,
         settings.keepalive_seconds,
+        settings.audit_max_bytes,
     )
 
     def provide() -> Context:

@@ -1,5 +1,7 @@
 """Audits run in worker processes, never on the serving event loop: replaying a whole
-match is seconds of CPU, and a thread would still hold the loop's GIL. A few workers
+match is seconds of CPU, and a thread would still hold the loop's GIL. Parsing the
+uploaded body (JSON Lines, or a JSON request holding them) is the worker's too, inside
+the pool's bound: the loop only reads the bytes, up to ``DEFAULT_MAX_BYTES``. A few workers
 (``workers``) and a bounded queue (``queued``); past that the caller is told to come
 back later (503 ``audit_busy`` with Retry-After), so audits can never starve play.
 
@@ -24,6 +26,7 @@ from typing import Any, TypeVar
 
 DEFAULT_WORKERS = 1
 DEFAULT_QUEUED = 4
+DEFAULT_MAX_BYTES = 10_000_000  # the largest body POST /audit reads (a 40,000-event log)
 RETRY_AFTER_SECONDS = 5
 
 Argument = TypeVar("Argument")
