@@ -17,7 +17,7 @@ from .rules import PRESETS
 if TYPE_CHECKING:
     from .rest.app import RestSettings
 
-BENCHMARKS = ("load", "spectators")  # modules of bench/
+BENCHMARKS = ("attacks", "load", "spectators")  # modules of bench/
 KEY_FILE_ENV = "DAIFUGO_SIGNING_KEY_FILE"  # as service.app.signing (not imported: it is slow)
 
 

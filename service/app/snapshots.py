@@ -60,6 +60,7 @@ FORMAT = 1  # the body's layout; a new one is never read as an old one
 NEVER_DELAYED = frozenset({"MatchCreated", "SeatJoined"})
 """Setting-up events (who sits where): a spectator delay never holds them back."""
 
+RECENT = 1024  # decoded snapshots kept in memory (a replay's steps read the same ones)
 PENDING_LIMIT = 256  # matches whose snapshots may wait to be written at once; past it, skipped
 _FOLDING = ("rules", "match")  # the packages whose code decides what a fold makes
 
@@ -173,17 +174,26 @@ class MatchSnapshots:
         self._pending: dict[str, asyncio.Task[None]] = {}
         self._worker = ThreadPoolExecutor(1, thread_name_prefix="fold")
         self._catching_up: dict[str, asyncio.Lock] = {}
+        # snapshots read lately, decoded (each checked against its stream at each use)
+        self._recent = BoundedCache[tuple[str, int], Folded](RECENT)
 
     # -- reading ---------------------------------------------------------------
 
     async def match_at(self, match_id: str, seq: int) -> Match:
         """The match after its event ``seq`` (which must be stored)."""
         stream = stream_of(match_id)
-        start = await self._nearest(stream, seq)
-        first = start.match.version + 1 if start else 0
-        if seq - first >= self.every:  # the snapshots are behind: write them first
+        boundary = (seq + 1) // self.every * self.every - 1
+        start = self._recent.get((stream, boundary)) or await self._nearest(stream, seq)
+        base = start.match.version if start else -1
+        if seq - base > self.every:  # the snapshots are behind: write them first
             return (await self._caught_up(match_id, seq)).match
-        events = await self._read(stream, first, seq)
+        # from the snapshot's own event: its hash must be the snapshot's head
+        events = await self._read(stream, max(base, 0), seq)
+        if start is not None:
+            if not events or events[0].hash != start.match.head:  # not of these events
+                return (await self._caught_up(match_id, seq)).match
+            self._recent.put((stream, base), start)
+            events = events[1:]
         folded, _ = fold_on(start, events, self.decoder, self.every)
         self.folded += len(events)
         return folded.match
@@ -194,13 +204,22 @@ class MatchSnapshots:
         back every later one). Costs one snapshot, ``EVERY`` events read and at most that
         many folded, whatever is held back (while the snapshots are up to date)."""
         stream = stream_of(match_id)
-        start = await self._usable(stream, await self.snapshots.latest_by(stream, cutoff_ms))
+        snapshot = await self.snapshots.latest_by(stream, cutoff_ms)
+        start = None
+        if snapshot is not None:
+            start = self._recent.get((stream, snapshot.seq)) or decoded(snapshot)
         while True:
-            first = start.match.version + 1 if start else 0
-            window = await self.store.read(stream, first, self.every)
-            self.read += len(window)
+            base = start.match.version if start else -1
+            # from the snapshot's own event (its hash checks the snapshot), then a block
+            window = await self._read(stream, max(base, 0), base + self.every)
+            if start is not None:
+                if not window or window[0].hash != start.match.head:  # not of these events
+                    start = None
+                    continue
+                self._recent.put((stream, base), start)
+                window = window[1:]
             shown = visible_prefix(window, cutoff_ms)
-            if len(shown) < self.every or not window:  # the prefix ends in this window
+            if len(shown) < self.every:  # the prefix ends in this block
                 break
             # every one of them is shown: the snapshots are behind (not written yet)
             start = await self._caught_up(match_id, window[-1].seq)
@@ -212,32 +231,28 @@ class MatchSnapshots:
         self.folded += len(shown)
         return folded
 
-    async def _nearest(self, stream: str, seq: int, tries: int = 3) -> Folded | None:
-        """The fold of the nearest snapshot at or before ``seq`` that fits (looking back
-        past a few that do not: after an upgrade none does, and the fold from 0 writes
-        them anew)."""
+    async def _nearest(
+        self, stream: str, seq: int, checked: bool = False, tries: int = 3
+    ) -> Folded | None:
+        """The fold of the nearest snapshot at or before ``seq`` that this code made
+        (looking back past a few that it did not: after an upgrade none is, and the fold
+        from 0 writes them anew). ``checked``: and that fits the stream (else its head
+        is the caller's to check)."""
         for _ in range(tries):
             snapshot = await self.snapshots.at_or_before(stream, seq)
             if snapshot is None:
                 return None
-            folded = await self._usable(stream, snapshot)
-            if folded is not None:
+            folded = decoded(snapshot)
+            if folded is not None and (not checked or await self._fits(stream, folded)):
                 return folded
             seq = snapshot.seq - 1
         return None
 
-    async def _usable(self, stream: str, snapshot: Snapshot | None) -> Folded | None:
-        """The fold ``snapshot`` holds, if this code made it and it is of this stream's
-        events (its head is the stored event's hash); else None."""
-        if snapshot is None:
-            return None
-        folded = decoded(snapshot)
-        if folded is None:
-            return None
-        stored = await self.store.read(stream, snapshot.seq, 1)
-        if not stored or stored[0].hash != folded.match.head:
-            return None
-        return folded
+    async def _fits(self, stream: str, folded: Folded) -> bool:
+        """Whether ``folded`` is a fold of this stream's events: its head is the hash of
+        the stored event of its seq."""
+        stored = await self.store.read(stream, folded.match.version, 1)
+        return bool(stored) and stored[0].hash == folded.match.head
 
     async def _read(self, stream: str, first: int, last: int) -> list[StoredEvent]:
         if last < first:
@@ -289,7 +304,7 @@ class MatchSnapshots:
 
     async def _catch_up(self, match_id: str, seq: int) -> Folded:
         stream = stream_of(match_id)
-        folded = await self._nearest(stream, seq)
+        folded = await self._nearest(stream, seq, checked=True)
         loop = asyncio.get_running_loop()
         while folded is None or folded.match.version < seq:
             first = folded.match.version + 1 if folded else 0
