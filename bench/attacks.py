@@ -7,10 +7,11 @@ on the same service, their ratio (target: within 2x), and what the attack got.
                           [--loops 4] [--creates 200] [--audit-mb 9.4]
                           [--long-games 100] [--held-back 5000] [--uecda-connections 300]
 
-Rows (issue 31): A ~20,000 TCP connections to REST that never send a byte; B loops of
-``GET /matches/{id}`` on a delayed match with ``--held-back`` events held back and of
-``GET /matches/{id}/state?seq=N`` (N random) on a finished match of ``--long-games``
-games of 5 bots; C ``--creates`` anonymous ``POST /matches`` of 5 bots and 100 games;
+Rows (issue 31): A ~20,000 TCP connections to REST that never send a byte; B ``--loops``
+loops of reads: ``GET /matches/{id}/state?seq=N`` (N random) on a finished match of
+``--long-games`` games of 5 bots, ``GET /matches/{id}`` on a delayed match with
+``--held-back`` events held back, and that long match replayed step by step; C
+``--creates`` anonymous ``POST /matches`` of 5 bots and 100 games;
 E loops of ``POST /audit`` with a ``--audit-mb`` MB JSON body; F
 ``--uecda-connections`` silent connections to the UECda port.
 
@@ -203,16 +204,24 @@ async def _silent(port: int, count: int, stop: StopEvent, deadline: float) -> st
 
 
 async def _read_loops(target: Target, settings: Settings, stop: StopEvent, deadline: float) -> str:
+    """Loops of reads, taking turns: the state at a random seq of the long finished
+    match, the delayed match now, and the long match replayed step by step (as the page
+    does: ``/state`` at each seq in turn)."""
     statuses: Counter[int] = Counter()
     rng = random.Random(1)
 
     async def loop(number: int) -> None:
+        step = 0
         async with httpx.AsyncClient(base_url=f"http://{HOST}:{target.http_port}") as http:
             while not stop.is_set() and time.monotonic() < deadline:
-                if number % 2 and target.delayed:
+                kind = number % 3
+                if kind == 1 and target.delayed:
                     answer = await http.get(f"/matches/{target.delayed}", timeout=30)
                 else:
-                    seq = rng.randrange(target.finished_version + 1)
+                    if kind == 2:
+                        seq, step = step, (step + 1) % (target.finished_version + 1)
+                    else:
+                        seq = rng.randrange(target.finished_version + 1)
                     path = f"/matches/{target.finished}/state"
                     answer = await http.get(path, params={"seq": seq}, timeout=30)
                 statuses[answer.status_code] += 1
@@ -249,12 +258,11 @@ def _audit_body(megabytes: float) -> bytes:
         "data": {"seat": 0, "reason": ""},
         "prev_hash": "0" * 64,
     }
-    lines: list[str] = []
-    size = 0
-    while size < megabytes * 1_000_000:
-        text = json.dumps({**line, "seq": len(lines), "hash": f"{len(lines):064x}"})
-        lines.append(text)
-        size += len(text) + 1
+    one = len(json.dumps(json.dumps({**line, "seq": 0, "hash": "0" * 64}))) + 2
+    lines = [
+        json.dumps({**line, "seq": seq, "hash": f"{seq:064x}"})
+        for seq in range(int(megabytes * 1_000_000 / one))
+    ]
     return json.dumps({"log": "\n".join(lines)}).encode()
 
 
