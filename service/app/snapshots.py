@@ -173,7 +173,7 @@ class MatchSnapshots:
         self._written = BoundedCache[str, int](4096)
         self._pending: dict[str, asyncio.Task[None]] = {}
         self._worker = ThreadPoolExecutor(1, thread_name_prefix="fold")
-        self._catching_up: dict[str, asyncio.Lock] = {}
+        self._catching_up = BoundedCache[str, asyncio.Lock](1024)
         # snapshots read lately, decoded (each checked against its stream at each use)
         self._recent = BoundedCache[tuple[str, int], Folded](RECENT)
 
@@ -294,13 +294,11 @@ class MatchSnapshots:
     async def _caught_up(self, match_id: str, seq: int) -> Folded:
         """The match after event ``seq``, every snapshot up to it written on the way:
         folded a block at a time in the worker thread, one match at a time per match."""
-        lock = self._catching_up.setdefault(match_id, asyncio.Lock())
-        try:
-            async with lock:
-                return await self._catch_up(match_id, seq)
-        finally:
-            if not lock.locked() and self._catching_up.get(match_id) is lock:
-                del self._catching_up[match_id]
+        lock = self._catching_up.get(match_id)
+        if lock is None:  # (one forgotten while in use costs a second fold, no more)
+            lock = self._catching_up.put(match_id, asyncio.Lock())
+        async with lock:
+            return await self._catch_up(match_id, seq)
 
     async def _catch_up(self, match_id: str, seq: int) -> Folded:
         stream = stream_of(match_id)

@@ -154,3 +154,18 @@ async def test_snapshots_of_other_code_other_streams_or_garbage_are_passed_over(
     await check_every_seq(fresh(played, kept), played, bound=2 * EVERY)
     await check_every_seq(fresh(played, kept), played)
     await check_every_cutoff(fresh(played, kept), played)
+
+
+async def test_a_service_that_never_saw_the_match_loads_it_from_its_last_snapshot(
+    played: Played,
+) -> None:
+    kept = played.service.snapshots.snapshots
+    cold = GameService(played.store, Keyring(secrets.token_bytes(32)), snapshots=kept)
+    cold.snapshots.every = EVERY
+    try:
+        loaded = await cold.load(played.match_id)
+        assert loaded == folded_to(played.stored, len(played.stored) - 1)
+        assert cold.snapshots.folded <= EVERY
+    finally:
+        await cold.snapshots.close()
+        await cold.fanout.close()
