@@ -17,7 +17,7 @@ import redis
 from clients.bots import GreedyBot
 from clients.runner import play_match, play_seat
 from clients.sdk import DaifugoClient
-from eventstore import RedisEventStore, RedisServer
+from eventstore import RedisEventStore, RedisServer, RedisSnapshots
 from service.app.match import stream_of
 from service.app.snapshots import EVERY
 
@@ -68,6 +68,17 @@ class Reads:
         ]
 
 
+async def snapshots_written(store: RedisEventStore, match_id: str) -> None:
+    """Wait until the service has written the match's snapshots (after its appends)."""
+    stream = stream_of(match_id)
+    last = (await store.version(stream) + 1) // EVERY * EVERY - 1
+    for _ in range(500):
+        found = await RedisSnapshots(store).at_or_before(stream, last)
+        if found is not None and found.seq == last:
+            return
+        await asyncio.sleep(0.02)
+
+
 async def test_reads_of_a_long_finished_match_fetch_one_block_at_most(
     client: DaifugoClient,
     http: httpx.AsyncClient,
@@ -79,7 +90,7 @@ async def test_reads_of_a_long_finished_match_fetch_one_block_at_most(
     )
     version = await store.version(stream_of(match_id))
     assert version > 6 * EVERY
-    await asyncio.sleep(0.5)  # the service's snapshot writes after the last appends
+    await snapshots_written(store, match_id)
     seqs = [0, EVERY - 1, EVERY, version // 2, version // 2 + 1, version - 1, version]
     with Reads(redis_server.url).watched() as reads:
         for seq in seqs:
@@ -121,7 +132,8 @@ async def test_a_delayed_match_s_reads_do_the_same_work_whatever_is_held_back(
         await play_until(client, store, 3 * EVERY),
         await play_until(client, store, 20 * EVERY),
     )
-    await asyncio.sleep(0.5)  # the service's snapshot writes after the last appends
+    for match_id in (few, many):
+        await snapshots_written(store, match_id)
     fetched: dict[str, list[int]] = {}
     seen: dict[str, dict[str, object]] = {}
     for match_id in (few, many):
