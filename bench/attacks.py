@@ -237,7 +237,10 @@ async def _read_loops(target: Target, settings: Settings, stop: StopEvent, deadl
                 statuses[answer.status_code] += 1
 
     await asyncio.gather(*(loop(number) for number in range(settings.loops)))
-    return f"{sum(statuses.values())} reads {dict(statuses)}"
+    return (
+        f"{sum(statuses.values())} reads {dict(statuses)} of a {target.finished_version + 1}-"
+        "event finished match and a delayed one"
+    )
 
 
 async def _creates(target: Target, settings: Settings, stop: StopEvent, deadline: float) -> str:
