@@ -40,6 +40,7 @@ from .model import (
     Verification,
 )
 from .port import Checkpoints, EventStore, FeedSubscription, Subscription
+from .snapshots import InMemorySnapshots, RedisSnapshots, Snapshot, Snapshots
 from .store import RedisEventStore
 from .subscription import StreamSubscription
 
@@ -59,13 +60,17 @@ __all__ = [
     "GlobalSubscription",
     "InMemoryCheckpoints",
     "InMemoryEventStore",
+    "InMemorySnapshots",
     "InvalidEvent",
     "NewEvent",
     "RedisCheckpoints",
     "RedisEventStore",
     "RedisServer",
+    "RedisSnapshots",
     "RequestIdReused",
     "SentAppend",
+    "Snapshot",
+    "Snapshots",
     "StoreUnavailable",
     "StoredEvent",
     "StreamSubscription",

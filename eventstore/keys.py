@@ -4,6 +4,9 @@
 ``<prefix>:{<stream>}:events``     the stream: entry ``<seq>-1`` holds event ``seq``
 ``<prefix>:{<stream>}:meta``       hash: ``head`` = ``"<seq> <hash>"`` of the last event,
                                    ``r:<request_id>`` = ``"<first_seq> <last_seq>"``, forever
+``<prefix>:{<stream>}:snap``       hash of snapshots: ``<seq>`` (12 digits) -> body
+``<prefix>:{<stream>}:snap-seq``   sorted set of those seqs, score = seq
+``<prefix>:{<stream>}:snap-at``    sorted set of those seqs, score = the snapshot's time
 ``<prefix>:{__global__}:index``    sorted set of stream ids, score = registration number
 ``<prefix>:{__global__}:index-n``  counter handing out registration numbers
 ``<prefix>:{__global__}:feed``     stream of hints ``s=<stream> v=<last seq>``, trimmed
@@ -45,6 +48,11 @@ class Keys:
 
     def meta(self, stream: str) -> str:
         return f"{self.prefix}:{{{stream}}}:meta"
+
+    def snapshots(self, stream: str) -> tuple[str, str, str]:
+        """A stream's snapshots: their bodies, their seqs, their times (one slot)."""
+        tag = f"{self.prefix}:{{{stream}}}"
+        return f"{tag}:snap", f"{tag}:snap-seq", f"{tag}:snap-at"
 
     def checkpoints(self, name: str) -> str:
         return self.projection(name, "positions")

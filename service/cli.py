@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from .app.quotas import Limits
     from .rest.app import RestSettings
 
-BENCHMARKS = ("load", "spectators")  # modules of bench/
+BENCHMARKS = ("attacks", "load", "spectators")  # modules of bench/
 KEY_FILE_ENV = "DAIFUGO_SIGNING_KEY_FILE"  # as service.app.signing (not imported: it is slow)
 PROXIES_ENV = "DAIFUGO_TRUSTED_PROXIES"  # comma-separated, as --trusted-proxy
 
@@ -159,6 +159,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     players_actions = players.add_subparsers(dest="action", required=True)
     adding = players_actions.add_parser("add", help="register NAME; print its key once")
     adding.add_argument("name")
+    serve.add_argument(
+        "--audit-max-bytes",
+        type=int,
+        default=10_000_000,
+        help="the largest POST /audit body; larger: 413 too_large (default 10,000,000)",
+    )
 
     demo = commands.add_parser("demo", help="bots play whole matches through the gRPC API")
     demo.add_argument("--grpc", metavar="HOST:PORT", help="a running service (default: start one)")
@@ -278,7 +284,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         registrations = RegistrationLimits(
             args.registrations_per_address, args.registrations, args.registration_window
         )
-        rest = RestSettings(args.audit_workers, args.audit_queue, args.sse_keepalive, registrations)
+        if args.audit_max_bytes < 1:
+            parser.error("--audit-max-bytes ≥ 1")
+        rest = RestSettings(
+            args.audit_workers,
+            args.audit_queue,
+            args.sse_keepalive,
+            registrations,
+            args.audit_max_bytes,
+        )
         from .event_loop import loop_factory, run
 
         try:

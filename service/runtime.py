@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import grpc
 
 from clients.bots import bot_of_kind
-from eventstore import EmbeddedRedis, RedisEventStore, redis_url_or_embedded
+from eventstore import EmbeddedRedis, RedisEventStore, RedisSnapshots, redis_url_or_embedded
 from eventstore.deadlines import RedisDeadlines
 from eventstore.embedded import URL_FILE
 from eventstore.limits import RedisRateLimiter
@@ -108,7 +108,7 @@ async def running_service(
     try:
         keyring = Keyring(await load_server_key(await store.raw_client()))
         quotas = Quotas(RedisQuotas(store), limits) if limits is not None else None
-        service = GameService(store, keyring, signer, quotas)
+        service = GameService(store, keyring, signer, quotas, RedisSnapshots(store))
         trusted = limits.trusted_proxies if limits is not None else ()
         ratings = Ratings(store)  # this process's fold of the ratings, for REST and the arena
         arena = Arena(service, ratings, arena_settings)
@@ -191,6 +191,7 @@ async def running_service(
             await stop_tasks([background_task], timeout=10.0)
             await server.stop(grace=1.0)
             await service.fanout.close()
+            await service.snapshots.close()
     finally:
         await store.close()
         if embedded is not None:

@@ -10,13 +10,17 @@ are never delayed. Once the match is over everything is shown, at once.
 
 A replay of a finished match shows the full deal at every step: the auditor's
 view of the state at seq N, every hand, blind and unused card open.
+
+Every state here comes from the match's snapshots (``snapshots``): a read folds at
+most ``snapshots.EVERY`` events, however long the match, and a delayed match is read
+from the last snapshot its spectators may see, so the work does not tell how much is
+held back.
 """
 
 from __future__ import annotations
 
 import re
 import time
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,22 +30,24 @@ from ..rules.state import MatchState as RulesState
 from ..rules.views import AUDITOR, SPECTATOR, View, build_view
 from .catalog import MatchState
 from .errors import ServiceError
-from .match import Match, fold_match, stream_of
+from .match import Match, stream_of
 from .service import GameService
+from .snapshots import NEVER_DELAYED as NEVER_DELAYED  # re-exported: the live stream's too
 
 # ids the service hands out (keyring: 16 hex digits); anything else cannot exist
 _MATCH_ID = re.compile(r"[0-9A-Za-z_-]{1,64}")
-NEVER_DELAYED = frozenset({"MatchCreated", "SeatJoined"})
 
 
 @dataclass(frozen=True, slots=True)
 class Spectated:
-    """A match as it is now, the last seq a spectator may see of it now, and the state
-    it is in as far as they see (an event held back may have started it)."""
+    """A match as it is now, the last seq a spectator may see of it now, the state it is
+    in as far as they see (an event held back may have started it), and the match as
+    they see it (after event ``visible``)."""
 
     match: Match
     visible: int
     state: MatchState
+    shown: Match
 
     @property
     def current(self) -> bool:
@@ -99,17 +105,6 @@ def checked_id(match_id: str) -> str:
     return match_id
 
 
-def last_visible(stored: Sequence[StoredEvent], cutoff_ms: int) -> int:
-    """The last seq of the prefix a delayed spectator sees (a prefix: one
-    event held back holds back every later one, whatever its clock says)."""
-    last = -1
-    for event in stored:
-        if event.type not in NEVER_DELAYED and event.at > cutoff_ms:
-            break
-        last = event.seq
-    return last
-
-
 def spectator_view(state: RulesState) -> View:
     """A spectator's view: no hands until the match is over, then all of them."""
     return build_view(state, SPECTATOR)
@@ -125,19 +120,21 @@ class MatchQueries:
     async def spectate(self, match_id: str) -> Spectated:
         """The match now, and how far a spectator may see it."""
         match = await self.service.load(checked_id(match_id))
+        if not match.spectator_delay_ms or match.over:
+            return Spectated(match, match.version, state_of(match), match)
+        # from the last snapshot they may see, even when nothing is held back: the same
+        # work whatever is held back
         cutoff = now_ms() - match.spectator_delay_ms
-        if not match.spectator_delay_ms or match.over or match.last_event_ms <= cutoff:
-            return Spectated(match, match.version, state_of(match))
-        stored = await self._read(match_id, 0, match.version)
-        visible = last_visible(stored, cutoff)
+        shown = (await self.service.snapshots.visible_by(match_id, cutoff)).match
+        if shown.version >= match.version:  # (events stored since the load are not shown)
+            return Spectated(match, match.version, state_of(match), match)
         # held back, so not over (the end shows everything): started if that is shown
-        started = any(event.type == "MatchStarted" for event in stored[: visible + 1])
-        return Spectated(match, visible, "live" if started else "open")
+        return Spectated(match, shown.version, "live" if shown.started else "open", shown)
 
     async def now(self, match_id: str) -> tuple[Spectated, Match]:
         """The match as a spectator may see it now."""
         seen = await self.spectate(match_id)
-        return seen, await self._visible_match(seen)
+        return seen, seen.shown
 
     async def events(self, match_id: str, from_seq: int, limit: int) -> EventsSeen:
         """Up to ``limit`` events from ``from_seq``, as a spectator sees them."""
@@ -156,7 +153,7 @@ class MatchQueries:
             raise ServiceError(
                 "not_found", f"no event {seq} to see yet (the last is {seen.visible})"
             )
-        match = await self._match_at(match_id, seq)
+        match = await self._match_at(seen, seq)
         over = seen.match.over
         view = build_view(match.game, AUDITOR if over else SPECTATOR, match_over=over)
         return StateSeen(seen, match, view)
@@ -167,7 +164,7 @@ class MatchQueries:
         stored = await self._read(match_id, 0, seen.visible)
         over = seen.match.over
         events = [self.service.visible(item, SPECTATOR, over) for item in stored]
-        return RecordSeen(seen, await self._visible_match(seen), stored, events)
+        return RecordSeen(seen, seen.shown, stored, events)
 
     async def finished_log(self, match_id: str) -> list[StoredEvent]:
         """Every stored event of a match that is over (to audit); match_not_over before:
@@ -183,12 +180,9 @@ class MatchQueries:
             return []
         return await self.service.store.read(stream_of(match_id), first, last - first + 1)
 
-    async def _match_at(self, match_id: str, seq: int) -> Match:
-        """The match folded from its events 0..``seq``."""
-        stored = await self._read(match_id, 0, seq)
-        return fold_match(None, stored, self.service.decoded.decode)
-
-    async def _visible_match(self, seen: Spectated) -> Match:
-        if seen.current:
-            return seen.match
-        return await self._match_at(seen.match.match_id, seen.visible)
+    async def _match_at(self, seen: Spectated, seq: int) -> Match:
+        """The match after its event ``seq``: from its snapshots, at most
+        ``snapshots.EVERY`` events folded."""
+        if seq == seen.visible:
+            return seen.shown
+        return await self.service.snapshots.match_at(seen.match.match_id, seq)

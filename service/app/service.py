@@ -21,9 +21,11 @@ from eventstore import (
     AppendResult,
     ConcurrencyConflict,
     EventStore,
+    InMemorySnapshots,
     InvalidEvent,
     NewEvent,
     RequestIdReused,
+    Snapshots,
     StoredEvent,
 )
 from eventstore.cache import BoundedCache
@@ -70,6 +72,7 @@ from .match_waits import MatchWaits
 from .players import PlayerKind, Players, uecda_player_name
 from .quotas import Caller, Limits, Quotas, check_games
 from .signing import Signer, ephemeral_signer
+from .snapshots import MatchSnapshots
 
 CONFLICT_RETRIES = 20
 CACHE_SIZE = 4096
@@ -201,9 +204,11 @@ class GameService:
         keyring: Keyring,
         signer: Signer | None = None,
         quotas: Quotas | None = None,
+        snapshots: Snapshots | None = None,
     ) -> None:
         """``quotas``: what callers may take (None: no quota, as for the service's own
-        callers in tests and tools)."""
+        callers in tests and tools); ``snapshots``: where the matches' fold checkpoints
+        are kept (beside the store's streams; None: in this process's memory)."""
         self.store = store
         self.keyring = keyring
         self.quotas = quotas
@@ -214,6 +219,9 @@ class GameService:
         self._cache = BoundedCache[str, Match](CACHE_SIZE)
         self._sealing: set[asyncio.Future[None]] = set()  # seals of matches a sent act ended
         self.decoded = StoreEvents()  # of this service's store only
+        self.snapshots = MatchSnapshots(
+            store, InMemorySnapshots() if snapshots is None else snapshots, self.decoded.decode
+        )
         self._shown = BoundedCache[tuple[str, int, str, Viewer, bool], dict[str, Any]](SHOWN_LIMIT)
 
     # -- loading -------------------------------------------------------------
@@ -222,8 +230,10 @@ class GameService:
         """The match as its events say now (the cache only saves re-reading)."""
         check_match_id(match_id)
         cached = self._cache.get(match_id)
-        start = cached.version + 1 if cached else 0
         try:
+            if cached is None:  # from its latest snapshot: never a fold from event 0
+                cached = await self._latest(match_id)
+            start = cached.version + 1 if cached else 0
             newer = await self.store.read(stream_of(match_id), start)
         except InvalidEvent:  # an id no stream can have (braces): no such match
             raise ServiceError("not_found", f"no match {match_id!r}") from None
@@ -233,6 +243,14 @@ class GameService:
         assert match is not None
         self._remember(match)
         return match
+
+    async def _latest(self, match_id: str) -> Match | None:
+        """The match at its stream's last event as its snapshots give it, or None when
+        the stream is short (a fold from 0 costs no more) or missing."""
+        version = await self.store.version(stream_of(match_id))
+        if version < self.snapshots.every:
+            return None
+        return await self.snapshots.match_at(match_id, version)
 
     def cached(self, match_id: str) -> Match | None:
         """The match as this process last saw it (no read: it may be behind)."""
@@ -244,6 +262,7 @@ class GameService:
         known = self._cache.get(match.match_id)
         if known is None or known.version <= match.version:
             self._cache.put(match.match_id, match)
+            self.snapshots.noted(match)
 
     def authorize(self, match: Match, token: str | None) -> Role:
         if not token:

@@ -4,7 +4,14 @@ before play, and that every event is what the rules give (ARCHITECTURE.md,
 Fair dealing and audit). Pure: no I/O but reading what it is given; the
 ``daifugo audit`` command (``command``) does the reading."""
 
-from .auditor import INPUT_ERROR, audit_events, audit_log, report_of_events, report_of_log
+from .auditor import (
+    INPUT_ERROR,
+    audit_events,
+    audit_log,
+    report_of_events,
+    report_of_log,
+    report_of_request,
+)
 from .jsonl import AuditInputError, export_jsonl, parse_jsonl
 from .report import AuditReport, CheckResult, Verdict
 
@@ -20,4 +27,5 @@ __all__ = [
     "parse_jsonl",
     "report_of_events",
     "report_of_log",
+    "report_of_request",
 ]

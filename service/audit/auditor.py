@@ -3,13 +3,14 @@ same on an exported log, the one report that POST /audit and ``daifugo audit FIL
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from eventstore.model import StoredEvent
 
 from ..match import match_id_of
-from ..records import KeySet
+from ..records import KeyFormatError, KeySet
 from . import blinding, chain, commitment, legality, receipts, seal
 from .decoding import Decoded, decode_all
 from .jsonl import AuditInputError, parse_jsonl
@@ -61,6 +62,33 @@ def report_of_log(
         return audit_log(text, keys, given_receipts).to_dict()
     except AuditInputError as error:
         return {INPUT_ERROR: str(error)}
+
+
+def report_of_request(submitted: tuple[bytes, KeySet]) -> dict[str, Any]:
+    """``report_of_log`` of a JSON audit request, ``{"log": <JSON Lines>, "receipts":
+    [signed records], "keys": <a key set>}`` (receipts and keys optional; ``submitted``:
+    its bytes and the keys to use when it names none), for a worker process: parsing
+    a large body is the worker's, never the serving loop's. ``{INPUT_ERROR: why}`` when
+    it is not one (hostile: every part checked)."""
+    body, keys = submitted
+    try:
+        request = json.loads(body)
+    except (ValueError, RecursionError):
+        return {INPUT_ERROR: "the body is not JSON"}
+    if not isinstance(request, dict) or not isinstance(request.get("log"), str):
+        return {INPUT_ERROR: 'expected {"log": "<JSON Lines>", ...}'}
+    unknown = set(request) - {"log", "receipts", "keys"}
+    if unknown:
+        return {INPUT_ERROR: f"unknown fields {sorted(unknown)[:5]}"}
+    given = request.get("receipts")
+    if given is not None and not (isinstance(given, list) and len(given) <= receipts.MAX_RECEIPTS):
+        return {INPUT_ERROR: f"receipts is a list of at most {receipts.MAX_RECEIPTS}"}
+    if request.get("keys") is not None:
+        try:
+            keys = KeySet.from_dict(request["keys"])
+        except KeyFormatError as error:
+            return {INPUT_ERROR: f"keys: {error}"}
+    return report_of_log((request["log"], keys, given))
 
 
 def report_of_events(

@@ -31,7 +31,7 @@ from ..app.service import GameService, ServiceError
 from ..records import KeySet
 from . import actions, keys, live, matches, players, rankings, ratings, record, tables
 from . import arena as arena_routes
-from .auditing import DEFAULT_QUEUED, DEFAULT_WORKERS, AuditPool
+from .auditing import DEFAULT_MAX_BYTES, DEFAULT_QUEUED, DEFAULT_WORKERS, AuditPool
 from .context import Context
 from .errors import EXCEPTION_HANDLERS, BadInput, log_exception
 
@@ -51,12 +51,14 @@ async def index() -> File:
 class RestSettings:
     """``audit_workers`` processes audit, ``audit_queue`` more audits may wait (past
     that: 503 audit_busy); an SSE keep-alive goes out every ``keepalive_seconds`` (None:
-    ``live.KEEPALIVE``)."""
+    ``live.KEEPALIVE``); a POST /audit body is at most ``audit_max_bytes`` (past it: 413
+    too_large)."""
 
     audit_workers: int = DEFAULT_WORKERS
     audit_queue: int = DEFAULT_QUEUED
     keepalive_seconds: float | None = None
     registrations: RegistrationLimits = field(default_factory=RegistrationLimits)
+    audit_max_bytes: int = DEFAULT_MAX_BYTES
 
 
 def create_app(
@@ -78,6 +80,8 @@ def create_app(
     folds = rating_folds or Ratings(service.store)
     if settings.keepalive_seconds is not None and not settings.keepalive_seconds > 0:
         raise ValueError("the keep-alive period must be positive")
+    if settings.audit_max_bytes < 1:
+        raise ValueError("an audit body limit is one byte or more")
     audits = AuditPool(settings.audit_workers, settings.audit_queue)
     context = Context(
         service,
@@ -87,6 +91,7 @@ def create_app(
         MatchQueries(service),
         audits,
         settings.keepalive_seconds,
+        settings.audit_max_bytes,
         proxies=Proxies(trusted_proxies),
         players=registry or Players(service.store),
         registration_limiter=limiter or InMemoryRateLimiter(),

@@ -1,5 +1,7 @@
 """Audits run in worker processes, never on the serving event loop: replaying a whole
-match is seconds of CPU, and a thread would still hold the loop's GIL. A few workers
+match is seconds of CPU, and a thread would still hold the loop's GIL. Parsing the
+uploaded body (JSON Lines, or a JSON request holding them) is the worker's too, inside
+the pool's bound: the loop only reads the bytes, up to ``DEFAULT_MAX_BYTES``. A few workers
 (``workers``) and a bounded queue (``queued``); past that the caller is told to come
 back later (503 ``audit_busy`` with Retry-After), so audits can never starve play.
 
@@ -24,14 +26,19 @@ from typing import Any, TypeVar
 
 DEFAULT_WORKERS = 1
 DEFAULT_QUEUED = 4
+DEFAULT_MAX_BYTES = 10_000_000  # the largest body POST /audit reads (a 40,000-event log)
 RETRY_AFTER_SECONDS = 5
+WORKER_NICENESS = 10  # an audit waits for the CPU before play does (bench.attacks, row E)
 
 Argument = TypeVar("Argument")
 
 
 def _end_with_parent(parent: int) -> None:
     """In a worker: end when the serving process does, even killed with -9 (Linux; a
-    worker holds its queue's both ends, so it would never see the parent go)."""
+    worker holds its queue's both ends, so it would never see the parent go); and give
+    way to it (``WORKER_NICENESS``) when they share the cores."""
+    with contextlib.suppress(OSError):
+        os.nice(WORKER_NICENESS)
     if sys.platform.startswith("linux"):
         with contextlib.suppress(OSError):
             ctypes.CDLL("libc.so.6").prctl(1, signal.SIGTERM)  # 1: PR_SET_PDEATHSIG

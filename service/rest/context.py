@@ -23,7 +23,7 @@ from ..app.quotas import Caller, Proxies
 from ..app.ratings import Ratings
 from ..app.service import GameService, ServiceError
 from ..records import KeySet
-from .auditing import AuditPool
+from .auditing import DEFAULT_MAX_BYTES, AuditPool
 from .broadcast import Broadcasts
 
 Authorization = Annotated[
@@ -41,6 +41,7 @@ class Context:
     queries: MatchQueries  # spectators' and replayers' reads
     audits: AuditPool = field(default_factory=AuditPool)
     keepalive_seconds: float | None = None  # the SSE keep-alive period (None: live's)
+    audit_max_bytes: int = DEFAULT_MAX_BYTES  # the largest POST /audit body
     # set when the server stops: open event streams end (the page resumes them)
     closing: asyncio.Event = field(default_factory=asyncio.Event)
     broadcasts: Broadcasts = field(default_factory=Broadcasts)  # the live events' readers

@@ -44,6 +44,7 @@ _DESCRIPTIONS = {
     403: "the token is not one of this match's",
     404: "no such match (or event)",
     409: "refused: the rules' reason code, or the match is not in the right state",
+    413: "the request body is past the server's limit",
     429: "a quota is used up (its reason code: quota_creates, quota_bots, quota_bots_global, "
     "quota_audits): try again after Retry-After",
     503: "the event store is unavailable, or (audits) the audit workers are busy: "

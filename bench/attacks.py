@@ -1,0 +1,420 @@
+"""`daifugo bench attacks`: the load attacks of issue 31 against a real `daifugo serve`
+on 127.0.0.1, each with an honest match played beside it. Prints, per attack, an honest
+Act's latency (p50 and p99) without the attack and under it, measured in the same run
+on the same service, their ratio (target: within 2x), and what the attack got.
+
+    daifugo bench attacks [--rows A,B,C,E,F] [--seconds 6] [--connections 20000]
+                          [--loops 4] [--creates 200] [--audit-mb 9.4]
+                          [--long-games 100] [--held-back 5000] [--uecda-connections 300]
+
+Rows (issue 31): A ~20,000 TCP connections to REST that never send a byte; B ``--loops``
+loops of reads: ``GET /matches/{id}/state?seq=N`` (N random) on a finished match of
+``--long-games`` games of 5 bots, ``GET /matches/{id}`` on a delayed match with
+``--held-back`` events held back, and that long match replayed step by step; C
+``--creates`` anonymous ``POST /matches`` of 5 bots and 100 games;
+E loops of ``POST /audit`` with a ``--audit-mb`` MB JSON body; F
+``--uecda-connections`` silent connections to the UECda port.
+
+Each row gets a fresh service on a private Redis (no row's leftovers slow the next):
+the honest match plays ``--seconds`` alone, then the attack starts (in a process of its
+own, so its client work does not delay the honest client's, and niced, as its client
+work would be on the attacker's own machine), and after a second the honest match plays
+``--seconds`` more under it. The service's CPU (share of a core) is printed for both.
+Everything is bounded: the attack stops when the measure ends (and by itself at its own
+deadline), on 127.0.0.1 only. It uses no flag a branch may lack: limits the service has
+are the ones its defaults give.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import multiprocessing
+import os
+import random
+import resource
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from multiprocessing.synchronize import Event as StopEvent
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from clients.bots import GreedyBot
+from clients.sdk import DaifugoClient, Refused
+from eventstore import RedisServer
+from tests.serve_process import ServeProcess
+
+from .grpc_api import cpu_seconds, percentile
+
+HOST = "127.0.0.1"  # the only address this bench ever connects to
+ROWS = ("A", "B", "C", "E", "F")
+WARM_UP = 1.0  # seconds the attack runs before the honest match is measured under it
+# A real attacker's client work is on its own machine; here it shares the cores with
+# the service, so it runs niced: it takes the CPU the service leaves, not the service's.
+ATTACKER_NICENESS = 10
+
+
+@dataclass
+class Settings:
+    seconds: float = 6.0
+    connections: int = 20_000
+    loops: int = 4
+    creates: int = 200
+    audit_mb: float = 9.4
+    long_games: int = 100
+    held_back: int = 5000
+    uecda_connections: int = 300
+
+
+@dataclass
+class Target:
+    """Where the attack goes: the service's ports and what the row set up."""
+
+    http_port: int
+    uecda_port: int | None = None
+    finished: str = ""  # a long finished match (B)
+    finished_version: int = 0
+    delayed: str = ""  # a long delayed match (B)
+
+
+@dataclass
+class Row:
+    row: str
+    alone: list[float] = field(default_factory=list)
+    attacked: list[float] = field(default_factory=list)
+    got: str = ""
+    cpu: tuple[float, float] = (0.0, 0.0)  # the service's share of a core, alone and attacked
+
+    def line(self) -> str:
+        def figures(samples: list[float]) -> str:
+            if not samples:
+                return "    none"
+            p50, p99 = percentile(samples, 0.5) * 1e3, percentile(samples, 0.99) * 1e3
+            return f"{p50:7.1f} / {p99:7.1f}"
+
+        ratio = (
+            percentile(self.attacked, 0.5) / percentile(self.alone, 0.5)
+            if self.alone and self.attacked
+            else float("nan")
+        )
+        return (
+            f"{self.row}  {figures(self.alone)}  {figures(self.attacked)}  "
+            f"{ratio:5.2f}x  {len(self.alone):5d}/{len(self.attacked):<5d}  "
+            f"{self.cpu[0]:4.0%}/{self.cpu[1]:4.0%}  {self.got}"
+        )
+
+
+# -- the honest match ---------------------------------------------------------------
+
+
+async def honest_acts(client: DaifugoClient, seconds: float) -> list[float]:
+    """An honest 4-seat match played for ``seconds``: each Act's latency (the RPC, from
+    the call to its answer; the seats ask for their turns apart)."""
+    latencies: list[float] = []
+    deadline = time.monotonic() + seconds
+    choose = GreedyBot().choose
+    while time.monotonic() < deadline:
+        created = await client.create_match("federation", 4, games_per_set=100)
+        seats = [client.seat(created.match_id, token) for token in created.seat_tokens]
+        await client.host(created.match_id, created.host_token).start()
+        turn = await seats[0].turn()
+        while time.monotonic() < deadline and turn.view.phase != "match_over":
+            to_act = turn.view.turn
+            if to_act is None:
+                turn = await seats[0].next_turn(turn.version, timeout=30)
+                continue
+            turn = await seats[to_act].turn()
+            if not turn.actions:
+                continue
+            command = choose(turn.view, turn.actions)
+            started = time.perf_counter()
+            with contextlib.suppress(Refused):
+                await seats[to_act].act(command)
+            latencies.append(time.perf_counter() - started)
+            turn = await seats[to_act].turn()
+    return latencies
+
+
+# -- the attacks, each in a process of its own ---------------------------------------------
+
+
+def _attack_process(
+    row: str, target: Target, settings: Settings, stop: StopEvent, results: Any
+) -> None:
+    with contextlib.suppress(ValueError, OSError):
+        _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    with contextlib.suppress(OSError):
+        os.nice(ATTACKER_NICENESS)
+    deadline = time.monotonic() + 2 * settings.seconds + 60  # stops by itself
+    got = asyncio.run(_attack(row, target, settings, stop, deadline))
+    results.put(got)
+
+
+async def _until(stop: StopEvent, deadline: float) -> None:
+    while not stop.is_set() and time.monotonic() < deadline:
+        await asyncio.sleep(0.05)
+
+
+async def _attack(
+    row: str, target: Target, settings: Settings, stop: StopEvent, deadline: float
+) -> str:
+    match row:
+        case "A":
+            return await _silent(target.http_port, settings.connections, stop, deadline)
+        case "F":
+            assert target.uecda_port is not None
+            return await _silent(target.uecda_port, settings.uecda_connections, stop, deadline)
+        case "B":
+            return await _read_loops(target, settings, stop, deadline)
+        case "C":
+            return await _creates(target, settings, stop, deadline)
+        case "E":
+            return await _audits(target, settings, stop, deadline)
+    raise ValueError(f"no row {row}")
+
+
+async def _silent(port: int, count: int, stop: StopEvent, deadline: float) -> str:
+    """``count`` connections that never send a byte, held until the end."""
+    limit = resource.getrlimit(resource.RLIMIT_NOFILE)[0] - 100
+    count = min(count, limit)
+    held: list[tuple[asyncio.StreamReader, asyncio.StreamWriter]] = []
+    failed: Counter[str] = Counter()
+    gate = asyncio.Semaphore(500)
+
+    async def connect() -> None:
+        async with gate:
+            if stop.is_set():
+                return
+            try:
+                held.append(await asyncio.wait_for(asyncio.open_connection(HOST, port), 5))
+            except (OSError, TimeoutError) as error:
+                failed[type(error).__name__] += 1
+
+    opening = asyncio.gather(*(connect() for _ in range(count)))
+    await _until(stop, deadline)
+    opening.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await opening
+    await asyncio.sleep(0.1)  # (a close by the server meanwhile is seen)
+    dropped = sum(reader.at_eof() for reader, _ in held)
+    for _, writer in held:
+        writer.close()
+    return (
+        f"{len(held)} connected (of {count}), {dropped} of them closed by the server, "
+        f"{sum(failed.values())} failed {dict(failed) if failed else ''}"
+    )
+
+
+async def _read_loops(target: Target, settings: Settings, stop: StopEvent, deadline: float) -> str:
+    """Loops of reads, taking turns: the state at a random seq of the long finished
+    match, the delayed match now, and the long match replayed step by step (as the page
+    does: ``/state`` at each seq in turn)."""
+    statuses: Counter[int] = Counter()
+    rng = random.Random(1)
+
+    async def loop(number: int) -> None:
+        step = 0
+        async with httpx.AsyncClient(base_url=f"http://{HOST}:{target.http_port}") as http:
+            while not stop.is_set() and time.monotonic() < deadline:
+                kind = number % 3
+                if kind == 1 and target.delayed:
+                    answer = await http.get(f"/matches/{target.delayed}", timeout=30)
+                else:
+                    if kind == 2:
+                        seq, step = step, (step + 1) % (target.finished_version + 1)
+                    else:
+                        seq = rng.randrange(target.finished_version + 1)
+                    path = f"/matches/{target.finished}/state"
+                    answer = await http.get(path, params={"seq": seq}, timeout=30)
+                statuses[answer.status_code] += 1
+
+    await asyncio.gather(*(loop(number) for number in range(settings.loops)))
+    return (
+        f"{sum(statuses.values())} reads {dict(statuses)} of a {target.finished_version + 1}-"
+        "event finished match and a delayed one"
+    )
+
+
+async def _creates(target: Target, settings: Settings, stop: StopEvent, deadline: float) -> str:
+    statuses: Counter[int] = Counter()
+    body = {"players": 5, "bots": 5, "seat": None, "games_per_set": 100, "bot_pause": 0}
+    async with httpx.AsyncClient(base_url=f"http://{HOST}:{target.http_port}") as http:
+
+        async def create() -> None:
+            try:
+                answer = await http.post("/matches", json=body, timeout=30)
+                statuses[answer.status_code] += 1
+            except httpx.HTTPError as error:
+                statuses[type(error).__name__] += 1  # type: ignore[index]
+
+        await asyncio.gather(*(create() for _ in range(settings.creates)))
+        await _until(stop, deadline)
+    return f"{settings.creates} creates {dict(statuses)}"
+
+
+def _audit_body(megabytes: float) -> bytes:
+    """A JSON audit request of about ``megabytes`` MB: a log of made-up events."""
+    line = {
+        "stream": "m:fakefakefakefake",
+        "type": "Passed",
+        "schema": 1,
+        "at": 0,
+        "request_id": "x",
+        "data": {"seat": 0, "reason": ""},
+        "prev_hash": "0" * 64,
+    }
+    one = len(json.dumps(json.dumps({**line, "seq": 0, "hash": "0" * 64}))) + 2
+    lines = [
+        json.dumps({**line, "seq": seq, "hash": f"{seq:064x}"})
+        for seq in range(int(megabytes * 1_000_000 / one))
+    ]
+    return json.dumps({"log": "\n".join(lines)}).encode()
+
+
+async def _audits(target: Target, settings: Settings, stop: StopEvent, deadline: float) -> str:
+    body = _audit_body(settings.audit_mb)
+    statuses: Counter[int] = Counter()
+
+    async def loop() -> None:
+        async with httpx.AsyncClient(base_url=f"http://{HOST}:{target.http_port}") as http:
+            while not stop.is_set() and time.monotonic() < deadline:
+                answer = await http.post(
+                    "/audit", content=body, headers={"content-type": "application/json"}, timeout=60
+                )
+                statuses[answer.status_code] += 1
+
+    await asyncio.gather(*(loop() for _ in range(settings.loops)))
+    return f"{sum(statuses.values())} audits of {len(body) / 1e6:.1f} MB {dict(statuses)}"
+
+
+# -- setting up a row ------------------------------------------------------------------
+
+
+async def _long_finished(http: httpx.AsyncClient, games: int, wait: float) -> tuple[str, int]:
+    """A match of 5 bots and ``games`` games played out (or as far as ``wait`` allows)."""
+    body = {"players": 5, "bots": 5, "seat": None, "games_per_set": games, "bot_pause": 0}
+    created = (await http.post("/matches", json=body)).json()
+    match_id = created["match_id"]
+    deadline = time.monotonic() + wait
+    while time.monotonic() < deadline:
+        view = (await http.get(f"/matches/{match_id}")).json()
+        if view["state"] == "finished":
+            break
+        await asyncio.sleep(0.5)
+    return match_id, int((await http.get(f"/matches/{match_id}")).json()["version"])
+
+
+async def _long_delayed(client: DaifugoClient, held_back: int) -> str:
+    """A live match with an hour's spectator delay and ``held_back`` events or more
+    after its setting up (all held back), no longer played (no load of its own)."""
+    created = await client.create_match("federation", 4, games_per_set=100, spectator_delay=3600)
+    seats = [client.seat(created.match_id, token) for token in created.seat_tokens]
+    await client.host(created.match_id, created.host_token).start()
+    choose = GreedyBot().choose
+    played = 0
+    turn = await seats[0].turn()
+    while played < held_back and turn.view.phase != "match_over":
+        to_act = turn.view.turn
+        if to_act is None:
+            turn = await seats[0].next_turn(turn.version, timeout=30)
+            continue
+        turn = await seats[to_act].turn()
+        if turn.actions:
+            result = await seats[to_act].act(choose(turn.view, turn.actions), await_turn=False)
+            played = result.version
+            turn = await seats[to_act].turn()
+    return created.match_id
+
+
+async def run_row(row: str, settings: Settings, work: Path) -> Row:
+    redis = RedisServer(work / "redis", appendonly=False).start()
+    options = ("--uecda-port", "0") if row == "F" else ()
+    serve = ServeProcess(redis.url, work / "serve.log", *options).wait_ready()
+    result = Row(row)
+    try:
+        target = Target(serve.http_port)
+        if row == "F":
+            found = serve.log_tail(20_000).split("UECda on ", 1)[1].split(",", 1)[0]
+            target.uecda_port = int(found.strip())
+        async with (
+            DaifugoClient(serve.grpc_target, timeout=60) as client,
+            httpx.AsyncClient(base_url=f"http://{HOST}:{serve.http_port}", timeout=60) as http,
+        ):
+            if row == "B":
+                target.finished, target.finished_version = await _long_finished(
+                    http, settings.long_games, wait=300
+                )
+                target.delayed = await _long_delayed(client, settings.held_back)
+            result.alone, alone_cpu = await _measured(client, settings.seconds, serve.pid)
+            context = multiprocessing.get_context("spawn")
+            stop, results = context.Event(), context.Queue()
+            attack = context.Process(
+                target=_attack_process, args=(row, target, settings, stop, results), daemon=True
+            )
+            attack.start()
+            try:
+                await asyncio.sleep(WARM_UP)
+                result.attacked, attacked_cpu = await _measured(client, settings.seconds, serve.pid)
+                result.cpu = (alone_cpu, attacked_cpu)
+                answered = await _answers(http)
+            finally:
+                stop.set()
+                got = await asyncio.to_thread(results.get, True, 90)
+                attack.join(30)
+                if attack.is_alive():
+                    attack.kill()
+            result.got = f"{got}; REST answered under it: {answered}"
+    finally:
+        serve.stop()
+        redis.stop()
+    return result
+
+
+async def _measured(client: DaifugoClient, seconds: float, pid: int) -> tuple[list[float], float]:
+    """The honest Acts' latencies, and the service's share of a core meanwhile."""
+    cpu, started = cpu_seconds(pid), time.monotonic()
+    latencies = await honest_acts(client, seconds)
+    return latencies, (cpu_seconds(pid) - cpu) / (time.monotonic() - started)
+
+
+async def _answers(http: httpx.AsyncClient) -> str:
+    try:
+        answer = await http.get("/matches", params={"limit": 1}, timeout=5)
+    except httpx.HTTPError as error:
+        return f"no ({type(error).__name__})"
+    return "yes" if answer.status_code == 200 else f"no ({answer.status_code})"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="daifugo bench attacks", description=__doc__)
+    parser.add_argument("--rows", default=",".join(ROWS))
+    defaults = Settings()
+    for name, value in vars(defaults).items():
+        parser.add_argument(f"--{name.replace('_', '-')}", type=type(value), default=value)
+    args = parser.parse_args(argv)
+    rows = [row.strip().upper() for row in args.rows.split(",") if row.strip()]
+    unknown = set(rows) - set(ROWS)
+    if unknown:
+        parser.error(f"no rows {sorted(unknown)}: the load rows are {', '.join(ROWS)}")
+    settings = Settings(**{name: getattr(args, name) for name in vars(defaults)})
+    print("honest Act latency, ms: p50 / p99 alone, p50 / p99 under the attack, p50 ratio")
+    print(
+        "row  alone p50 / p99   attacked p50 / p99  ratio  acts alone/attacked  "
+        "service CPU alone/attacked  the attack"
+    )
+    for row in rows:
+        with tempfile.TemporaryDirectory(prefix="bench-attacks-") as work:
+            print(asyncio.run(run_row(row, settings, Path(work))).line(), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,58 @@
+"""Large bodies to POST /audit (issue 31, E): a JSON request is parsed by the audit
+workers, inside the pool's bound, never on the serving loop before it; and a body past
+the server's limit is refused, with the limit named, before it is read."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import httpx
+
+from service.rest.auditing import DEFAULT_MAX_BYTES
+
+from .test_audit_upload import fake_log
+
+SLOW = 5  # the pool's default bound: 1 worker and 4 waiting
+
+
+async def test_a_json_audit_waits_for_the_pool_s_bound_before_it_is_parsed(
+    http: httpx.AsyncClient,
+) -> None:
+    # the honest path: a JSON request that is not one is told why
+    bad = await http.post(
+        "/audit", content=b'{"log": 1}', headers={"content-type": "application/json"}
+    )
+    assert bad.status_code == 400 and "expected" in bad.json()["message"], bad.text
+    # the attack: fill the pool with slow audits (each a large log), then send JSON
+    body = json.dumps({"log": fake_log()}).encode()
+    slow = [
+        asyncio.create_task(
+            http.post("/audit", content=body, headers={"content-type": "application/json"})
+        )
+        for _ in range(SLOW)
+    ]
+    await asyncio.sleep(1.0)  # they are read and taken by the pool
+    assert not any(task.done() for task in slow)
+    # not parsed on the loop first: the pool's bound answers, whatever the body holds
+    late = await http.post(
+        "/audit", content=b"{not json" * 1000, headers={"content-type": "application/json"}
+    )
+    assert late.status_code == 503, late.text
+    assert late.json()["code"] == "audit_busy" and late.headers["Retry-After"]
+    for answer in await asyncio.gather(*slow):
+        assert answer.status_code in (200, 400), answer.text
+
+
+async def test_a_body_past_the_limit_is_refused_with_the_limit_named(
+    http: httpx.AsyncClient,
+) -> None:
+    fits = await http.post("/audit", content=b"x" * 1000, headers={"content-type": "text/plain"})
+    assert fits.status_code == 400  # read and parsed: not a log
+    for media in ("application/json", "text/plain"):
+        answer = await http.post(
+            "/audit", content=b" " * (DEFAULT_MAX_BYTES + 1), headers={"content-type": media}
+        )
+        assert answer.status_code == 413, answer.text
+        assert answer.json()["code"] == "too_large"
+        assert f"at most {DEFAULT_MAX_BYTES} bytes" in answer.json()["message"]
