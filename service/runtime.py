@@ -27,6 +27,8 @@ from .app.service import GameService
 from .app.signing import Signer, ephemeral_signer
 from .grpc.server import start_grpc_server
 from .rest.app import RestSettings, create_app, end_streams, stop_audits
+from .rest.connections import fit_to_open_files
+from .rest.perimeter import HostRules, Perimeter
 from .rest.server import HttpServer, start_http_server
 from .uecda.server import UecdaServer, UecdaSettings
 
@@ -110,7 +112,13 @@ async def running_service(
         tables: UecdaServer | None = None
         try:
             if app is not None and http_port is not None:
-                http = await start_http_server(app, http_port, host)
+                settings = rest or RestSettings()
+                limits = fit_to_open_files(
+                    settings.connections,
+                    (uecda or UecdaSettings()).max_clients if uecda_port is not None else 0,
+                )
+                guarded = Perimeter(app, HostRules.of(host, settings.allowed_hosts))
+                http = await start_http_server(guarded, http_port, host, limits)
             http_bound = http.port if http is not None else None
             uecda_bound = None
             if uecda_port is not None:

@@ -4,7 +4,7 @@ rankings, the signing keys, the web page, and its OpenAPI schema at /schema
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from litestar import Litestar, MediaType, get
@@ -25,6 +25,7 @@ from ..app.service import GameService, ServiceError
 from ..records import KeySet
 from . import actions, keys, live, matches, rankings, record, tables
 from .auditing import DEFAULT_QUEUED, DEFAULT_WORKERS, AuditPool
+from .connections import ConnectionLimits
 from .context import Context
 from .errors import EXCEPTION_HANDLERS, BadInput, log_exception
 
@@ -44,11 +45,14 @@ async def index() -> File:
 class RestSettings:
     """``audit_workers`` processes audit, ``audit_queue`` more audits may wait (past
     that: 503 audit_busy); an SSE keep-alive goes out every ``keepalive_seconds`` (None:
-    ``live.KEEPALIVE``)."""
+    ``live.KEEPALIVE``); the server's ``connections`` are bounded so; ``allowed_hosts``
+    are served besides the address bound (``perimeter.HostRules``)."""
 
     audit_workers: int = DEFAULT_WORKERS
     audit_queue: int = DEFAULT_QUEUED
     keepalive_seconds: float | None = None
+    connections: ConnectionLimits = field(default_factory=ConnectionLimits)
+    allowed_hosts: tuple[str, ...] = ()
 
 
 def create_app(
