@@ -92,6 +92,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="an idle keep-alive REST connection is closed after this (default 5)",
     )
     serve.add_argument(
+        "--grpc-max-connections",
+        type=int,
+        default=1024,
+        help="gRPC connections open at once; past it a new one is closed (default 1024, "
+        "lowered to fit the open-files limit)",
+    )
+    serve.add_argument(
         "--allowed-host",
         action="append",
         default=[],
@@ -260,6 +267,7 @@ async def _serve(args: argparse.Namespace, rest: RestSettings) -> int:
         http_port=http_port,
         signer=signer,
         rest=rest,
+        grpc_max_connections=args.grpc_max_connections,
         uecda_port=args.uecda_port,
         uecda=uecda,
         uecda_host=args.uecda_host,

@@ -25,9 +25,10 @@ from .app.keyring import Keyring, load_server_key
 from .app.projections import ResultsProjection
 from .app.service import GameService
 from .app.signing import Signer, ephemeral_signer
+from .grpc.server import MAX_CONNECTIONS as GRPC_MAX_CONNECTIONS
 from .grpc.server import start_grpc_server
 from .rest.app import RestSettings, create_app, end_streams, stop_audits
-from .rest.connections import fit_to_open_files
+from .rest.connections import share_open_files
 from .rest.perimeter import HostRules, Perimeter
 from .rest.server import HttpServer, start_http_server
 from .uecda.server import UecdaServer, UecdaSettings
@@ -73,6 +74,7 @@ async def running_service(
     uecda_port: int | None = None,
     uecda: UecdaSettings | None = None,
     uecda_host: str | None = None,
+    grpc_max_connections: int = GRPC_MAX_CONNECTIONS,
 ) -> AsyncIterator[Running]:
     """Start the service; stop all of it (an embedded Redis too) on exit.
     ``http_port``: serve REST there too (0 picks a free port; None: no REST).
@@ -81,7 +83,16 @@ async def running_service(
     ``uecda_host`` (default ``host``), their tables as ``uecda`` says.
     ``signer``: the deployment's keys (``daifugo serve`` loads them); None: a key made
     for this run only, which nothing can check once it stops (tests, demos).
-    ``rest``: the REST app's audit workers and keep-alive period."""
+    ``rest``: the REST app's audit workers, keep-alive period and connection limits;
+    ``grpc_max_connections``: gRPC connections open at once. Both are lowered to fit
+    the open-files limit (``share_open_files``)."""
+    settings = rest or RestSettings()
+    uecda_settings = uecda or UecdaSettings()
+    limits, grpc_max_connections = share_open_files(
+        settings.connections,
+        grpc_max_connections,
+        uecda_settings.max_clients if uecda_port is not None else 0,
+    )
     signer = ephemeral_signer() if signer is None else signer
     signing_keys = signer.key_set()
     embedded: EmbeddedRedis | None = None
@@ -97,7 +108,13 @@ async def running_service(
     try:
         keyring = Keyring(await load_server_key(await store.raw_client()))
         service = GameService(store, keyring, signer)
-        server, port = await start_grpc_server(service, grpc_port, host, signing_keys=signing_keys)
+        server, port = await start_grpc_server(
+            service,
+            grpc_port,
+            host,
+            signing_keys=signing_keys,
+            max_connections=grpc_max_connections,
+        )
         background = Background(service, store, timers=timers, make_bot=bot_of_kind)
         background_task = asyncio.create_task(background.run())
         # what REST reads of the projections, from Redis, whichever replica writes them
@@ -112,17 +129,12 @@ async def running_service(
         tables: UecdaServer | None = None
         try:
             if app is not None and http_port is not None:
-                settings = rest or RestSettings()
-                limits = fit_to_open_files(
-                    settings.connections,
-                    (uecda or UecdaSettings()).max_clients if uecda_port is not None else 0,
-                )
                 guarded = Perimeter(app, HostRules.of(host, settings.allowed_hosts))
                 http = await start_http_server(guarded, http_port, host, limits)
             http_bound = http.port if http is not None else None
             uecda_bound = None
             if uecda_port is not None:
-                tables = UecdaServer(service, uecda or UecdaSettings())
+                tables = UecdaServer(service, uecda_settings)
                 uecda_bound = await tables.start(uecda_host or host, uecda_port)
             yield Running(
                 url,

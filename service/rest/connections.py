@@ -61,20 +61,28 @@ def raise_open_files_limit() -> int:
     return soft if soft != resource.RLIM_INFINITY else 1 << 20
 
 
-def fit_to_open_files(limits: ConnectionLimits, others: int) -> ConnectionLimits:
-    """``limits`` with at most what the open-files limit leaves once ``others``
-    (connections other listeners may hold) and ``RESERVED_FILES`` are set aside."""
-    budget = raise_open_files_limit() - RESERVED_FILES - others
-    if budget < 16:
-        raise ValueError(f"the open-files limit leaves {budget} REST connections: raise it")
-    if limits.max_connections <= budget:
-        return limits
+def share_open_files(rest: ConnectionLimits, grpc: int, uecda: int) -> tuple[ConnectionLimits, int]:
+    """The REST limits and gRPC's connection bound, each lowered (with a warning) so that
+    with ``uecda``'s connections and ``RESERVED_FILES`` they fit the open-files limit
+    (raised to the hard one first): gRPC at most half of what UECda leaves, REST the rest."""
+    budget = raise_open_files_limit() - RESERVED_FILES - uecda
+    grpc_fitted = min(grpc, budget // 2)
+    rest_budget = budget - grpc_fitted
+    if grpc_fitted < 16 or rest_budget < 16:
+        raise ValueError(f"the open-files limit leaves {budget} connections: raise it")
+    if grpc_fitted < grpc:
+        log.warning("gRPC connections capped at %d (not %d): open-files limit", grpc_fitted, grpc)
+    if rest.max_connections <= rest_budget:
+        return rest, grpc_fitted
     log.warning(
         "REST connections capped at %d (not %d): the open-files limit leaves no more",
-        budget,
-        limits.max_connections,
+        rest_budget,
+        rest.max_connections,
     )
-    return replace(limits, max_connections=budget, per_address=min(limits.per_address, budget))
+    fitted = replace(
+        rest, max_connections=rest_budget, per_address=min(rest.per_address, rest_budget)
+    )
+    return fitted, grpc_fitted
 
 
 class ConnectionGate:
