@@ -29,7 +29,7 @@ def small(
     redis_server: RedisServer, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[tuple[ServeProcess, int]]:
     log = tmp_path_factory.mktemp("serve") / "serve.log"
-    options = ("--uecda-port", "0", "--uecda-bots", "4")
+    options = ("--uecda-port", "0", "--uecda-bots", "4", "--http-header-seconds", "2")
     service = ServeProcess(redis_server.url, log, *options, open_files=OPEN_FILES)
     service.wait_ready()
     try:
@@ -100,3 +100,44 @@ async def test_silent_connections_to_rest_take_nothing_down(
     assert "Too many open files" not in log and "out of system resource" not in log, log[-2000:]
     assert "connection limits reached" in log  # said once, not for every connection
     assert log.count("connection limits reached") <= 3
+
+
+async def test_a_request_head_that_never_ends_is_let_go(small: tuple[ServeProcess, int]) -> None:
+    served, _ = small
+    port = served.http_port
+    # the honest path: a whole head is answered on the same kind of connection
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    writer.write(f"GET /presets HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode())
+    async with asyncio.timeout(30):
+        assert (await reader.readline()).startswith(b"HTTP/1.1 200")
+    writer.close()
+    # a head sent a little at a time and never finished (slowloris), and a huge one
+    trickle_reader, trickle = await asyncio.open_connection("127.0.0.1", port)
+    trickle.write(f"GET /presets HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n".encode())
+    huge_reader, huge = await asyncio.open_connection("127.0.0.1", port)
+    huge.write(b"GET /presets HTTP/1.1\r\nX-Pad: ")
+    try:
+        async with asyncio.timeout(60):  # the server's deadline is 2 s: this is a bound
+            while not await _let_go(trickle_reader):
+                with contextlib.suppress(OSError):
+                    trickle.write(b"X-More: 1\r\n")
+            with contextlib.suppress(OSError):
+                for _ in range(200):
+                    huge.write(b"a" * 1024)
+                    await huge.drain()
+            while not await _let_go(huge_reader):
+                pass
+    finally:
+        trickle.close()
+        huge.close()
+
+
+async def _let_go(reader: asyncio.StreamReader) -> bool:
+    """Whether the server has closed the connection (it sends nothing to a head unfinished)."""
+    try:
+        async with asyncio.timeout(0.5):
+            return await reader.read(1) == b""
+    except TimeoutError:
+        return False
+    except OSError:
+        return True
