@@ -116,13 +116,15 @@ def _child_env(env: Mapping[str, str], redis_url: str | None) -> dict[str, str]:
 
 
 @contextlib.contextmanager
-def serve_processes(redis_url: str, log_dir: Path, count: int) -> Iterator[list[ServeProcess]]:
+def serve_processes(
+    redis_url: str, log_dir: Path, count: int, *options: str
+) -> Iterator[list[ServeProcess]]:
     """``count`` services on one Redis, started and stopped side by side (imports
-    take most of a start, so together is faster)."""
+    take most of a start, so together is faster), each with ``options``."""
     services: list[ServeProcess] = []
     try:
         for number in range(count):
-            services.append(ServeProcess(redis_url, log_dir / f"serve-{number}.log"))
+            services.append(ServeProcess(redis_url, log_dir / f"serve-{number}.log", *options))
         for service in services:
             service.wait_ready()
         yield services

@@ -131,10 +131,12 @@ class Balanced:
 @pytest.fixture
 def balanced(redis_url: str, tmp_path: Path) -> Iterator[Balanced]:
     """Two `daifugo serve` processes on the test Redis, nginx in front of them."""
-    with serve_processes(redis_url, tmp_path, 2) as services:
+    lb_grpc, lb_http = free_port(), free_port()
+    # nginx passes the browser's Host on: the services are served under nginx's name
+    served_as = ("--allowed-host", f"127.0.0.1:{lb_http}")
+    with serve_processes(redis_url, tmp_path, 2, *served_as) as services:
         grpc_ports = [service.grpc_port for service in services]
         http_ports = [service.http_port for service in services]
-        lb_grpc, lb_http = free_port(), free_port()
         config = local_config(tmp_path, lb_grpc, lb_http, grpc_ports, http_ports)
         log = tmp_path / "nginx.log"
         with log.open("wb") as output:
