@@ -67,7 +67,9 @@ class Spectator(asyncio.Protocol):
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         assert isinstance(transport, asyncio.Transport)
         self.transport = transport
-        request = f"GET {self.path} HTTP/1.1\r\nHost: bench\r\nAccept: text/event-stream\r\n\r\n"
+        host, port = transport.get_extra_info("peername")[:2]
+        head = f"GET {self.path} HTTP/1.1\r\nHost: {host}:{port}\r\n"
+        request = f"{head}Accept: text/event-stream\r\n\r\n"
         transport.write(request.encode())
 
     def data_received(self, data: bytes) -> None:
@@ -144,7 +146,10 @@ async def run(spectators: int, workers: int, pause: float, games: int, loop: Loo
         redis = RedisServer(Path(base) / "redis", appendonly=False).start()
         try:
             log = Path(base) / "serve.log"
-            service = ServeProcess(redis.url, log, "--loop", loop).wait_ready()
+            # every spectator comes from 127.0.0.1: room for all of them from one address
+            room = str(spectators + 64)
+            limits = ("--http-max-connections", room, "--http-max-per-address", room)
+            service = ServeProcess(redis.url, log, "--loop", loop, *limits).wait_ready()
             try:
                 await _measure(service, spectators, workers, pause, games)
             finally:

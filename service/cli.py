@@ -165,6 +165,47 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=10_000_000,
         help="the largest POST /audit body; larger: 413 too_large (default 10,000,000)",
     )
+    serve.add_argument(
+        "--http-max-connections",
+        type=int,
+        default=1024,
+        help="REST connections open at once; past it a new one takes the place of the oldest "
+        "waiting for a request, else is closed (default 1024, lowered to fit the open-files "
+        "limit)",
+    )
+    serve.add_argument(
+        "--http-max-per-address",
+        type=int,
+        default=256,
+        help="REST connections open at once from one client address (default 256)",
+    )
+    serve.add_argument(
+        "--http-header-seconds",
+        type=float,
+        default=10.0,
+        help="a request's head must arrive within this of the connection or the last answer",
+    )
+    serve.add_argument(
+        "--http-idle-seconds",
+        type=float,
+        default=5.0,
+        help="an idle keep-alive REST connection is closed after this (default 5)",
+    )
+    serve.add_argument(
+        "--grpc-max-connections",
+        type=int,
+        default=1024,
+        help="gRPC connections open at once; past it a new one is closed (default 1024, "
+        "lowered to fit the open-files limit)",
+    )
+    serve.add_argument(
+        "--allowed-host",
+        action="append",
+        default=[],
+        metavar="NAME[:PORT]",
+        help="a Host the REST API is served as, besides the address bound and localhost "
+        "(repeatable; a name without a port takes any port, as behind a proxy)",
+    )
 
     demo = commands.add_parser("demo", help="bots play whole matches through the gRPC API")
     demo.add_argument("--grpc", metavar="HOST:PORT", help="a running service (default: start one)")
@@ -256,6 +297,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "serve":
         from .app.players import RegistrationLimits
         from .rest.app import RestSettings
+        from .rest.connections import ConnectionLimits
 
         if args.audit_workers < 1 or args.audit_queue < 0 or not args.sse_keepalive > 0:
             parser.error("--audit-workers ≥ 1, --audit-queue ≥ 0, --sse-keepalive > 0")
@@ -286,12 +328,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         if args.audit_max_bytes < 1:
             parser.error("--audit-max-bytes ≥ 1")
+        try:
+            connections = ConnectionLimits(
+                args.http_max_connections,
+                args.http_max_per_address,
+                args.http_header_seconds,
+                args.http_idle_seconds,
+            )
+        except ValueError as error:
+            parser.error(f"--http-*: {error}")
         rest = RestSettings(
             args.audit_workers,
             args.audit_queue,
             args.sse_keepalive,
-            registrations,
-            args.audit_max_bytes,
+            registrations=registrations,
+            audit_max_bytes=args.audit_max_bytes,
+            connections=connections,
+            allowed_hosts=tuple(args.allowed_host),
         )
         from .event_loop import loop_factory, run
 
@@ -353,6 +406,7 @@ async def _serve(args: argparse.Namespace, rest: RestSettings, limits: Limits) -
         http_port=http_port,
         signer=signer,
         rest=rest,
+        grpc_max_connections=args.grpc_max_connections,
         uecda_port=args.uecda_port,
         uecda=uecda,
         uecda_host=args.uecda_host,

@@ -33,9 +33,12 @@ from .app.quotas import Limits, Quotas
 from .app.ratings import Ratings
 from .app.service import GameService
 from .app.signing import Signer, ephemeral_signer
+from .grpc.server import MAX_CONNECTIONS as GRPC_MAX_CONNECTIONS
 from .grpc.server import start_grpc_server
 from .match import BotKind
 from .rest.app import RestSettings, create_app, end_streams, stop_audits
+from .rest.connections import share_open_files
+from .rest.perimeter import HostRules, Perimeter
 from .rest.server import HttpServer, start_http_server
 from .uecda.server import UecdaServer, UecdaSettings
 
@@ -82,6 +85,7 @@ async def running_service(
     uecda_host: str | None = None,
     limits: Limits | None = None,
     arena_settings: ArenaSettings | None = None,
+    grpc_max_connections: int = GRPC_MAX_CONNECTIONS,
 ) -> AsyncIterator[Running]:
     """Start the service; stop all of it (an embedded Redis too) on exit.
     ``http_port``: serve REST there too (0 picks a free port; None: no REST).
@@ -90,9 +94,18 @@ async def running_service(
     ``uecda_host`` (default ``host``), their tables as ``uecda`` says.
     ``signer``: the deployment's keys (``daifugo serve`` loads them); None: a key made
     for this run only, which nothing can check once it stops (tests, demos).
-    ``rest``: the REST app's audit workers and keep-alive period.
+    ``rest``: the REST app's audit workers, keep-alive period and connection limits;
+    ``grpc_max_connections``: gRPC connections open at once. Both are lowered to fit
+    the open-files limit (``share_open_files``).
     ``limits``: the callers' quotas and the idle limit (None: no quota, no idle limit:
     tests and tools that are their own only caller)."""
+    settings = rest or RestSettings()
+    uecda_settings = uecda or UecdaSettings()
+    connection_limits, grpc_max_connections = share_open_files(
+        settings.connections,
+        grpc_max_connections,
+        uecda_settings.max_clients if uecda_port is not None else 0,
+    )
     signer = ephemeral_signer() if signer is None else signer
     signing_keys = signer.key_set()
     embedded: EmbeddedRedis | None = None
@@ -119,6 +132,7 @@ async def running_service(
             signing_keys=signing_keys,
             trusted_proxies=trusted,
             arena=arena,
+            max_connections=grpc_max_connections,
         )
         idle_ms = round(limits.idle_abandon * 1000) if limits is not None else 0
         table_deadlines = RedisDeadlines(store, TABLE_DEADLINES)
@@ -158,11 +172,12 @@ async def running_service(
         tables: UecdaServer | None = None
         try:
             if app is not None and http_port is not None:
-                http = await start_http_server(app, http_port, host)
+                guarded = Perimeter(app, HostRules.of(host, settings.allowed_hosts))
+                http = await start_http_server(guarded, http_port, host, connection_limits)
             http_bound = http.port if http is not None else None
             uecda_bound = None
             if uecda_port is not None:
-                tables = UecdaServer(service, uecda or UecdaSettings(), table_deadlines)
+                tables = UecdaServer(service, uecda_settings, table_deadlines)
                 uecda_bound = await tables.start(uecda_host or host, uecda_port)
             yield Running(
                 url,

@@ -6,11 +6,12 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import resource
 import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import IO
 
@@ -42,9 +43,11 @@ class ServeProcess:
         *options: str,
         key_file: Path | None = None,
         env: dict[str, str] | None = None,
+        open_files: int | None = None,
     ) -> None:
         """``redis_url`` None: no REDIS_URL, so it runs the embedded Redis; ``env``: the
-        child's environment (default: this process's)."""
+        child's environment (default: this process's); ``open_files``: its limit on
+        open files (soft and hard), as a small machine's."""
         self.log_path = log_path
         self.key_file = key_file or log_path.parent / "signing-keys.json"
         create_key_file(self.key_file, now_ms())
@@ -61,6 +64,7 @@ class ServeProcess:
             stdin=subprocess.DEVNULL,
             stdout=self._log,
             stderr=subprocess.STDOUT,
+            preexec_fn=None if open_files is None else _limit_open_files(open_files),
         )
         self.grpc_target = ""
         self.grpc_port = self.http_port = 0
@@ -106,6 +110,13 @@ class ServeProcess:
 
     def log_tail(self, chars: int = 4000) -> str:
         return self.log_path.read_text(errors="replace")[-chars:]
+
+
+def _limit_open_files(limit: int) -> Callable[[], None]:
+    def limit_in_child() -> None:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (limit, limit))
+
+    return limit_in_child
 
 
 def _child_env(env: Mapping[str, str], redis_url: str | None) -> dict[str, str]:

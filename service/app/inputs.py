@@ -3,8 +3,8 @@ decided or stored: every adapter (gRPC, REST) goes through GameService, so
 each gets the same checks and the same reason codes.
 
 Reason codes: ``too_long`` (a string or bytes past its limit), ``too_many`` (more
-items than allowed), ``invalid_name`` (control or bidirectional-formatting
-characters in a name), ``request_id_too_short`` (a create or join request id under
+items than allowed), ``invalid_name`` (a control, format or line/paragraph
+separator character in a name), ``request_id_too_short`` (a create or join request id under
 128 bits), ``turn_time_too_short`` (a turn limit under ``MIN_TURN_SECONDS``)."""
 
 from __future__ import annotations
@@ -26,8 +26,10 @@ MAX_OPTIONS = 64
 MAX_OPTION_NAME_CHARS = 40
 MAX_OPTION_VALUE_CHARS = 32
 MIN_TURN_SECONDS = 1.0  # 0: no turn timer
-# U+200E/200F marks, U+202A–202E embeddings and overrides, U+2066–2069 isolates
-_BIDI_CONTROLS = frozenset("\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+# control (Cc), format (Cf: bidirectional marks and overrides, zero-width characters,
+# U+061C), line and paragraph separators (Zl, Zp) and lone surrogates (Cs): none is
+# seen as itself, and a control or separator breaks a line of a text record
+REFUSED_IN_NAMES = frozenset({"Cc", "Cf", "Zl", "Zp", "Cs"})
 
 
 def check_request_id(request_id: str, secret: bool = False) -> None:
@@ -62,11 +64,11 @@ def check_client_seeds(seeds: Sequence[bytes], players: int) -> None:
 
 
 def check_name(name: str) -> None:
-    """A seat's name: at most 32 characters, none a control or bidirectional format."""
+    """A seat's name: at most 32 characters, none of a category in ``REFUSED_IN_NAMES``."""
     if len(name) > MAX_NAME_CHARS:
         raise ServiceError("too_long", f"a name is at most {MAX_NAME_CHARS} characters")
     for char in name:
-        if char in _BIDI_CONTROLS or unicodedata.category(char) in ("Cc", "Cs"):
+        if unicodedata.category(char) in REFUSED_IN_NAMES:
             raise ServiceError(
                 "invalid_name", f"a name may not hold the character U+{ord(char):04X}"
             )

@@ -20,7 +20,15 @@ from redis.asyncio.cluster import RedisCluster
 from eventstore.cache import BoundedCache
 
 SERVER_KEY = "daifugo:server-key"
+TOKEN_CHARS = 43  # a token: 32 bytes of HMAC in unpadded URL-safe base64
+_TOKEN_ALPHABET = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
 RECENT_MATCHES = 4096  # matches whose tokens are kept derived
+
+
+def looks_like_token(text: str) -> bool:
+    """Whether ``text`` has a token's form (any caller's string: of any length or
+    characters); only ``identify`` says whose it is."""
+    return len(text) == TOKEN_CHARS and all(char in _TOKEN_ALPHABET for char in text)
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +64,8 @@ class Keyring:
 
     def invited_seat(self, match_id: str, secret: str, players: int) -> int | None:
         """The seat an invite secret is for (compared in constant time), or None."""
+        if not secret.isascii():  # every invite is ASCII; compare_digest takes no other str
+            return None
         seat_text, dot, _ = secret.partition(".")
         if not dot or not seat_text.isascii() or not seat_text.isdigit() or len(seat_text) > 2:
             return None
@@ -87,7 +97,10 @@ class Keyring:
         return self._derive("request", scope, request_id).hex()[:32]
 
     def identify(self, match_id: str, token: str, players: int) -> Role | None:
-        """Whose token this is (compared in constant time), or None."""
+        """Whose token this is (compared in constant time), or None: any string, of
+        any length or characters (compare_digest refuses a str that is not ASCII)."""
+        if not token.isascii():
+            return None
         found = None
         for role, expected in self._tokens(match_id, players):
             if hmac.compare_digest(expected, token):

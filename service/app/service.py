@@ -66,7 +66,7 @@ from .inputs import (
     check_request_id,
     check_turn_seconds,
 )
-from .keyring import HOST, Keyring, Role
+from .keyring import HOST, Keyring, Role, looks_like_token
 from .match import REVEALING, Match, as_of, fold_match, stream_of
 from .match_waits import MatchWaits
 from .players import PlayerKind, Players, uecda_player_name
@@ -267,6 +267,8 @@ class GameService:
     def authorize(self, match: Match, token: str | None) -> Role:
         if not token:
             raise ServiceError("unauthenticated", "a seat or host token is required")
+        if not looks_like_token(token):  # not of the form any token has: not a token at all
+            raise ServiceError("unauthenticated", "that is not a seat or host token")
         role = self.keyring.identify(match.match_id, token, match.players)
         if role is None:
             raise ServiceError("permission_denied", "that token is not one of this match's")

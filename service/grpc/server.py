@@ -56,6 +56,20 @@ def turn_deadline(match: Match) -> int | None:
     return match.last_event_ms + match.turn_ms
 
 
+MAX_CONNECTIONS = 1024
+HANDSHAKE_MS = 10_000  # a new connection's HTTP/2 handshake, at most
+
+
+def connection_options(max_connections: int) -> list[tuple[str, int]]:
+    """grpc-core's own bounds: connections open at once (past it a new one is closed,
+    so a flood cannot take the process's file descriptors) and the time a connection
+    may take to begin speaking HTTP/2 (silent ones let go)."""
+    return [
+        ("grpc.max_allowed_incoming_connections", max_connections),
+        ("grpc.server_handshake_timeout_ms", HANDSHAKE_MS),
+    ]
+
+
 async def start_grpc_server(
     service: GameService,
     port: int,
@@ -64,11 +78,12 @@ async def start_grpc_server(
     signing_keys: KeySet,
     trusted_proxies: Sequence[Network] = (),
     arena: Arena | None = None,
+    max_connections: int = MAX_CONNECTIONS,
 ) -> tuple[grpc.aio.Server, int]:
     """Start serving; returns the server and the port it bound (0 picks one).
     ``trusted_proxies``: peers whose x-forwarded-for metadata names the caller;
     ``arena``: serve its queues too (ArenaService)."""
-    server = grpc.aio.server()
+    server = grpc.aio.server(options=connection_options(max_connections))
     registration = GuardedRegistration(server, needs_token=_NEEDS_TOKEN)
     servicer = MatchServicer(service, turn_deadline, trusted_proxies)
     pb_grpc.add_MatchServiceServicer_to_server(servicer, registration)  # type: ignore[no-untyped-call]

@@ -32,6 +32,7 @@ from ..records import KeySet
 from . import actions, keys, live, matches, players, rankings, ratings, record, tables
 from . import arena as arena_routes
 from .auditing import DEFAULT_MAX_BYTES, DEFAULT_QUEUED, DEFAULT_WORKERS, AuditPool
+from .connections import ConnectionLimits
 from .context import Context
 from .errors import EXCEPTION_HANDLERS, BadInput, log_exception
 
@@ -52,13 +53,16 @@ class RestSettings:
     """``audit_workers`` processes audit, ``audit_queue`` more audits may wait (past
     that: 503 audit_busy); an SSE keep-alive goes out every ``keepalive_seconds`` (None:
     ``live.KEEPALIVE``); a POST /audit body is at most ``audit_max_bytes`` (past it: 413
-    too_large)."""
+    too_large); the server's ``connections`` are bounded so; ``allowed_hosts``
+    are served besides the address bound (``perimeter.HostRules``)."""
 
     audit_workers: int = DEFAULT_WORKERS
     audit_queue: int = DEFAULT_QUEUED
     keepalive_seconds: float | None = None
     registrations: RegistrationLimits = field(default_factory=RegistrationLimits)
     audit_max_bytes: int = DEFAULT_MAX_BYTES
+    connections: ConnectionLimits = field(default_factory=ConnectionLimits)
+    allowed_hosts: tuple[str, ...] = ()
 
 
 def create_app(

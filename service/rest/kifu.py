@@ -9,9 +9,11 @@ hidden card list shows as a count.
 from __future__ import annotations
 
 import datetime
+import unicodedata
 from collections.abc import Iterable
 from typing import Any
 
+from ..app.inputs import REFUSED_IN_NAMES
 from ..app.match import Match
 from ..rules.narration import describe
 
@@ -36,7 +38,23 @@ def headers(match: Match, state: str, created_ms: int) -> list[str]:
             " ".join(str(place) for place in places) for places in match.game.results
         )
         tags.append(("Results", results))
-    return [f'[{name} "{value}"]' for name, value in tags]
+    return [f'[{name} "{tag_value(value)}"]' for name, value in tags]
+
+
+def tag_value(value: str) -> str:
+    """A tag's value as it stands between the quotes: a backslash and a quote are
+    escaped, and every control, format or separator character is written as its code
+    (``\\u2028``), so no value can end its tag or add a line (names stored before
+    such names were refused included)."""
+    return "".join(_escaped(char) for char in value)
+
+
+def _escaped(char: str) -> str:
+    if char in '\\"':
+        return "\\" + char
+    if unicodedata.category(char) in REFUSED_IN_NAMES:
+        return f"\\u{ord(char):04x}" if ord(char) <= 0xFFFF else f"\\U{ord(char):08x}"
+    return char
 
 
 def record_text(match: Match, state: str, created_ms: int, events: Iterable[dict[str, Any]]) -> str:

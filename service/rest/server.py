@@ -1,17 +1,22 @@
 """Serving the REST app with uvicorn in the running asyncio loop, beside the
 gRPC aio server. The service owns the process's signals, and no access log is
-written (a log line must never carry a token)."""
+written (a log line must never carry a token). Connections are bounded
+(``connections``): how many, from one address, and how long a request head may take."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import socket
 from collections.abc import Iterator
+from typing import cast
 
 import uvicorn
-from litestar import Litestar
+
+from .connections import ConnectionGate, ConnectionLimits, GatedHttpProtocol
+from .perimeter import ASGIApp
 
 GRACE = 1  # seconds open streams (SSE) get to finish when the server stops
 
@@ -39,16 +44,23 @@ class HttpServer:
             await asyncio.wait([self._task], timeout=2.0)
 
 
-async def start_http_server(app: Litestar, port: int, host: str = "127.0.0.1") -> HttpServer:
+async def start_http_server(
+    app: ASGIApp, port: int, host: str = "127.0.0.1", limits: ConnectionLimits | None = None
+) -> HttpServer:
     """Serve ``app``; returns once it accepts connections (port 0 picks one).
     Binding is done here so a port in use raises OSError to the caller."""
+    limits = limits or ConnectionLimits()
     sock = _bound_socket(host, port)
+    # uvicorn's httptools protocol (the C parser: cheaper per request and per streamed
+    # write), admitted by the gate
+    protocol = functools.partial(GatedHttpProtocol, gate=ConnectionGate(limits))
     config = uvicorn.Config(
         app,
         access_log=False,
         log_config=None,  # keep the process's logging as `daifugo serve` set it up
         lifespan="off",
-        http="httptools",  # the C parser: cheaper per request and per streamed write
+        http=cast(type[asyncio.Protocol], protocol),
+        timeout_keep_alive=limits.idle_seconds,  # type: ignore[arg-type]  # float is fine
         ws="none",
         server_header=False,
         # the caller's address is the peer's, or what a proxy the operator trusts says

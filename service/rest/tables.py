@@ -18,7 +18,7 @@ from litestar.di import NamedDependency
 from litestar.params import FromPath, JSONBody
 from msgspec import Meta, Struct
 
-from ..app.inputs import check_request_id
+from ..app.inputs import check_name, check_request_id
 from ..app.queries import checked_id
 from ..app.service import MAX_BOT_PAUSE, MAX_SECONDS, MatchOptions, ServiceError
 from ..match.events import BotKind
@@ -186,6 +186,7 @@ async def create_table(
     ctx: NamedDependency[Context], request: Request[Any, Any, Any], data: JSONBody[NewMatch]
 ) -> CreatedTable:
     check_request_id(data.request_id, secret=True)  # itself, not with the prefix below
+    check_name(data.name)  # before the create: a refused name creates nothing
     options = checked_options(data)
     bots = bot_seats(data)
     if data.seat is not None and (data.seat >= data.players or data.seat in bots):

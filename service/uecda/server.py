@@ -1,7 +1,15 @@
 """The UECda listener: clients connect, send their profile, and fill a waiting table in
 connect order; a full table starts its match (preset ``uecda``) and plays it out while
 new clients fill the next. A gRPC client may take an open seat of a waiting table too
-(it is an open-seat match, listed like any other)."""
+(it is an open-seat match, listed like any other).
+
+A seat is taken only by a client still connected when its table can start: clients
+with a profile wait in a lobby (told nothing yet: the official client just waits for
+its number), and once the lobby holds enough of them for the waiting table's free
+seats, those still connected are seated in connect order, told their numbers, and
+the table starts. One that closes while it waits holds nothing. Connections are
+bounded (``max_clients``); past the bound a new one takes the place of the oldest
+that has not sent its profile yet: silent and slow handshakes lose their place first."""
 
 from __future__ import annotations
 
@@ -29,6 +37,12 @@ NAME_LIMIT = 32
 
 
 @dataclass(frozen=True, slots=True)
+class _Waiting:
+    name: str
+    watch: asyncio.Task[None]  # ends when the client leaves the lobby by itself
+
+
+@dataclass(frozen=True, slots=True)
 class UecdaSettings:
     games: int = 1000  # games_per_set of every table (the contest's GAME_NUMBER)
     bots: int = 0  # seats of each table our bot plays
@@ -36,8 +50,9 @@ class UecdaSettings:
     preset: str = PRESET
     options: tuple[tuple[str, object], ...] = ()  # rule options over the preset's
     # connections open at once (waiting for a profile, waiting for a table, playing):
-    # past it a new one is closed at once, so no caller holds every file descriptor
-    # the process has (gRPC and REST accept from the same ones)
+    # past it a new one takes the place of the oldest still without a profile, else
+    # is closed at once, so no caller holds every file descriptor the process has
+    # (gRPC and REST accept from the same ones) nor keeps real clients out
     max_clients: int = 256
     durability: Durability = Durability.GAME  # when a table's steps are stored (table.py)
     # rated tables (--uecda-arena): each client is the unverified player uecda:<name>, and
@@ -70,18 +85,22 @@ class UecdaServer:
         self.settings = settings
         self._waiting: UecdaTable | None = None
         self.match_ids: list[str] = []  # every table's match, oldest first
-        self._seating = asyncio.Lock()  # one client seated at a time: connect order
+        self._seating = asyncio.Lock()  # one table filled at a time: connect order
         self._tasks: set[asyncio.Task[None]] = set()
         self._server: asyncio.Server | None = None
         self.clients = 0  # connections open now
         self.deadlines = deadlines
         self.live: set[str] = set()  # the matches of this process's tables that play on
+        self._handshaking: dict[Connection, None] = {}  # no profile yet, oldest first
+        self._lobby: dict[Connection, _Waiting] = {}  # a profile sent, no seat yet
+        self._lobby_changed = asyncio.Event()
 
     async def start(self, host: str, port: int) -> int:
         self._server = await asyncio.start_server(self._connected, host, port)
         bound: int = self._server.sockets[0].getsockname()[1]
         if self.deadlines is not None:
             self._spawn(self._renew_deadlines(self.deadlines), "deadlines")
+        self._spawn(self._fill_tables(), "seating")
         return bound
 
     async def _renew_deadlines(self, deadlines: Deadlines) -> None:
@@ -110,6 +129,10 @@ class UecdaServer:
     async def stop(self) -> None:
         if self._server is not None:
             self._server.close()
+        for client, waiting in list(self._lobby.items()):
+            waiting.watch.cancel()
+            client.close("the service stops")
+        self._lobby.clear()
         for task in list(self._tasks):
             task.cancel()
         if self._tasks:
@@ -133,53 +156,122 @@ class UecdaServer:
 
     async def _connected(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         if self.clients >= self.settings.max_clients:
-            writer.close()
-            return
+            oldest = next(iter(self._handshaking), None)
+            if oldest is None:
+                writer.close()
+                return
+            oldest.close("no profile yet, and its place was wanted")
         self.clients += 1
         client = Connection(reader, writer, self._closed)
-        profile = await client.read_table(HANDSHAKE_SECONDS)
+        self._handshaking[client] = None
+        try:
+            profile = await client.read_table(HANDSHAKE_SECONDS)
+        finally:
+            self._handshaking.pop(client, None)
         if profile is None:
             return
         if profile[cell(0, 0)] != PROTOCOL_VERSION:
             client.close(f"protocol {profile[cell(0, 0)]}, not {PROTOCOL_VERSION}")
             return
         name = clean_name(profile_name(profile))
-        try:
-            await self._seat(client, name)
-        except Exception:
-            client.close("not seated")
-            raise
+        watch = asyncio.create_task(self._watch_waiting(client))
+        self._lobby[client] = _Waiting(name, watch)
+        self._lobby_changed.set()
 
     def _closed(self) -> None:
         self.clients -= 1
 
-    async def _seat(self, client: Connection, name: str) -> None:
+    async def _watch_waiting(self, client: Connection) -> None:
+        """Until it is seated: a client that closes (or sends anything: nothing is due
+        from it before its table starts) leaves the lobby, holding no seat."""
+        try:
+            sent = await client.reader.read(1)
+        except OSError:
+            sent = b""
+        client.close("sent data before its table started" if sent else "left before its table")
+        self._lobby.pop(client, None)
+        self._lobby_changed.set()
+
+    async def _fill_tables(self) -> None:
+        """Seat waiting clients whenever the lobby or the waiting table changes (a gRPC
+        seat taken there may leave just enough free seats for those waiting)."""
+        while True:
+            self._lobby_changed.clear()
+            try:
+                table = await self._fill()
+            except Exception:  # that table's trouble: those waiting go to the next one
+                log.exception("uecda seating failed")
+                self._waiting = None
+                await asyncio.sleep(1.0)
+                continue
+            waits: list[asyncio.Task[object]] = [asyncio.create_task(self._lobby_changed.wait())]
+            if table is not None:
+                waits.append(asyncio.create_task(self._table_changes(table)))
+            try:
+                await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                for wait in waits:
+                    wait.cancel()
+
+    async def _table_changes(self, table: UecdaTable) -> None:
+        match = await self.service.load(table.match_id)
+        await self.service.waits.until(table.match_id, match.version + 1, lambda _: True)
+
+    async def _fill(self) -> UecdaTable | None:
+        """Seat the lobby's clients at the waiting table once they fill it; returns the
+        table still waiting (None: nobody waits)."""
         async with self._seating:
             for _ in range(3):
+                if not self._lobby:
+                    return self._waiting
                 table = self._waiting or await self._new_table()
-                try:
-                    seated = await self.service.join_program(table.match_id, name)
-                except ServiceError as error:
-                    if error.code not in ("seats_full", "already_started"):
-                        raise
+                match = await self.service.load(table.match_id)
+                free = len(match.seats_free)
+                if match.started or not free:
                     self._waiting = None  # others filled it first (gRPC seats)
                     continue
-                seat, token = seated.seat, seated.token
-                assert token is not None
-                table.seat_client(seat, token, client)
-                client.send_int(seat)  # the player number
-                log.info(
-                    "uecda client %r at %s: table %s seat %d",
-                    name,
-                    client.peer,
-                    table.match_id,
-                    seat,
-                )
-                match = await self.service.load(table.match_id)
-                if not match.seats_free:
+                # an arena table seats whoever waits: our bots take the seats left
+                count = min(free, len(self._lobby)) if self.settings.arena else free
+                if len(self._lobby) < count:
+                    return table
+                if await self._seat_lobby(table, count) and count == free:
                     self._waiting = None
-                return
-            client.close("no table would take it")
+            return self._waiting
+
+    async def _seat_lobby(self, table: UecdaTable, free: int) -> bool:
+        """Seat the ``free`` oldest clients of the lobby; whether all were seated."""
+        for client in list(self._lobby)[:free]:
+            waiting = self._lobby.pop(client)
+            waiting.watch.cancel()
+            if not client.connected or client.reader.at_eof():
+                client.close("left before its table")
+                return False
+            try:
+                seated = await self.service.join_program(table.match_id, waiting.name)
+            except ServiceError as error:
+                if error.code not in ("seats_full", "already_started"):
+                    client.close("not seated")
+                    raise
+                # a gRPC seat came first: back to the front of the lobby
+                self._lobby = {client: _Waiting(waiting.name, self._rewatch(client))} | (
+                    self._lobby
+                )
+                return False
+            seat, token = seated.seat, seated.token
+            assert token is not None
+            table.seat_client(seat, token, client)
+            client.send_int(seat)  # the player number
+            log.info(
+                "uecda client %r at %s: table %s seat %d",
+                waiting.name,
+                client.peer,
+                table.match_id,
+                seat,
+            )
+        return True
+
+    def _rewatch(self, client: Connection) -> asyncio.Task[None]:
+        return asyncio.create_task(self._watch_waiting(client))
 
     async def _fill_with_bots(self, created: CreatedMatch) -> None:
         """The arena's bots take the seats no client took in time."""

@@ -103,11 +103,23 @@ async def page(browser: Browser) -> AsyncIterator[Page]:
     opened.set_default_timeout(TIMEOUT_MS)
     errors: list[str] = []
     opened.on("pageerror", lambda error: errors.append(str(error)))
+    # the page works under its Content-Security-Policy: Chromium reports each thing the
+    # policy blocked (an inline script or style, an eval, a foreign load) on the console
+    violations: list[str] = []
+    opened.on(
+        "console",
+        lambda message: violations.append(message.text) if csp_violation(message.text) else None,
+    )
     try:
         yield opened
     finally:
         await context.close()
     assert not errors, f"the page raised: {errors}"
+    assert not violations, f"the page broke its Content-Security-Policy: {violations}"
+
+
+def csp_violation(text: str) -> bool:
+    return "Content Security Policy" in text
 
 
 async def new_match(client: DaifugoClient, preset: str, players: int) -> CreatedMatch:

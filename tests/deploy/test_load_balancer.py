@@ -139,10 +139,12 @@ def nginx_in_front(
 ) -> Iterator[Balanced]:
     """Two `daifugo serve` processes (given ``options``) on the test Redis, nginx in
     front of them (``bind``: the address nginx calls them from)."""
-    with serve_processes(redis_url, tmp_path, 2, *options) as services:
+    lb_grpc, lb_http = free_port(), free_port()
+    # nginx passes the browser's Host on: the services are served under nginx's name
+    served_as = ("--allowed-host", f"127.0.0.1:{lb_http}")
+    with serve_processes(redis_url, tmp_path, 2, *served_as, *options) as services:
         grpc_ports = [service.grpc_port for service in services]
         http_ports = [service.http_port for service in services]
-        lb_grpc, lb_http = free_port(), free_port()
         config = local_config(tmp_path, lb_grpc, lb_http, grpc_ports, http_ports)
         if bind:
             text = rewrite(config.read_text(), r"\nhttp \{", f"\nhttp {{ proxy_bind {bind};")

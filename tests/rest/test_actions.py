@@ -108,13 +108,15 @@ async def test_bad_input_and_bad_tokens_are_refused(
         answer = await http.post(url, json=body, headers=bearer(table.seats[0].token))
         assert (answer.status_code, answer.json()["code"]) == (status, code), body
         assert answer.json()["message"]
-    garbage = await http.post(url, content=b"{not json", headers=bearer(table.seats[0].token))
+    json_type = {"Content-Type": "application/json", **bearer(table.seats[0].token)}
+    garbage = await http.post(url, content=b"{not json", headers=json_type)
     assert garbage.status_code == 400 and garbage.json()["code"] == "bad_request"
     play = {"action": "play", "cards": ["3D"]}
     for headers, status, code in [
         ({}, 401, "unauthenticated"),
         ({"Authorization": "Token abc"}, 401, "unauthenticated"),
-        (bearer("not-a-token"), 403, "permission_denied"),
+        (bearer("not-a-token"), 401, "unauthenticated"),  # not of a token's form
+        (bearer(table.host_token[:-2] + "xx"), 403, "permission_denied"),
         (bearer(table.host_token), 403, "permission_denied"),
     ]:
         answer = await http.post(url, json=play, headers=headers)

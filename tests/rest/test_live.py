@@ -81,9 +81,13 @@ async def test_a_seat_token_streams_that_seats_view_at_once(
     assert [hand is not None for hand in dealt["hands"]] == [False, True, False]
 
     wrong = await http.get(
-        f"/matches/{created.match_id}/live", headers={"Authorization": "Bearer nope"}
+        f"/matches/{created.match_id}/live", headers={"Authorization": "Bearer " + "n" * 43}
     )
     assert wrong.status_code == 403 and wrong.json()["code"] == "permission_denied"
+    nope = await http.get(
+        f"/matches/{created.match_id}/live", headers={"Authorization": "Bearer nope"}
+    )
+    assert nope.status_code == 401 and nope.json()["code"] == "unauthenticated"
     odd = await http.get(f"/matches/{created.match_id}/live", headers={"Authorization": "Basic x"})
     assert odd.status_code == 401 and odd.json()["code"] == "unauthenticated"
 

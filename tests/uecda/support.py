@@ -206,6 +206,15 @@ class RawClient:
 
     @classmethod
     async def connect(cls, port: int, name: str = "raw", version: int = 20070) -> RawClient:
+        """Connected, its profile sent and its player number read (which comes once
+        enough clients wait to fill the table)."""
+        client = await cls.open(port, name, version)
+        client.player = await client.read_int()
+        return client
+
+    @classmethod
+    async def open(cls, port: int, name: str = "raw", version: int = 20070) -> RawClient:
+        """Connected and its profile sent; its number not read yet."""
         reader, writer = await asyncio.open_connection("127.0.0.1", port)
         client = cls(reader, writer)
         profile = [0] * 120
@@ -213,7 +222,7 @@ class RawClient:
         for column, char in enumerate(name.encode()[:14]):
             profile[15 + column] = char
         client.send(profile)
-        client.player = await client.read_int()
+        await writer.drain()
         return client
 
     def send(self, table: Table) -> None:

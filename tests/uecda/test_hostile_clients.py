@@ -99,6 +99,7 @@ async def test_hostile_and_leaving_clients_do_not_stop_the_table(
         assert any(item.type == "TurnTimedOut" for item in stored)
         assert audit_events(stored).verdict == "valid"
         # the server takes new clients afterwards
-        newcomer = await RawClient.connect(port, "after")
-        assert newcomer.player == 0
-        newcomer.close()
+        newcomers = await asyncio.gather(*(RawClient.connect(port, "after") for _ in range(5)))
+        assert sorted(newcomer.player for newcomer in newcomers) == [0, 1, 2, 3, 4]
+        for newcomer in newcomers:
+            newcomer.close()

@@ -1,5 +1,6 @@
 """One table of two official clients, two of the service's bots and a gRPC seat: a gRPC
-client finds the waiting UECda table in the listing and takes its open seat."""
+client finds the waiting UECda table in the listing and takes an open seat; the two
+clients waiting for it then fill the rest."""
 
 from __future__ import annotations
 
@@ -28,11 +29,11 @@ async def _open_uecda_table(http_port: int) -> str:
     async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{http_port}") as rest:
         for _ in range(600):
             listed = (await rest.get("/matches", params={"state": "open"})).json()["matches"]
-            seated = [m for m in listed if m["preset"] == PRESET and m["names"].count("") == 1]
+            seated = [m for m in listed if m["preset"] == PRESET and m["names"].count("") == 3]
             if seated:
                 return str(seated[0]["match_id"])
             await asyncio.sleep(0.1)
-    raise AssertionError("no UECda table with one open seat was listed")
+    raise AssertionError("no UECda table with three open seats was listed")
 
 
 async def test_two_clients_two_bots_and_a_grpc_seat(redis_url: str, official_client: Path) -> None:
@@ -54,6 +55,7 @@ async def test_two_clients_two_bots_and_a_grpc_seat(redis_url: str, official_cli
         stored = await running.service.store.read(stream_of(match_id), 0)
         match = fold_match(None, stored)
         assert match.over and match.game.game_number == GAMES
-        assert match.names[2:] == ("prog-a", "prog-b", "grpc seat")
+        assert match.names[2] == "grpc seat"
+        assert sorted(match.names[3:]) == ["prog-a", "prog-b"]
         assert match.bots[:2] == ("stronger", "stronger")
         assert audit_events(stored).verdict == "valid"

@@ -133,10 +133,11 @@ async def test_the_bytes_of_one_game(redis_url: str) -> None:
     async with isolated_service(redis_url, grpc_port=0, uecda_port=0, uecda=settings) as running:
         assert running.uecda is not None and running.uecda_port is not None
         clients: list[Scripted] = []
-        for number in range(5):
-            client = await Scripted.connect(running.uecda_port, f"p{number}")
-            assert client.player == number  # connect order
-            clients.append(client)
+        for number in range(5):  # each is told its number once the five are there
+            clients.append(await Scripted.open(running.uecda_port, f"p{number}"))
+        for client in clients:
+            client.player = await client.read_int()
+        assert sorted(client.player for client in clients) == [0, 1, 2, 3, 4]
         await asyncio.wait_for(asyncio.gather(*(client.play() for client in clients)), 300)
         for client in clients:
             assert await client.reader.read(1) == b""  # closed after the last end flag

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import sys
+import unicodedata
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -9,6 +12,7 @@ from hypothesis import strategies as st
 from service.app.errors import ServiceError
 from service.app.inputs import (
     MAX_NAME_CHARS,
+    REFUSED_IN_NAMES,
     check_client_seeds,
     check_name,
     check_options,
@@ -17,7 +21,7 @@ from service.app.inputs import (
 )
 
 BIDI = "\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
-printable = st.characters(blacklist_categories=("Cc", "Cs"), blacklist_characters=BIDI)
+printable = st.characters(blacklist_categories=tuple(REFUSED_IN_NAMES))
 
 
 def code_of(check: object, *args: object) -> str | None:
@@ -34,13 +38,28 @@ def test_a_short_name_of_printable_characters_is_fine(name: str) -> None:
 
 
 @given(
-    st.text(printable, max_size=10), st.sampled_from(BIDI + "\x00\x1b\x7f\n"), st.integers(0, 10)
+    st.text(printable, max_size=10),
+    st.sampled_from(BIDI + "\x00\x1b\x7f\n\u061c\u200b\u2028\u2029\ufeff"),
+    st.integers(0, 10),
 )
 def test_a_name_with_a_control_or_bidi_character_is_refused(
     text: str, bad: str, where: int
 ) -> None:
     name = text[:where] + bad + text[where:]
     assert code_of(check_name, name) == "invalid_name"
+
+
+def test_every_control_format_and_separator_character_is_refused() -> None:
+    # the whole code space, one character at a time, beside a printable one
+    refused = []
+    for point in range(sys.maxunicode + 1):
+        char = chr(point)
+        code = code_of(check_name, f"a{char}")
+        assert (code == "invalid_name") == (unicodedata.category(char) in REFUSED_IN_NAMES), point
+        if code:
+            refused.append(point)
+    assert {0x0A, 0x85, 0x061C, 0x200B, 0x2028, 0x2029, 0xFEFF, 0xE0001} <= set(refused)
+    assert code_of(check_name, "名前 with spaces") is None
 
 
 def test_limits_and_their_codes() -> None:

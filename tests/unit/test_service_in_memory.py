@@ -104,7 +104,8 @@ async def test_only_the_host_starts_and_only_once(
     for token, code in [
         (made.seat_tokens[0], "permission_denied"),
         ("", "unauthenticated"),
-        ("forged", "permission_denied"),
+        ("forged", "unauthenticated"),  # not of a token's form
+        (made.seat_tokens[0][:-2] + "xx", "permission_denied"),
     ]:
         with pytest.raises(ServiceError) as info:
             await service.start(made.match_id, token)

@@ -38,9 +38,12 @@ class MatchServiceStub:
     limit is `too_long` (client seeds 64 bytes, names 32 characters, request ids
     128 characters, option names 40 and string values 32 characters); more items
     than allowed is `too_many` (64 options, one client seed per seat); a name
-    with a control character or a bidirectional mark, embedding, override or
-    isolate (U+200E, U+200F, U+202A-202E, U+2066-2069) is `invalid_name`; a turn
-    time limit under 1 s is `turn_time_too_short`.
+    with a control, format or line/paragraph separator character (Unicode
+    categories Cc, Cf, Zl, Zp: bidirectional marks, zero-width characters, U+2028
+    among them) is `invalid_name`; a turn time limit under 1 s is
+    `turn_time_too_short`. A token not of a token's form (43 characters of URL-safe
+    base64) is UNAUTHENTICATED; one of that form but not the match's is
+    PERMISSION_DENIED.
 
     Request ids are the caller's own: a seat's, the host's, or (create, join) a
     secret of at least 22 characters (128 bits; shorter is
@@ -111,9 +114,12 @@ class MatchServiceServicer:
     limit is `too_long` (client seeds 64 bytes, names 32 characters, request ids
     128 characters, option names 40 and string values 32 characters); more items
     than allowed is `too_many` (64 options, one client seed per seat); a name
-    with a control character or a bidirectional mark, embedding, override or
-    isolate (U+200E, U+200F, U+202A-202E, U+2066-2069) is `invalid_name`; a turn
-    time limit under 1 s is `turn_time_too_short`.
+    with a control, format or line/paragraph separator character (Unicode
+    categories Cc, Cf, Zl, Zp: bidirectional marks, zero-width characters, U+2028
+    among them) is `invalid_name`; a turn time limit under 1 s is
+    `turn_time_too_short`. A token not of a token's form (43 characters of URL-safe
+    base64) is UNAUTHENTICATED; one of that form but not the match's is
+    PERMISSION_DENIED.
 
     Request ids are the caller's own: a seat's, the host's, or (create, join) a
     secret of at least 22 characters (128 bits; shorter is
@@ -247,9 +253,12 @@ class MatchService:
     limit is `too_long` (client seeds 64 bytes, names 32 characters, request ids
     128 characters, option names 40 and string values 32 characters); more items
     than allowed is `too_many` (64 options, one client seed per seat); a name
-    with a control character or a bidirectional mark, embedding, override or
-    isolate (U+200E, U+200F, U+202A-202E, U+2066-2069) is `invalid_name`; a turn
-    time limit under 1 s is `turn_time_too_short`.
+    with a control, format or line/paragraph separator character (Unicode
+    categories Cc, Cf, Zl, Zp: bidirectional marks, zero-width characters, U+2028
+    among them) is `invalid_name`; a turn time limit under 1 s is
+    `turn_time_too_short`. A token not of a token's form (43 characters of URL-safe
+    base64) is UNAUTHENTICATED; one of that form but not the match's is
+    PERMISSION_DENIED.
 
     Request ids are the caller's own: a seat's, the host's, or (create, join) a
     secret of at least 22 characters (128 bits; shorter is

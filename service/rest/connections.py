@@ -1,0 +1,214 @@
+"""Bounds on the REST server's connections: how many are open at once, in all and per
+client address, and how long a connection may take to send a request's head.
+
+uvicorn bounds none of these (its keep-alive timer starts only after a first response,
+and a request head may trickle in forever: uvicorn issue #157), so a caller opening
+thousands of silent connections took every file descriptor the process had, and gRPC,
+UECda and Redis with it. Here the HTTP protocol is uvicorn's own (httptools), told by a
+gate when a connection may stay:
+
+- past the limit (in all, or for its address) a new connection takes the place of the
+  oldest one that is waiting for a request head (silent, slow, or idle between
+  requests): those lose their slot first; with none such it is closed at once;
+- a request head must be whole within ``header_seconds`` of the connection or of the
+  last response, and at most ``HEAD_BYTES`` long; else the connection is closed.
+
+The process never runs out of descriptors (the cap is kept below its limit, see
+``fit_to_open_files``), so it never spins on accept errors."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import resource
+import time
+from collections import Counter
+from dataclasses import dataclass, replace
+from typing import Any
+
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+log = logging.getLogger("daifugo.rest")
+HEAD_BYTES = 64 * 1024  # a request line and headers, at most
+RESERVED_FILES = 256  # descriptors kept for Redis, gRPC, files, the audit workers' pipes
+REPORT_SECONDS = 60.0  # at most one log line a minute about connections turned away
+
+
+@dataclass(frozen=True, slots=True)
+class ConnectionLimits:
+    """``max_connections`` open at once, ``per_address`` of them from one client
+    address; a request head within ``header_seconds``; an idle keep-alive connection
+    closed after ``idle_seconds``."""
+
+    max_connections: int = 1024
+    per_address: int = 256
+    header_seconds: float = 10.0
+    idle_seconds: float = 5.0
+
+    def __post_init__(self) -> None:
+        if self.max_connections < 1 or self.per_address < 1:
+            raise ValueError("connection limits are at least 1")
+        if not (self.header_seconds > 0 and self.idle_seconds > 0):
+            raise ValueError("connection times are positive")
+
+
+def raise_open_files_limit() -> int:
+    """Raise this process's soft limit on open files to its hard one; returns the limit."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard != resource.RLIM_INFINITY and soft < hard:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+        soft = hard
+    return soft if soft != resource.RLIM_INFINITY else 1 << 20
+
+
+def share_open_files(rest: ConnectionLimits, grpc: int, uecda: int) -> tuple[ConnectionLimits, int]:
+    """The REST limits and gRPC's connection bound, each lowered (with a warning) so that
+    with ``uecda``'s connections and ``RESERVED_FILES`` they fit the open-files limit
+    (raised to the hard one first): gRPC at most half of what UECda leaves, REST the rest."""
+    budget = raise_open_files_limit() - RESERVED_FILES - uecda
+    grpc_fitted = min(grpc, budget // 2)
+    rest_budget = budget - grpc_fitted
+    if grpc_fitted < 16 or rest_budget < 16:
+        raise ValueError(f"the open-files limit leaves {budget} connections: raise it")
+    if grpc_fitted < grpc:
+        log.warning("gRPC connections capped at %d (not %d): open-files limit", grpc_fitted, grpc)
+    if rest.max_connections <= rest_budget:
+        return rest, grpc_fitted
+    log.warning(
+        "REST connections capped at %d (not %d): the open-files limit leaves no more",
+        rest_budget,
+        rest.max_connections,
+    )
+    fitted = replace(
+        rest, max_connections=rest_budget, per_address=min(rest.per_address, rest_budget)
+    )
+    return fitted, grpc_fitted
+
+
+class ConnectionGate:
+    """The open connections of one server, in all and by address, and those waiting
+    for a request head, oldest first (the first to go when a place is needed)."""
+
+    def __init__(self, limits: ConnectionLimits) -> None:
+        self.limits = limits
+        self.open = 0
+        self.by_address: Counter[str] = Counter()
+        self.waiting: dict[GatedHttpProtocol, None] = {}
+        self.turned_away = 0  # closed at once, or dropped for a newer one
+        self._reported = 0.0
+
+    def admit(self, connection: GatedHttpProtocol) -> bool:
+        limits = self.limits
+        address = connection.address
+        if self.by_address[address] >= limits.per_address and not self._drop_one(address):
+            return self._refuse()
+        if self.open >= limits.max_connections and not self._drop_one(None):
+            return self._refuse()
+        self.open += 1
+        self.by_address[address] += 1
+        return True
+
+    def release(self, connection: GatedHttpProtocol) -> None:
+        self.waiting.pop(connection, None)
+        self.open -= 1
+        self.by_address[connection.address] -= 1
+        if not self.by_address[connection.address]:
+            del self.by_address[connection.address]
+
+    def _drop_one(self, address: str | None) -> bool:
+        """Close the oldest connection waiting for a head (of ``address``, if given)."""
+        for waiting in self.waiting:
+            if address is None or waiting.address == address:
+                waiting.drop()
+                self._note()
+                return True
+        return False
+
+    def _refuse(self) -> bool:
+        self._note()
+        return False
+
+    def _note(self) -> None:
+        self.turned_away += 1
+        now = time.monotonic()
+        if now - self._reported >= REPORT_SECONDS:
+            self._reported = now
+            log.warning(
+                "REST connection limits reached (%d open, at most %d, %d per address): "
+                "%d connections turned away so far",
+                self.open,
+                self.limits.max_connections,
+                self.limits.per_address,
+                self.turned_away,
+            )
+
+
+class GatedHttpProtocol(HttpToolsProtocol):
+    """uvicorn's httptools protocol, admitted by a ``ConnectionGate`` and given a
+    deadline for each request head."""
+
+    def __init__(self, *args: Any, gate: ConnectionGate, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.gate = gate
+        self.address = ""
+        self.admitted = False  # handed to uvicorn (its connection_lost is due)
+        self.counted = False  # holding a place in the gate
+        self._head_timer: asyncio.TimerHandle | None = None
+        self._head_bytes = 0
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        peer = transport.get_extra_info("peername")
+        self.address = str(peer[0]) if isinstance(peer, tuple) and peer else str(peer)
+        if not self.gate.admit(self):
+            transport.abort()
+            return
+        self.admitted = self.counted = True
+        super().connection_made(transport)
+        self._await_head()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if not self.admitted:
+            return
+        self._release()
+        super().connection_lost(exc)
+
+    def data_received(self, data: bytes) -> None:
+        waiting = self._head_timer is not None
+        super().data_received(data)
+        if waiting and self._head_timer is not None:  # the head is still not whole
+            self._head_bytes += len(data)
+            if self._head_bytes > HEAD_BYTES:
+                self.drop()
+
+    def on_headers_complete(self) -> None:
+        self._stop_head_timer()
+        super().on_headers_complete()
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        if self.timeout_keep_alive_task is not None:  # idle: the next head's time starts
+            self._await_head()
+
+    def drop(self) -> None:
+        """Close at once (its place is wanted, or it is too slow): its place is free now."""
+        if self.counted:
+            self._release()
+            self.transport.abort()
+
+    def _release(self) -> None:
+        self._stop_head_timer()
+        if self.counted:
+            self.counted = False
+            self.gate.release(self)
+
+    def _await_head(self) -> None:
+        self._stop_head_timer()
+        self._head_bytes = 0
+        self.gate.waiting[self] = None  # the newest waiting: the last to be dropped
+        self._head_timer = self.loop.call_later(self.gate.limits.header_seconds, self.drop)
+
+    def _stop_head_timer(self) -> None:
+        if self._head_timer is not None:
+            self._head_timer.cancel()
+            self._head_timer = None
+        self.gate.waiting.pop(self, None)
