@@ -23,7 +23,7 @@ COMPILED = [
     )
 ] + [
     # the bots' decisions from a position: every seat of the expert's playouts runs them
-    "clients/policies.py",
+    "clients/policies.py", "clients/playouts.py",
 ]  # fmt: skip
 
 

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from clients.bots import GreedyBot
+from clients.playouts import apply, play_out
 from service.rules import (
     Deal,
     Folded,
@@ -102,9 +103,10 @@ def play_random_games(rules: RuleSet, players: int, seconds: float, seed: int = 
 
 def play_bot_games(rules: RuleSet, players: int, seconds: float, through_views: bool,
                    seed: int = 1) -> Figures:  # fmt: skip
-    """Greedy bots in every seat play matches until ``seconds`` have passed. Each
-    decides from the position and its own hand (the rollout's path), or
-    (``through_views``) from a seat's ``View`` built for it, as a client does."""
+    """Greedy bots in every seat play matches until ``seconds`` have passed: each
+    game a playout (``clients.playouts``: the seats decide from the position and
+    their own hand), or (``through_views``) each seat given a ``View`` built for
+    it, as a client is."""
     rng = random.Random(seed)
     deck = list(deck_for(rules))
     bot = GreedyBot(avoid_forbidden=True, rules=rules)
@@ -114,22 +116,21 @@ def play_bot_games(rules: RuleSet, players: int, seconds: float, through_views: 
     while time.perf_counter() - started < seconds:
         if state.phase == Phase.MATCH_OVER:
             state = initial_state(rules, players)
-        if state.phase != Phase.IN_GAME:
-            rng.shuffle(deck)
-            command: Command = Deal(tuple(deck))
-        else:
-            seat = state.turn
-            assert seat is not None
-            legal = legal_actions(state)
-            if through_views:
-                command = bot.choose(build_view(state, Viewer.of_seat(seat)), legal)
-            else:
-                command = bot.decide(state, state.hands[seat], legal)
-            actions += 1
-        folded = decide_and_fold(state, command)
+        rng.shuffle(deck)
+        folded = decide_and_fold(state, Deal(tuple(deck)))
         assert isinstance(folded, Folded)
         state = folded.state
-        games += _just_ended(folded.events)
+        if through_views:
+            while state.phase == Phase.IN_GAME:
+                seat = state.turn
+                assert seat is not None
+                view = build_view(state, Viewer.of_seat(seat))
+                state = apply(state, bot.choose(view, legal_actions(state)))
+                actions += 1
+        else:
+            state, played = play_out(state)
+            actions += played
+        games += 1
     return Figures(games, actions, time.perf_counter() - started, [])
 
 
