@@ -17,7 +17,7 @@ callable). Use one bot per seat; ``reset()`` forgets the previous match.
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 
 from service.rules.cards import (
     JOKER,
@@ -161,17 +161,30 @@ class StrongerBot(Bot):
         self._last_total = {}
 
     def choose(self, view: View, actions: Sequence[SeatCommand]) -> SeatCommand:
+        return self.noted(view, self.ranked(view, actions, 1)[0])
+
+    def ranked(self, view: View, actions: Sequence[SeatCommand], most: int) -> list[SeatCommand]:
+        """Up to ``most`` of ``actions``, best first by this bot's valuation (a play or
+        a pass; any other step has its one choice). Call ``noted`` with the action
+        taken, to remember it."""
         tracker = self._tracker(view)
         tracker.observe(view)
         if len(actions) == 1:
-            choice = actions[0]
-        elif self.safe:
-            try:
-                choice = self._decide(view, actions, tracker)
-            except Exception:  # a bot must always answer; fall back to the baseline
-                choice = GreedyBot().choose(view, actions)
-        else:
-            choice = self._decide(view, actions, tracker)
+            return [actions[0]]
+        try:
+            if view.waiting_for == WaitingFor.PLAY and most > 1:
+                table = Table.for_view(view, self.rules)
+                ranked = _Decision(view, table, tracker, self.weights).ranked_plays(actions)
+                return ranked[:most] or [actions[0]]
+            return [self._decide(view, actions, tracker)]
+        except Exception:  # a bot must always answer; fall back to the baseline
+            if not self.safe:
+                raise
+            return [GreedyBot().choose(view, actions)]
+
+    def noted(self, view: View, choice: SeatCommand) -> SeatCommand:
+        """Remember the cards ``choice`` puts out of play (it is this seat's action)."""
+        tracker = self._tracker(view)
         if isinstance(choice, Play | Discard):
             tracker.remember(choice.cards)
         elif isinstance(choice, Bomb):
@@ -302,13 +315,17 @@ class _Decision:
     # -- plays -------------------------------------------------------------
 
     def play(self, actions: Sequence[SeatCommand]) -> SeatCommand:
+        ranked = self.ranked_plays(actions)
+        return ranked[0] if ranked else actions[0]
+
+    def ranked_plays(self, actions: Sequence[SeatCommand]) -> list[SeatCommand]:
+        """The plays and the pass among ``actions``, best first (equals in their order)."""
         view = self.view
         trick_order = self.position.reversed_order
         lead = view.field is None
         now = self.plan(self.hand, self.base_order)
-        best: SeatCommand = actions[0]
-        best_value = float("-inf")
-        for action in actions:
+        valued: list[tuple[float, int, SeatCommand]] = []
+        for index, action in enumerate(actions):
             if isinstance(action, Pass):
                 if lead:  # a leader's pass (uecda) only hands the lead on
                     continue
@@ -320,9 +337,9 @@ class _Decision:
                 value = self._play_value(meld, lead, trick_order)
             else:
                 continue
-            if value > best_value + 1e-9:
-                best, best_value = action, value
-        return best
+            valued.append((round(value, 9), -index, action))
+        valued.sort(key=lambda item: (item[0], item[1]), reverse=True)
+        return [action for _, _, action in valued]
 
     def _play_value(self, meld: Meld, lead: bool, trick_order: bool) -> float:
         weights = self.weights
@@ -384,9 +401,13 @@ class _Decision:
 __all__ = ["Bot", "GreedyBot", "RandomBot", "StrongerBot"]
 
 
-def bot_of_kind(kind: str, rules: RuleSet) -> Bot:
-    """A fresh bot of a named kind (``random``, ``greedy``, ``stronger``) for a match
-    with these rules: the bots the service seats itself."""
+# what the service seats: a bot's choice now, or (the expert) one awaited off its loop
+SeatPolicy = Callable[[View, Sequence[SeatCommand]], SeatCommand | Awaitable[SeatCommand]]
+
+
+def bot_of_kind(kind: str, rules: RuleSet) -> SeatPolicy:
+    """A fresh bot of a named kind (``random``, ``greedy``, ``stronger``, ``expert``)
+    for a match with these rules: the bots the service seats itself."""
     match kind:
         case "random":
             return RandomBot(random.getrandbits(64))
@@ -394,5 +415,9 @@ def bot_of_kind(kind: str, rules: RuleSet) -> Bot:
             return GreedyBot(avoid_forbidden=True, rules=rules)
         case "stronger":
             return StrongerBot(rules)
+        case "expert":
+            from .expert import OffLoopExpert  # the expert is built on these bots
+
+            return OffLoopExpert(rules)
         case _:
             raise ValueError(f"no bot {kind!r}")

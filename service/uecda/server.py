@@ -34,6 +34,7 @@ class UecdaSettings:
     # past it a new one is closed at once, so no caller holds every file descriptor
     # the process has (gRPC and REST accept from the same ones)
     max_clients: int = 256
+    bot_kind: BotKind = BotKind.STRONGER  # the bot our seats get (--uecda-bot-kind)
 
 
 def clean_name(name: str) -> str:
@@ -145,7 +146,7 @@ class UecdaServer:
             games_per_set=settings.games,
             turn_seconds=settings.turn_seconds,
             open_seats=True,
-            bots={seat: BotKind.STRONGER for seat in range(settings.bots)},
+            bots={seat: settings.bot_kind for seat in range(settings.bots)},
         )
         created = await self.service.create(options)
         table = UecdaTable(self.service, created, settings.turn_seconds, self._seating)
