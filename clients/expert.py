@@ -35,11 +35,9 @@ from dataclasses import dataclass, field
 from service.rules.cards import (
     JOKER,
     JOKER_BIT,
-    JOKER_MASK_BY_COUNT,
     REAL_CARDS,
     add_cards,
     cards_of,
-    joker_count,
     mask_of,
     remove_cards,
 )
@@ -63,6 +61,9 @@ UNSEEN_MOVES = frozenset(
 )
 CANDIDATES = 5  # plays searched: the stronger bot's best few (a lead may have dozens)
 DEFAULT_MS = 100
+# mean place a candidate must beat the stronger bot's choice by: the playouts' noise
+# (a few dozen a candidate at 100 ms) otherwise picks a worse play as often as not
+MARGIN = 0.15
 EVERY_CARD = (1 << 54) - 1  # a seat with no ceiling may hold any card
 
 
@@ -101,15 +102,18 @@ class Knowledge:
             pool.subtract(others)
         return min(pool.values(), default=0) >= 0
 
+    def loose(self) -> Knowledge:
+        """Only what is surely so: the seat's own hand, the sizes, the public cards."""
+        unseen = self.unseen
+        for seat, cards in enumerate(self.known):
+            if seat != self.seat:
+                unseen = add_cards(unseen, cards)
+        own = tuple(k if seat == self.seat else 0 for seat, k in enumerate(self.known))
+        return Knowledge(self.seat, self.sizes, own, (EVERY_CARD,) * len(self.sizes), unseen)
+
 
 def _bit(card: int) -> int:
     return JOKER_BIT if card == JOKER else 1 << card
-
-
-def common(first: int, second: int) -> int:
-    """The cards in both masks (jokers counted, not or-ed)."""
-    jokers = min(joker_count(first), joker_count(second))
-    return (first & second & REAL_CARDS) | JOKER_MASK_BY_COUNT[jokers]
 
 
 @dataclass
@@ -166,7 +170,9 @@ class Memory:
         trusted = not position.in_force & UNSEEN_MOVES
         if trusted:
             for receiver, cards in self.gave.items():
-                still = common(cards, unseen)  # neither played since nor given back here
+                # neither played since nor given back here; not a joker: the two are
+                # alike, so one seen played may have been the one given
+                still = cards & unseen & REAL_CARDS
                 if still and receiver != seat:
                     known[receiver] = add_cards(known[receiver], still)
                     unseen = remove_cards(unseen, still)
@@ -253,10 +259,12 @@ class Thought:
 
 def think(request: Request) -> Thought:
     """Play every candidate out on the same samples until the budget is spent;
-    the candidate with the lowest mean place (the first of equals) wins."""
+    the candidate with the lowest mean place wins if it beats the first (the
+    stronger bot's choice) by ``MARGIN``, else the first does."""
     candidates = request.candidates
     seat = request.knowledge.seat
     rng = random.Random(request.seed)
+    knowledge = request.knowledge
     totals = [0.0] * len(candidates)
     counts = [0] * len(candidates)
     playouts = samples = failures = 0
@@ -269,7 +277,11 @@ def think(request: Request) -> Thought:
             break
         if deadline is not None and samples and time.perf_counter() >= deadline:
             break
-        hands, rest = sample_hands(request.knowledge, rng)
+        try:
+            hands, rest = sample_hands(knowledge, rng)
+        except SampleError:  # never expected (tests/property): sample what is surely so
+            knowledge = knowledge.loose()
+            hands, rest = sample_hands(knowledge, rng)
         base = sampled_state(request.position, hands, rest, rng)
         samples += 1
         for index, action in enumerate(candidates):
@@ -288,6 +300,8 @@ def think(request: Request) -> Thought:
             break  # the position does not play (never expected): answer what is known
     means = tuple(t / c if c else float("inf") for t, c in zip(totals, counts, strict=True))
     best = min(range(len(candidates)), key=lambda i: means[i])
+    if means[best] > means[0] - MARGIN:
+        best = 0  # the stronger bot's own choice, unless the playouts clearly beat it
     return Thought(candidates[best], means, playouts, samples)
 
 
