@@ -112,17 +112,17 @@ def playouts_per_second(preset: str, seconds: float, seed: int = 1) -> tuple[flo
     to act, its unseen cards dealt at random, played out to the game's end."""
     rules = rule_set(preset).with_options({"games_per_set": 3})
     rng = random.Random(seed)
-    seen: list[tuple[View, object]] = []
+    seen: list[View] = []
+    bots = [StrongerBot(rules) for _ in range(PLAYERS)]
 
     def collect(view: View, actions: Sequence[SeatCommand]) -> SeatCommand:
         if view.waiting_for is not None and len(seen) < 400 and rng.random() < 0.3:
-            seen.append((view, None))
+            seen.append(view)
         return bots[view.seat or 0].choose(view, actions)
 
-    bots = [StrongerBot(rules) for _ in range(PLAYERS)]
     play_match(rules, PLAYERS, b"bench-strength/playouts", [collect] * PLAYERS)
     starts = []
-    for view, _ in seen:
+    for view in seen:
         position = Table.for_view(view, rules).position(view)
         knowledge = Memory().knowledge(view, position)
         hands, rest = sample_hands(knowledge, rng)
