@@ -1,4 +1,5 @@
-"""Build hook: compile the rules engine's hot modules with mypyc for a wheel.
+"""Build hook: compile the rules engine's hot modules (and the bot decisions that
+playouts run beside it) with mypyc for a wheel.
 
 ``pip install .`` (and the deploy image) get the compiled engine, about three
 times faster. Editable installs (development, tests) stay pure Python, so an
@@ -20,6 +21,9 @@ COMPILED = [
         "cards", "commands", "dealing", "decider", "events", "evolve", "judging",
         "legal", "melds", "memo", "readings", "refusals", "rulesets", "state", "vocabulary",
     )
+] + [
+    # the bots' decisions from a position: every seat of the expert's playouts runs them
+    "clients/policies.py", "clients/playouts.py",
 ]  # fmt: skip
 
 

@@ -1,6 +1,8 @@
 """Rules engine speed: complete games per second with random legal players
-(decide + evolve + legal actions on one core), and the cost of one
-legal-actions call. Prints figures; asserts nothing.
+(decide + evolve + legal actions on one core), the cost of one legal-actions
+call, and greedy self-play with the bots deciding from the position (the expert's
+playout path) beside the same bots given a View each action. Prints figures;
+asserts nothing.
 
     .venv/bin/python -m bench.engine [--seconds S] [--compare]
 
@@ -23,6 +25,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from clients.bots import GreedyBot
+from clients.playouts import apply, play_out
 from service.rules import (
     Deal,
     Folded,
@@ -37,8 +41,10 @@ from service.rules import (
 from service.rules import decider as decider_module
 from service.rules.commands import Command
 from service.rules.dealing import deck_for
+from service.rules.events import GameEnded
 from service.rules.legal import legal_actions
 from service.rules.rulesets import LOCAL_RULES, all_local_rules_on
+from service.rules.views import Viewer, build_view
 from service.rules.vocabulary import Phase
 
 
@@ -95,13 +101,47 @@ def play_random_games(rules: RuleSet, players: int, seconds: float, seed: int = 
     return Figures(games, actions, time.perf_counter() - started, timings)
 
 
+def play_bot_games(rules: RuleSet, players: int, seconds: float, through_views: bool,
+                   seed: int = 1) -> Figures:  # fmt: skip
+    """Greedy bots in every seat play matches until ``seconds`` have passed: each
+    game a playout (``clients.playouts``: the seats decide from the position and
+    their own hand), or (``through_views``) each seat given a ``View`` built for
+    it, as a client is."""
+    rng = random.Random(seed)
+    deck = list(deck_for(rules))
+    bot = GreedyBot(avoid_forbidden=True, rules=rules)
+    games = actions = 0
+    started = time.perf_counter()
+    state: MatchState = initial_state(rules, players)
+    while time.perf_counter() - started < seconds:
+        if state.phase == Phase.MATCH_OVER:
+            state = initial_state(rules, players)
+        rng.shuffle(deck)
+        folded = decide_and_fold(state, Deal(tuple(deck)))
+        assert isinstance(folded, Folded)
+        state = folded.state
+        if through_views:
+            while state.phase == Phase.IN_GAME:
+                seat = state.turn
+                assert seat is not None
+                view = build_view(state, Viewer.of_seat(seat))
+                state = apply(state, bot.choose(view, legal_actions(state)))
+                actions += 1
+        else:
+            state, played = play_out(state)
+            actions += played
+        games += 1
+    return Figures(games, actions, time.perf_counter() - started, [])
+
+
 def _just_ended(events: Sequence[object]) -> bool:
-    return any(type(event).__name__ == "GameEnded" for event in events)
+    return any(isinstance(event, GameEnded) for event in events)
 
 
 def report(label: str, figures: Figures) -> None:
     print(f"{label:<44} {figures.games_per_second:>9.1f} games/s"
-          f"   {figures.actions / figures.games:>6.1f} actions/game")  # fmt: skip
+          f"   {figures.actions / figures.games:>6.1f} actions/game"
+          f"   {figures.actions / figures.seconds:>9.0f} actions/s")  # fmt: skip
 
 
 # (driver, variable naming its checkout (None: a PyPI package), games)
@@ -161,6 +201,11 @@ def main() -> None:
     p99 = statistics.quantiles(timed.legal_calls_ns, n=100)[98] / 1000
     print(f"legal_actions, federation: median {median:.1f} µs, p99 {p99:.1f} µs "
           f"over {len(timed.legal_calls_ns)} calls")  # fmt: skip
+    # the bots' own path: what a playout costs (side by side with a view per action)
+    report("greedy self-play, federation, 5 players",
+           play_bot_games(federation, 5, args.seconds, through_views=False))  # fmt: skip
+    report("  the same, a View built per action",
+           play_bot_games(federation, 5, args.seconds, through_views=True))  # fmt: skip
     if args.compare:
         compare_with_competitors()
 

@@ -16,14 +16,11 @@ callable). Use one bot per seat; ``reset()`` forgets the previous match.
 
 from __future__ import annotations
 
-import functools
 import random
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Sequence
 
 from service.rules.cards import (
     JOKER,
-    JOKER_BIT,
     JOKER_MASK_BY_COUNT,
     REAL_CARDS,
     cards_of,
@@ -32,82 +29,34 @@ from service.rules.cards import (
     rank_mask,
     remove_cards,
 )
-from service.rules.commands import Bomb, Discard, Give, Pass, Pick, Play, SeatCommand
+from service.rules.commands import Bomb, Discard, Give, Pass, Play, SeatCommand
 from service.rules.evolve import runs_counted
 from service.rules.judging import (
     FOUR_STOP_RANK,
     FOUR_STOP_SIZE,
-    ends_eleven_back,
-    flush_reason,
-    four_stop_applies,
-    is_forbidden_finish,
-    is_lucky_seven,
     joker_returners,
-    pick_triggers,
-    revolution_cause,
-    seven_pass_count,
-    starts_eleven_back,
     starts_number_lock,
     starts_suit_lock,
-    starts_two_back,
-    ten_discard_count,
 )
-from service.rules.melds import TOP_RANK, Kind, Meld
-from service.rules.readings import finishes_forbidden
+from service.rules.melds import Kind, Meld
 from service.rules.rulesets import RuleSet
 from service.rules.state import Position
 from service.rules.views import View
-from service.rules.vocabulary import ElevenBack, FlushReason, RevolutionCause, WaitingFor
+from service.rules.vocabulary import WaitingFor
 
-from .strategy import (
-    Odds,
-    Plan,
-    Planner,
-    Table,
-    Tracker,
-    Weights,
-    card_strength,
-    hand_of,
+from .policies import (
+    PICKS,
+    STEPS_OF_CARDS,
+    WINDOWS,
+    Effects,
+    choose_pick,
+    effects_on,
+    given_strengths,
+    greedy_decide,
     meld_of,
-    real_count,
-    strength,
     weakest_cards,
 )
-
-# the answer windows, the picks, and the steps that give or discard cards of the hand
-WINDOWS = (WaitingFor.FOUR_STOP, WaitingFor.EIGHT_CUT_RETURN)
-PICKS = (WaitingFor.SALVAGE, WaitingFor.KINGS_MARCH, WaitingFor.ZOMBIE)
-STEPS_OF_CARDS = (
-    WaitingFor.EXCHANGE,
-    WaitingFor.SEVEN_PASS,
-    WaitingFor.TEN_DISCARD,
-    WaitingFor.KING_PASTOR,
-)
-
-
-def choose_pick(position: Position, actions: Sequence[SeatCommand]) -> SeatCommand:
-    """A card taken is one more to shed (docs/RULES.md §5.3): into its own hand a bot
-    takes only cards that win tricks (jokers, the two strongest ranks); for a
-    zombie it burdens the next player with the weakest card there is."""
-    picks = [a for a in actions if isinstance(a, Pick)]
-    if not picks:
-        return actions[0]
-    reversed_order = position.reversed_order
-
-    def strengths(pick: Pick) -> list[int]:
-        return [card_strength(card, reversed_order) for card in cards_of(pick.cards)]
-
-    if position.waiting_for == WaitingFor.ZOMBIE:
-        burdens = [p for p in picks if p.cards]
-        if not burdens:
-            return picks[0]
-        return min(burdens, key=lambda p: min(strengths(p)))
-    # never a card that asks for the pick again: taken back round and round
-    again = pick_triggers(position)
-    strong = [p for p in picks if p.cards and not p.cards & again and min(strengths(p)) >= 11]
-    if not strong:
-        return next((p for p in picks if not p.cards), picks[0])
-    return max(strong, key=lambda p: (len(strengths(p)), sum(strengths(p))))
+from .strategy import Odds, Plan, Planner, Table, Tracker, Weights, hand_of, strength
 
 
 class Bot:
@@ -116,6 +65,11 @@ class Bot:
     name = "bot"
 
     def choose(self, view: View, actions: Sequence[SeatCommand]) -> SeatCommand:
+        raise NotImplementedError
+
+    def decide(self, position: Position, hand: int, actions: Sequence[SeatCommand]) -> SeatCommand:
+        """``choose`` from the public position and the seat's own hand, with no view
+        built (the expert's playouts): for the bots that need nothing more."""
         raise NotImplementedError
 
     def reset(self) -> None:
@@ -141,19 +95,17 @@ class RandomBot(Bot):
     def choose(self, view: View, actions: Sequence[SeatCommand]) -> SeatCommand:
         return actions[self.rng.randrange(len(actions))]
 
+    def decide(self, position: Position, hand: int, actions: Sequence[SeatCommand]) -> SeatCommand:
+        return actions[self.rng.randrange(len(actions))]
+
 
 # -- greedy ---------------------------------------------------------------------
 
 
-def _given_strengths(cards: int, reversed_order: bool) -> tuple[int, ...]:
-    """A give's card strengths, strongest first (compare gives by their best)."""
-    return tuple(sorted((card_strength(c, reversed_order) for c in cards_of(cards)), reverse=True))
-
-
 class GreedyBot(Bot):
-    """The classic baseline. ``avoid_forbidden`` (off by default) makes it
-    refuse, when it has another choice, a forbidden finishing play and a play
-    that leaves it only cards it may not finish on."""
+    """The classic baseline (``policies.greedy_decide``). ``avoid_forbidden`` (off by
+    default) makes it refuse, when it has another choice, a forbidden finishing play
+    and a play that leaves it only cards it may not finish on."""
 
     name = "greedy"
 
@@ -164,126 +116,11 @@ class GreedyBot(Bot):
     def choose(self, view: View, actions: Sequence[SeatCommand]) -> SeatCommand:
         if len(actions) == 1:
             return actions[0]
-        waiting = view.waiting_for
         position = Table.for_view(view, self.rules).position(view)
-        reversed_order = position.reversed_order
-        if waiting in WINDOWS:
-            return next((a for a in actions if isinstance(a, Play)), actions[0])
-        if waiting in PICKS:
-            return choose_pick(position, actions)
-        if waiting in STEPS_OF_CARDS:
-            return min(
-                actions,
-                key=lambda a: (
-                    _given_strengths(a.cards, reversed_order)
-                    if isinstance(a, Give | Discard)
-                    else (99,)
-                ),
-            )
-        if waiting == WaitingFor.QUEEN_BOMBER:
-            return self._bomb(view, actions, reversed_order)
-        plays = [a for a in actions if isinstance(a, Play)]
-        if self.avoid_forbidden:
-            plays = _without_forbidden(view, position, plays) or plays
-        if not plays:
-            return actions[0]
-        if view.field is None:
-            return self._lead(plays, reversed_order)
-        return self._follow(plays, reversed_order)
+        return greedy_decide(position, hand_of(view), actions, self.avoid_forbidden)
 
-    @staticmethod
-    def _lead(plays: list[Play], reversed_order: bool) -> Play:
-        """The meld that sheds the most cards of the weakest rank held."""
-        cards = 0
-        for play in plays:
-            cards |= play.cards
-        real = cards & REAL_CARDS
-        if not real:
-            return min(plays, key=lambda p: p.cards.bit_count())
-        weakest = min(
-            (rank for rank in range(13) if real & rank_mask(rank)),
-            key=lambda rank: strength(rank, reversed_order),
-        )
-
-        def key(play: Play) -> tuple[int, int, int, int]:
-            meld = meld_of(play.cards, play.jokers_as, reversed_order)
-            power = meld.strength(reversed_order) if meld else TOP_RANK
-            return (
-                -real_count(play.cards, weakest),
-                joker_count(play.cards),
-                -play.cards.bit_count(),
-                power,
-            )
-
-        return min(plays, key=key)
-
-    @staticmethod
-    def _follow(plays: list[Play], reversed_order: bool) -> Play:
-        """The weakest play that beats the field (jokers only when needed)."""
-
-        def key(play: Play) -> tuple[bool, int]:
-            meld = meld_of(play.cards, play.jokers_as, reversed_order)
-            power = meld.strength(reversed_order) if meld else TOP_RANK
-            return (joker_count(play.cards) > 0 and power < TOP_RANK, power)
-
-        return min(plays, key=key)
-
-    @staticmethod
-    def _bomb(view: View, actions: Sequence[SeatCommand], reversed_order: bool) -> SeatCommand:
-        """Name the strongest ranks it does not hold (others are likely to)."""
-        hand = hand_of(view)
-        bombs = [a for a in actions if isinstance(a, Bomb)]
-        if not bombs:
-            return actions[0]
-        count = len(bombs[0].ranks)
-        ranks = sorted(
-            range(13),
-            key=lambda rank: (bool(hand & rank_mask(rank)), -strength(rank, reversed_order)),
-        )
-        wanted = tuple(sorted(ranks[:count]))
-        return next((b for b in bombs if tuple(b.ranks) == wanted), bombs[0])
-
-
-# -- what a play does ------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class Effects:
-    finishes: bool = False
-    forbidden: bool = False
-    revolts: bool = False
-    flushes: bool = False
-    four_stop: bool = False
-    eleven_strength: bool = False  # the order in force flips for the trick's next plays
-    great_revolution: bool = False
-    lucky_seven: bool = False
-    sevens: int = 0
-    tens: int = 0
-
-
-def effects_on(position: Position, meld: Meld, hand: int) -> Effects:
-    """What playing ``meld`` from ``hand`` does on the public ``position``, as the
-    engine judges it (``service.rules.judging``)."""
-    finishes = remove_cards(hand, meld.mask) == 0
-    cause = revolution_cause(position, meld)
-    flush = flush_reason(position, meld)
-    great = cause == RevolutionCause.GREAT_REVOLUTION
-    strength = position.rules.eleven_back == ElevenBack.STRENGTH
-    eleven = strength and starts_eleven_back(position, meld)
-    # six-return ends a strength eleven-back; two-back reverses once more (§5 #42, #43)
-    six_return = position.eleven_back == ElevenBack.STRENGTH and ends_eleven_back(position, meld)
-    return Effects(
-        finishes=finishes,
-        forbidden=finishes and not great and is_forbidden_finish(position, meld),
-        revolts=cause is not None,
-        flushes=flush is not None,
-        four_stop=flush == FlushReason.EIGHT_CUT and four_stop_applies(position, meld),
-        eleven_strength=eleven ^ six_return ^ starts_two_back(position, meld),
-        great_revolution=great,
-        lucky_seven=is_lucky_seven(position, meld),
-        sevens=seven_pass_count(position.in_force, meld),
-        tens=ten_discard_count(position.in_force, meld),
-    )
+    def decide(self, position: Position, hand: int, actions: Sequence[SeatCommand]) -> SeatCommand:
+        return greedy_decide(position, hand, actions, self.avoid_forbidden)
 
 
 def locks_after(position: Position, meld: Meld) -> tuple[int, bool]:
@@ -292,39 +129,6 @@ def locks_after(position: Position, meld: Meld) -> tuple[int, bool]:
     after = runs_counted(position, meld)
     suits = after.suit_lock or (after.suit_run_suits if starts_suit_lock(after) else 0)
     return suits, after.number_lock or starts_number_lock(after)
-
-
-@functools.lru_cache(maxsize=64)
-def _risky_cards(rules: RuleSet, in_force: frozenset[str], revolution: bool) -> int:
-    """Cards that may not be played alone as the last card (docs/RULES.md §2)."""
-    risky = 0
-    for card in range(52):
-        single = Meld(Kind.SINGLE, 1 << card, 1, card >> 2, card >> 2, 1 << (card & 3), 0)
-        if finishes_forbidden(rules, in_force, single, revolution=revolution, spade3_return=False):
-            risky |= 1 << card
-    joker = Meld(Kind.SINGLE, JOKER_BIT, 1, TOP_RANK, TOP_RANK, 0, 1)
-    if finishes_forbidden(rules, in_force, joker, revolution=revolution, spade3_return=False):
-        risky |= JOKER_MASK_BY_COUNT[2]
-    return risky
-
-
-def _without_forbidden(view: View, position: Position, plays: list[Play]) -> list[Play]:
-    """The plays that neither finish forbidden nor leave only cards that would
-    (or all of them, when there is no such choice)."""
-    hand = hand_of(view)
-    reversed_order = position.reversed_order
-    risky = _risky_cards(position.rules, position.in_force, position.revolution)
-    kept = []
-    for play in plays:
-        meld = meld_of(play.cards, play.jokers_as, reversed_order)
-        if meld is None or not effects_on(position, meld, hand).forbidden:
-            kept.append(play)
-    safer = [p for p in kept if not _only_risky(remove_cards(hand, p.cards), risky)]
-    return safer or kept
-
-
-def _only_risky(hand: int, risky: int) -> bool:
-    return hand != 0 and hand & ~risky == 0
 
 
 # -- stronger -------------------------------------------------------------------
@@ -357,17 +161,30 @@ class StrongerBot(Bot):
         self._last_total = {}
 
     def choose(self, view: View, actions: Sequence[SeatCommand]) -> SeatCommand:
+        return self.noted(view, self.ranked(view, actions, 1)[0])
+
+    def ranked(self, view: View, actions: Sequence[SeatCommand], most: int) -> list[SeatCommand]:
+        """Up to ``most`` of ``actions``, best first by this bot's valuation (a play or
+        a pass; any other step has its one choice). Call ``noted`` with the action
+        taken, to remember it."""
         tracker = self._tracker(view)
         tracker.observe(view)
         if len(actions) == 1:
-            choice = actions[0]
-        elif self.safe:
-            try:
-                choice = self._decide(view, actions, tracker)
-            except Exception:  # a bot must always answer; fall back to the baseline
-                choice = GreedyBot().choose(view, actions)
-        else:
-            choice = self._decide(view, actions, tracker)
+            return [actions[0]]
+        try:
+            if view.waiting_for == WaitingFor.PLAY and most > 1:
+                table = Table.for_view(view, self.rules)
+                ranked = _Decision(view, table, tracker, self.weights).ranked_plays(actions)
+                return ranked[:most] or [actions[0]]
+            return [self._decide(view, actions, tracker)]
+        except Exception:  # a bot must always answer; fall back to the baseline
+            if not self.safe:
+                raise
+            return [GreedyBot().choose(view, actions)]
+
+    def noted(self, view: View, choice: SeatCommand) -> SeatCommand:
+        """Remember the cards ``choice`` puts out of play (it is this seat's action)."""
+        tracker = self._tracker(view)
         if isinstance(choice, Play | Discard):
             tracker.remember(choice.cards)
         elif isinstance(choice, Bomb):
@@ -450,7 +267,7 @@ class _Decision:
 
         def value(action: Give | Discard) -> tuple[float, tuple[int, ...]]:
             left = remove_cards(self.hand, action.cards)
-            weakest = tuple(-s for s in _given_strengths(action.cards, order))
+            weakest = tuple(-s for s in given_strengths(action.cards, order))
             return (-self.plan(left, order).cost, weakest)
 
         return max(cards, key=value)
@@ -498,13 +315,17 @@ class _Decision:
     # -- plays -------------------------------------------------------------
 
     def play(self, actions: Sequence[SeatCommand]) -> SeatCommand:
+        ranked = self.ranked_plays(actions)
+        return ranked[0] if ranked else actions[0]
+
+    def ranked_plays(self, actions: Sequence[SeatCommand]) -> list[SeatCommand]:
+        """The plays and the pass among ``actions``, best first (equals in their order)."""
         view = self.view
         trick_order = self.position.reversed_order
         lead = view.field is None
         now = self.plan(self.hand, self.base_order)
-        best: SeatCommand = actions[0]
-        best_value = float("-inf")
-        for action in actions:
+        valued: list[tuple[float, int, SeatCommand]] = []
+        for index, action in enumerate(actions):
             if isinstance(action, Pass):
                 if lead:  # a leader's pass (uecda) only hands the lead on
                     continue
@@ -516,9 +337,9 @@ class _Decision:
                 value = self._play_value(meld, lead, trick_order)
             else:
                 continue
-            if value > best_value + 1e-9:
-                best, best_value = action, value
-        return best
+            valued.append((round(value, 9), -index, action))
+        valued.sort(key=lambda item: (item[0], item[1]), reverse=True)
+        return [action for _, _, action in valued]
 
     def _play_value(self, meld: Meld, lead: bool, trick_order: bool) -> float:
         weights = self.weights
@@ -580,9 +401,13 @@ class _Decision:
 __all__ = ["Bot", "GreedyBot", "RandomBot", "StrongerBot"]
 
 
-def bot_of_kind(kind: str, rules: RuleSet) -> Bot:
-    """A fresh bot of a named kind (``random``, ``greedy``, ``stronger``) for a match
-    with these rules: the bots the service seats itself."""
+# what the service seats: a bot's choice now, or (the expert) one awaited off its loop
+SeatPolicy = Callable[[View, Sequence[SeatCommand]], SeatCommand | Awaitable[SeatCommand]]
+
+
+def bot_of_kind(kind: str, rules: RuleSet) -> SeatPolicy:
+    """A fresh bot of a named kind (``random``, ``greedy``, ``stronger``, ``expert``)
+    for a match with these rules: the bots the service seats itself."""
     match kind:
         case "random":
             return RandomBot(random.getrandbits(64))
@@ -590,5 +415,9 @@ def bot_of_kind(kind: str, rules: RuleSet) -> Bot:
             return GreedyBot(avoid_forbidden=True, rules=rules)
         case "stronger":
             return StrongerBot(rules)
+        case "expert":
+            from .expert import OffLoopExpert  # the expert is built on these bots
+
+            return OffLoopExpert(rules)
         case _:
             raise ValueError(f"no bot {kind!r}")

@@ -19,16 +19,13 @@ from math import comb
 from typing import Any
 
 from service.rules.cards import (
-    JOKER,
     JOKER_BIT,
     REAL_CARDS,
     add_cards,
-    cards_of,
     joker_count,
     mask_of,
     parse_card,
     rank_mask,
-    rank_of,
 )
 from service.rules.judging import (
     FOUR_STOP_RANK,
@@ -38,11 +35,13 @@ from service.rules.judging import (
     number_lock_admits,
     suit_lock_admits,
 )
-from service.rules.melds import TOP_RANK, Kind, Meld, classify, rank_strength
+from service.rules.melds import TOP_RANK, Kind, Meld, rank_strength
 from service.rules.readings import cuts_eight, finishes_forbidden
 from service.rules.rulesets import PRESETS, RuleSet, RuleSetError
 from service.rules.state import Position
 from service.rules.views import View, position_of
+
+from .policies import real_count
 
 MAX_SPLITS = 40  # ways to pick stairs out of one hand that a plan tries at most
 
@@ -65,27 +64,6 @@ def codes_mask(codes: Iterable[str]) -> int:
 
 # a rank's strength in the order in force (bigger is stronger): the engine's own
 strength = rank_strength
-
-
-def card_strength(card: int, reversed_order: bool) -> int:
-    return TOP_RANK if card == JOKER else strength(rank_of(card), reversed_order)
-
-
-def meld_of(cards: int, jokers_as: tuple[int, ...], reversed_order: bool) -> Meld | None:
-    """What a legal play is (its shape, ranks and joker readings, a stairs joker
-    past the 3 or the 2 included: legal plays name their readings)."""
-    return classify(
-        cards,
-        jokers_as,
-        reversed_order=reversed_order,
-        stairs_allowed=True,
-        emperor_allowed=True,
-        past_ends=True,
-    )
-
-
-def real_count(mask: int, rank: int) -> int:
-    return ((mask >> (rank * 4)) & 15).bit_count()
 
 
 # -- the table's rules ---------------------------------------------------------
@@ -483,12 +461,3 @@ class Planner:
                 chosen.pop()
 
         return walk(0)
-
-
-# -- small helpers for bots --------------------------------------------------
-
-
-def weakest_cards(hand: int, count: int, reversed_order: bool) -> int:
-    """The ``count`` weakest cards of ``hand`` (jokers last) as a mask."""
-    cards = sorted(cards_of(hand), key=lambda card: card_strength(card, reversed_order))
-    return mask_of(cards[:count])

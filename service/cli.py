@@ -12,6 +12,7 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from .match.events import BotKind
 from .rules import PRESETS
 
 if TYPE_CHECKING:
@@ -39,6 +40,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     serve.add_argument("--uecda-port", type=int, help="also serve UECda clients (protocol 20070)")
     serve.add_argument("--uecda-games", type=int, default=1000, help="games per UECda table")
     serve.add_argument("--uecda-bots", type=int, default=0, help="seats of a table our bot plays")
+    serve.add_argument(
+        "--uecda-bot-kind",
+        choices=[kind.value for kind in BotKind],
+        default=BotKind.STRONGER.value,
+        help="the bot those seats get",
+    )
     serve.add_argument(
         "--uecda-turn-seconds", type=float, default=10.0, help="a UECda seat's time per turn"
     )
@@ -388,6 +395,7 @@ async def _serve(args: argparse.Namespace, rest: RestSettings, limits: Limits) -
         durability=Durability(args.uecda_durability),
         arena=args.uecda_arena,
         arena_bots_after=args.arena_bots_after,
+        bot_kind=BotKind(args.uecda_bot_kind),
     )
     try:
         signer = serving_signer(args.signing_key_file)  # before anything starts

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import inspect
 import logging
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 
 from eventstore import EventStoreError, StoredEvent
 
@@ -28,7 +29,8 @@ from .service import GameService, ServiceError
 
 log = logging.getLogger("daifugo.bots")
 
-Policy = Callable[[View, Sequence[SeatCommand]], SeatCommand]
+# a bot that thinks long (the expert) answers with an awaitable: it thinks off the loop
+Policy = Callable[[View, Sequence[SeatCommand]], SeatCommand | Awaitable[SeatCommand]]
 BotFactory = Callable[[BotKind, RuleSet], Policy]
 """A fresh bot of a kind for a match with these rules (the wiring gives the policies:
 the service layer knows no bot's strategy)."""
@@ -104,7 +106,8 @@ class BotSeats:
                     if seen.actions:
                         if pause:
                             await asyncio.sleep(pause)
-                        chosen = bot(seen.view, seen.actions)
+                        answer = bot(seen.view, seen.actions)
+                        chosen = await answer if inspect.isawaitable(answer) else answer
                         request_id = f"bot:{seen.match.version}"
                         await service.act(
                             match_id, token, functools.partial(_same, chosen), request_id

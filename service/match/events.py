@@ -18,6 +18,7 @@ class BotKind(StrEnum):
     RANDOM = "random"
     GREEDY = "greedy"
     STRONGER = "stronger"
+    EXPERT = "expert"  # searches each play (clients/expert.py), in a process pool
 
 
 def bot_name(kind: BotKind, seat: int) -> str:

@@ -67,7 +67,7 @@ async def _limited(limiter: RateLimiter, limits: RegistrationLimits, address: st
     f"{MAX_NAME_CHARS} characters (400 too_long), or holds a control, format or separator "
     "character, a ':', or a mix of scripts (400 invalid_name). Sign-ups are limited per "
     "address and overall (429 too_many_registrations with Retry-After).",
-    responses=responses(400, 409, 503),
+    responses=responses(400, 409, 429, 503),
 )
 async def register(
     ctx: NamedDependency[Context], request: Request[Any, Any, Any], data: JSONBody[Registration]

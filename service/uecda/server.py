@@ -59,6 +59,7 @@ class UecdaSettings:
     # our bots take the seats no client took within arena_bots_after seconds
     arena: bool = False
     arena_bots_after: float = 10.0
+    bot_kind: BotKind = BotKind.STRONGER  # the bot our seats get (--uecda-bot-kind)
 
 
 def clean_name(name: str) -> str:
@@ -299,7 +300,7 @@ class UecdaServer:
             games_per_set=settings.games,
             turn_seconds=settings.turn_seconds,
             open_seats=True,
-            bots={seat: BotKind.STRONGER for seat in range(settings.bots)},
+            bots={seat: settings.bot_kind for seat in range(settings.bots)},
             rated=settings.arena,
         )
         created = await self.service.create(options)

@@ -247,3 +247,26 @@ async def test_the_host_seats_bots_and_starts_the_table(site: Site, page: Page) 
     await page.wait_for_selector("#fact-phase:has-text('Playing')")
     match = await site.running.service.load(match_id)
     assert match.started and match.bots == ("random", "greedy", "stronger")
+
+
+async def test_the_host_seats_the_expert(site: Site, page: Page) -> None:
+    await page.goto(f"{site.base_url}/#/new")
+    await page.wait_for_selector("#new-rules input[data-rule='eight_cut']")
+    await page.select_option("#new-players", "2")
+    await page.check("#new-host-only")
+    for seat in (0, 1):
+        await page.select_option(f"#new-seat-{seat}", "invite")
+    await page.uncheck("#new-auto-start")
+    await page.click("#new-create")
+    await page.wait_for_selector("#host-panel:not([hidden]) #invite-link-1")
+    match_id = match_id_of(page)
+    for kind in ("expert", "greedy"):
+        await page.select_option("#host-bot-kind", kind)
+        await focus_by_keyboard(page, "#host-bot")
+        await page.keyboard.press("Enter")
+        await page.wait_for_selector(f"#seats .seat-name:has-text('{kind} bot')")
+    await focus_by_keyboard(page, "#host-start")
+    await page.keyboard.press("Enter")
+    await page.wait_for_selector("#fact-phase:has-text('Playing')")
+    match = await site.running.service.load(match_id)
+    assert match.started and match.bots == ("expert", "greedy")

@@ -1,6 +1,6 @@
 // The new-table form: preset, players, every local rule of the preset as a
 // toggle (Japanese name and meaning), games per set, times, and who sits
-// where: you, a bot (random, greedy, stronger) or an invited friend.
+// where: you, a bot (random, greedy, stronger, expert) or an invited friend.
 
 import { api, requestId } from "./api.js";
 import { $ } from "./dom.js";
@@ -11,6 +11,7 @@ const SEAT_CHOICES = [
   ["random", "Bot: random"],
   ["greedy", "Bot: greedy"],
   ["stronger", "Bot: stronger"],
+  ["expert", "Bot: expert (searches each play)"],
 ];
 
 export class NewTable {

@@ -1,0 +1,170 @@
+"""The expert bot's strength, on duplicate deals: every deal is played once per
+rotation of the seats (the expert in each seat in turn, four ``stronger`` bots in
+the others), so the luck of the deal cancels. Prints, with 95% confidence
+intervals over the deals, the expert's mean place, first-place rate and points;
+then its playouts per second on one core. Seeded: the same arguments deal the
+same games. Prints figures; asserts nothing.
+
+    .venv/bin/python -m bench.strength [--deals N] [--jobs J] [--quick]
+
+Run it on the compiled install (README.md, Speed): the playouts are the engine's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import random
+import statistics
+import time
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+
+from clients.bots import Bot, StrongerBot
+from clients.expert import ExpertBot, Memory, sample_hands, sampled_state
+from clients.playouts import apply, play_out
+from clients.strategy import Table
+from service.app.selfplay import play_match
+from service.rules import rule_set
+from service.rules.commands import SeatCommand
+from service.rules.legal import legal_actions
+from service.rules.views import View
+from service.rules.vocabulary import Phase
+
+PLAYERS = 5
+
+
+@dataclass(frozen=True)
+class Seating:
+    preset: str
+    deal: int
+    seat: int  # where the expert sits
+    budget_ms: int
+    games: int  # games a match (the deal seeds them all)
+
+
+def play_seating(seating: Seating) -> list[tuple[int, int, int]]:
+    """One match: per game, (deal, place, points) of the expert."""
+    rules = rule_set(seating.preset).with_options({"games_per_set": seating.games})
+    bots: list[Bot] = [StrongerBot(rules) for _ in range(PLAYERS)]
+    bots[seating.seat] = ExpertBot(
+        rules, budget_ms=seating.budget_ms, seed=f"strength/{seating.deal}".encode()
+    )
+    seed = f"bench-strength/{seating.preset}/{seating.deal}".encode()
+    played = play_match(rules, PLAYERS, seed, bots)
+    rows = []
+    for places in played.state.results:
+        place = places[seating.seat]
+        rows.append((seating.deal, place, PLAYERS - place + rules.points_for_last))
+    return rows
+
+
+@dataclass
+class Figures:
+    places: list[float]  # per deal: the mean over its rotations and games
+    firsts: list[float]
+    points: list[float]
+
+    def line(self, label: str) -> str:
+        return (
+            f"{label:<34} place {_ci(self.places)}   1st {_ci(self.firsts, percent=True)}"
+            f"   points {_ci(self.points)}   ({len(self.places)} deals)"
+        )
+
+
+def _ci(values: Sequence[float], percent: bool = False) -> str:
+    mean = statistics.fmean(values)
+    half = 1.96 * statistics.stdev(values) / math.sqrt(len(values)) if len(values) > 1 else 0
+    if percent:
+        return f"{mean:6.1%} ± {half:5.1%}"
+    return f"{mean:5.2f} ± {half:4.2f}"
+
+
+def strength(preset: str, budget_ms: int, deals: int, games: int, jobs: int) -> Figures:
+    work = [
+        Seating(preset, deal, seat, budget_ms, games)
+        for deal in range(deals)
+        for seat in range(PLAYERS)
+    ]
+    rows: list[tuple[int, int, int]] = []
+    if jobs > 1:
+        with ProcessPoolExecutor(jobs) as pool:
+            for found in pool.map(play_seating, work):
+                rows += found
+    else:
+        for seating in work:
+            rows += play_seating(seating)
+    by_deal: dict[int, list[tuple[int, int]]] = {}
+    for deal, place, points in rows:
+        by_deal.setdefault(deal, []).append((place, points))
+    figures = Figures([], [], [])
+    for results in by_deal.values():
+        figures.places.append(statistics.fmean(p for p, _ in results))
+        figures.firsts.append(statistics.fmean(p == 1 for p, _ in results))
+        figures.points.append(statistics.fmean(q for _, q in results))
+    return figures
+
+
+def playouts_per_second(preset: str, seconds: float, seed: int = 1) -> tuple[float, int]:
+    """Full games played out from sampled positions (what the expert's search does)
+    on this core: positions met in a stronger bots' match, each seen from the seat
+    to act, its unseen cards dealt at random, played out to the game's end."""
+    rules = rule_set(preset).with_options({"games_per_set": 3})
+    rng = random.Random(seed)
+    seen: list[View] = []
+    bots = [StrongerBot(rules) for _ in range(PLAYERS)]
+
+    def collect(view: View, actions: Sequence[SeatCommand]) -> SeatCommand:
+        if view.waiting_for is not None and len(seen) < 400 and rng.random() < 0.3:
+            seen.append(view)
+        return bots[view.seat or 0].choose(view, actions)
+
+    play_match(rules, PLAYERS, b"bench-strength/playouts", [collect] * PLAYERS)
+    starts = []
+    for view in seen:
+        position = Table.for_view(view, rules).position(view)
+        knowledge = Memory().knowledge(view, position)
+        hands, rest = sample_hands(knowledge, rng)
+        starts.append(sampled_state(position, hands, rest, rng))
+    played = 0
+    started = time.perf_counter()
+    while time.perf_counter() - started < seconds:
+        state = starts[played % len(starts)]
+        if state.phase == Phase.IN_GAME:
+            play_out(apply(state, legal_actions(state)[0]))
+        played += 1
+    return played / (time.perf_counter() - started), len(starts)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--deals", type=int, default=12, help="deals per figure (x5 seats)")
+    parser.add_argument("--games", type=int, default=2, help="games a match")
+    parser.add_argument("--jobs", type=int, default=1, help="worker processes")
+    parser.add_argument("--presets", nargs="*", default=["torasobi", "uecda"])
+    parser.add_argument("--budgets", type=int, nargs="*", default=[10, 100, 1000],
+                        help="ms a move for the strength-with-time series")  # fmt: skip
+    parser.add_argument("--series-deals", type=int, default=4, help="deals for the series")
+    parser.add_argument("--quick", action="store_true", help="3 deals, the series at 10, 100")
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.deals, args.series_deals, args.budgets = 3, 2, [10, 100]
+    per_second, starts = playouts_per_second("federation", 3.0)
+    print(f"playouts, 5 players, federation: {per_second:,.0f}/s on one core "
+          f"(full games from {starts} sampled positions)")  # fmt: skip
+    print(f"expert (100 ms a move) against four stronger bots, duplicate deals x {PLAYERS} seats,"
+          f" {args.games} games a match; a fair share of 1st is 20%")  # fmt: skip
+    for preset in args.presets:
+        started = time.perf_counter()
+        figures = strength(preset, 100, args.deals, args.games, args.jobs)
+        print(figures.line(f"  {preset}"), f"{time.perf_counter() - started:.0f} s")
+    print("strength with thinking time (torasobi):")
+    for budget in args.budgets:
+        started = time.perf_counter()
+        figures = strength("torasobi", budget, args.series_deals, args.games, args.jobs)
+        print(figures.line(f"  {budget} ms a move"), f"{time.perf_counter() - started:.0f} s")
+
+
+if __name__ == "__main__":
+    main()

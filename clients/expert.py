@@ -1,0 +1,411 @@
+"""The expert bot: determinized Monte Carlo search (perfect-information Monte Carlo
+over samples of the information set; Cowling, Powley and Whitehouse 2012).
+
+For each decision it deals the cards it cannot see at random, in every way
+consistent with what its seat saw (``Knowledge``): its own hand, every card on
+the field or in the public discard pile, the hand sizes, the cards it gave in the
+exchange (still in the receiver's hand unless played since) and what the rules
+imply, the lower player's give in the exchange being its strongest cards. Each
+candidate action is then played out on every sample to the end of the game with
+the fast rollout policy (``clients.playouts``, compiled), the same samples for
+every candidate; the action with the best mean place wins (a preset's points are
+a fixed amount less the place, so the best place is the best points too).
+
+A passed seat is not read as lacking the cards to beat the field: a pass is a
+choice in every preset, never forced, so it rules no card out.
+
+Thinking time is a budget in ms or in playouts; with a seed and a playout budget
+the moves repeat exactly. ``think`` is a plain function of plain data, so the
+service runs it in a process pool (``OffLoopExpert``), never on its loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import multiprocessing
+import os
+import random
+import time
+from collections import Counter
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+
+from service.rules.cards import (
+    JOKER,
+    JOKER_BIT,
+    REAL_CARDS,
+    add_cards,
+    cards_of,
+    mask_of,
+    remove_cards,
+)
+from service.rules.commands import Give, SeatCommand
+from service.rules.dealing import deck_for, exchange_pairs
+from service.rules.rulesets import RuleSet
+from service.rules.state import POSITION_FIELDS, MatchState, Position, initial_state
+from service.rules.views import View
+from service.rules.vocabulary import WaitingFor
+
+from .bots import Bot, StrongerBot
+from .playouts import PlayoutError, apply, place_after, play_out_for
+from .policies import card_strength
+from .strategy import Table, hand_of
+
+# local rules that move cards between hands out of this seat's sight after the deal
+# (gives it does not see, picks from the pile, swapped hands): with one in force, a
+# give's or the exchange's knowledge may no longer hold, so it is not used
+UNSEEN_MOVES = frozenset(
+    {"seven_pass", "king_pastor", "tenpenchi", "salvage", "kings_march", "zombie"}
+)
+CANDIDATES = 5  # plays searched: the stronger bot's best few (a lead may have dozens)
+DEFAULT_MS = 100
+# mean place a candidate must beat the stronger bot's choice by: the playouts' noise
+# (a few dozen a candidate at 100 ms) otherwise picks a worse play as often as not
+MARGIN = 0.15
+EVERY_CARD = (1 << 54) - 1  # a seat with no ceiling may hold any card
+
+
+class SampleError(Exception):
+    """No deal of the unseen cards fits what the seat knows (a bug, never expected)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Knowledge:
+    """What one seat knows of the hands at a decision. ``known[s]``: cards surely in
+    seat ``s``'s hand (its own: the whole hand); ``allowed[s]``: the only cards
+    seat ``s`` may hold besides those (EVERY_CARD when nothing rules any out)."""
+
+    seat: int
+    sizes: tuple[int, ...]
+    known: tuple[int, ...]
+    allowed: tuple[int, ...]
+    unseen: int  # the cards in nobody's known hand, on no field and in no pile
+
+    def consistent(self, hands: Sequence[int]) -> bool:
+        """Whether ``hands`` could be the hands now, as far as the seat knows."""
+        pool = Counter(cards_of(self.unseen))
+        for seat, hand in enumerate(hands):
+            held = Counter(cards_of(hand))
+            known = Counter(cards_of(self.known[seat]))
+            if hand.bit_count() != self.sizes[seat] or known - held:
+                return False
+            if seat == self.seat:
+                if held != known:
+                    return False
+                continue
+            others = held - known
+            allowed = self.allowed[seat]
+            if any(not allowed & _bit(card) for card in others):
+                return False
+            pool.subtract(others)
+        return min(pool.values(), default=0) >= 0
+
+    def loose(self) -> Knowledge:
+        """Only what is surely so: the seat's own hand, the sizes, the public cards."""
+        unseen = self.unseen
+        for seat, cards in enumerate(self.known):
+            if seat != self.seat:
+                unseen = add_cards(unseen, cards)
+        own = tuple(k if seat == self.seat else 0 for seat, k in enumerate(self.known))
+        return Knowledge(self.seat, self.sizes, own, (EVERY_CARD,) * len(self.sizes), unseen)
+
+
+def _bit(card: int) -> int:
+    return JOKER_BIT if card == JOKER else 1 << card
+
+
+@dataclass
+class Memory:
+    """What the seat remembers of the game in play, from its own views and actions."""
+
+    game: int = -1
+    gave: dict[int, int] = field(default_factory=dict)  # seat -> cards given it
+    # seat -> (strength, order): that seat's dealt cards, but for those it gave, are
+    # at most this strong in that order (it gave its strongest to this seat)
+    ceilings: dict[int, tuple[int, bool]] = field(default_factory=dict)
+
+    def observe(self, view: View, position: Position) -> None:
+        if view.game_number != self.game:
+            self.game = view.game_number
+            self.gave = {}
+            self.ceilings = {}
+            if view.waiting_for == WaitingFor.EXCHANGE and view.seat is not None:
+                self._first_sight(view, position, hand_of(view))
+
+    def _first_sight(self, view: View, position: Position, hand: int) -> None:
+        """In the exchange, before this seat gave: a lower player that owed it cards
+        gave its ``count`` strongest, all held here now, so none of the lower's other
+        cards is stronger than this hand's ``count``-th strongest."""
+        rules = position.rules
+        if view.previous_places is None or not rules.card_exchange:
+            return
+        if position.in_force & UNSEEN_MOVES:
+            return
+        order = position.reversed_order
+        ranked = sorted((card_strength(c, order) for c in cards_of(hand)), reverse=True)
+        for lower, upper, count in exchange_pairs(view.previous_places):
+            if upper == view.seat and count <= len(ranked):
+                self.ceilings[lower] = (ranked[count - 1], order)
+
+    def chose(self, view: View, position: Position, action: SeatCommand) -> None:
+        if isinstance(action, Give) and view.waiting_for == WaitingFor.EXCHANGE:
+            receiver = view.exchange_steps[0][1] if view.exchange_steps else None
+            if receiver is not None:
+                self.gave[receiver] = self.gave.get(receiver, 0) | action.cards
+
+    def knowledge(self, view: View, position: Position) -> Knowledge:
+        seat = view.seat
+        assert seat is not None
+        hand = hand_of(view)
+        rules = position.rules
+        deck = mask_of(deck_for(rules))
+        gone = add_cards(position.pile, position.trick)  # public: on the field or in the pile
+        unseen = remove_cards(remove_cards(deck, gone), hand)
+        players = view.players
+        known = [0] * players
+        allowed = [EVERY_CARD] * players
+        known[seat] = hand
+        trusted = not position.in_force & UNSEEN_MOVES
+        if trusted:
+            for receiver, cards in self.gave.items():
+                # neither played since nor given back here; not a joker: the two are
+                # alike, so one seen played may have been the one given
+                still = cards & unseen & REAL_CARDS
+                if still and receiver != seat:
+                    known[receiver] = add_cards(known[receiver], still)
+                    unseen = remove_cards(unseen, still)
+            for lower, (ceiling, order) in self.ceilings.items():
+                allowed[lower] = mask_of(
+                    c for c in cards_of(deck) if card_strength(c, order) <= ceiling
+                )
+        return Knowledge(seat, tuple(view.hand_sizes), tuple(known), tuple(allowed), unseen)
+
+
+def sample_hands(knowledge: Knowledge, rng: random.Random) -> tuple[tuple[int, ...], int]:
+    """The hands, dealt at random from the unseen cards as the seat's knowledge
+    allows, and the unseen cards left over (in no hand: unused, or a blind)."""
+    pool = list(cards_of(knowledge.unseen))
+    rng.shuffle(pool)
+    hands = list(knowledge.known)
+    need = [
+        size - known.bit_count()
+        for size, known in zip(knowledge.sizes, knowledge.known, strict=True)
+    ]
+    # a seat with a ceiling first, from the cards it may hold; then the rest in order
+    order = sorted(range(len(hands)), key=lambda s: knowledge.allowed[s] == EVERY_CARD)
+    for seat in order:
+        if need[seat] <= 0:
+            continue
+        allowed = knowledge.allowed[seat]
+        taken: list[int] = []
+        rest: list[int] = []
+        for card in pool:
+            if len(taken) < need[seat] and allowed & _bit(card):
+                taken.append(card)
+            else:
+                rest.append(card)
+        if len(taken) < need[seat]:
+            raise SampleError(f"seat {seat} needs {need[seat]} cards, {len(taken)} fit")
+        hands[seat] = _with(hands[seat], taken)
+        pool = rest
+    return tuple(hands), mask_of(pool)
+
+
+def _with(hand: int, cards: list[int]) -> int:
+    return add_cards(hand, mask_of(cards))
+
+
+def sampled_state(
+    position: Position, hands: tuple[int, ...], rest: int, rng: random.Random
+) -> MatchState:
+    """A whole state: the public position with sampled hands."""
+    state = initial_state(position.rules, position.players)
+    for name in POSITION_FIELDS:
+        setattr(state, name, getattr(position, name))
+    state.hands = hands
+    state.unused = rest
+    order = list(range(position.players))
+    rng.shuffle(order)
+    state.stalemate = tuple(order)  # drawn, and seen by nobody
+    return state
+
+
+# -- the search ----------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    """One decision to think about: plain data, sent to a worker process."""
+
+    position: Position
+    knowledge: Knowledge
+    candidates: tuple[SeatCommand, ...]
+    budget_ms: int | None
+    playouts: int | None
+    seed: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class Thought:
+    """The search's answer: the action, each candidate's mean place, and the work."""
+
+    choice: SeatCommand
+    means: tuple[float, ...]  # per candidate, in the request's order
+    playouts: int
+    samples: int
+
+
+def think(request: Request) -> Thought:
+    """Play every candidate out on the same samples until the budget is spent;
+    the candidate with the lowest mean place wins if it beats the first (the
+    stronger bot's choice) by ``MARGIN``, else the first does."""
+    candidates = request.candidates
+    seat = request.knowledge.seat
+    rng = random.Random(request.seed)
+    knowledge = request.knowledge
+    totals = [0.0] * len(candidates)
+    counts = [0] * len(candidates)
+    playouts = samples = failures = 0
+    deadline = None
+    if request.budget_ms is not None:
+        deadline = time.perf_counter() + request.budget_ms / 1000
+    limit = request.playouts
+    while True:
+        if limit is not None and playouts >= limit:
+            break
+        if deadline is not None and samples and time.perf_counter() >= deadline:
+            break
+        try:
+            hands, rest = sample_hands(knowledge, rng)
+        except SampleError:  # never expected (tests/property): sample what is surely so
+            knowledge = knowledge.loose()
+            hands, rest = sample_hands(knowledge, rng)
+        base = sampled_state(request.position, hands, rest, rng)
+        samples += 1
+        for index, action in enumerate(candidates):
+            if limit is not None and playouts >= limit:
+                break
+            try:
+                after, _ = play_out_for(apply(base, action), seat)
+            except PlayoutError:
+                failures += 1
+                continue
+            finally:
+                playouts += 1
+            totals[index] += place_after(after, seat)
+            counts[index] += 1
+        if failures > 8 and failures * 2 > playouts:
+            break  # the position does not play (never expected): answer what is known
+    means = tuple(t / c if c else float("inf") for t, c in zip(totals, counts, strict=True))
+    best = min(range(len(candidates)), key=lambda i: means[i])
+    if means[best] > means[0] - MARGIN:
+        best = 0  # the stronger bot's own choice, unless the playouts clearly beat it
+    return Thought(candidates[best], means, playouts, samples)
+
+
+def seed_of(seed: bytes, view: View) -> bytes:
+    """A decision's own seed: the bot's, and what the seat sees (the same decision
+    always draws the same samples)."""
+    digest = hashlib.sha256(seed)
+    seen = (view.game_number, view.hand, view.discard_pile, view.trick, view.turn,
+            view.hand_sizes, view.waiting_for, view.pass_run, view.field)  # fmt: skip
+    digest.update(repr(seen).encode())
+    return digest.digest()
+
+
+class ExpertBot(Bot):
+    """Determinized Monte Carlo over the stronger bot's best few plays: ``budget_ms``
+    of thinking a move, or exactly ``playouts`` playouts (then, with ``seed``, its
+    moves repeat exactly). The steps that are not plays (gives, picks, bombs) take
+    the stronger bot's choice."""
+
+    name = "expert"
+
+    def __init__(
+        self,
+        rules: RuleSet | None = None,
+        budget_ms: int | None = DEFAULT_MS,
+        playouts: int | None = None,
+        seed: bytes = b"expert",
+    ) -> None:
+        if budget_ms is None and playouts is None:
+            raise ValueError("the expert needs a budget: ms or playouts")
+        self.rules = rules
+        self.budget_ms = None if playouts is not None else budget_ms
+        self.playouts = playouts
+        self.seed = seed
+        self.memories: dict[int, Memory] = {}
+        self.stronger = StrongerBot(rules)  # ranks the candidates, decides the other steps
+        self.last: Thought | None = None
+
+    def reset(self) -> None:
+        self.memories = {}
+        self.stronger.reset()
+
+    def request(
+        self, view: View, actions: Sequence[SeatCommand]
+    ) -> tuple[Request | None, Position, SeatCommand]:
+        """Remember what ``view`` shows; the search to run (None: none is needed), and
+        the action to take without one."""
+        position = Table.for_view(view, self.rules).position(view)
+        seat = view.seat if view.seat is not None else -1
+        memory = self.memories.setdefault(seat, Memory())
+        memory.observe(view, position)
+        candidates = tuple(self.stronger.ranked(view, actions, CANDIDATES))
+        if len(candidates) == 1:
+            return None, position, candidates[0]
+        knowledge = memory.knowledge(view, position)
+        seed = seed_of(self.seed, view)
+        request = Request(position, knowledge, candidates, self.budget_ms, self.playouts, seed)
+        return request, position, candidates[0]
+
+    def chose(self, view: View, position: Position, action: SeatCommand) -> SeatCommand:
+        """Remember ``action``, this seat's, and give it back."""
+        seat = view.seat if view.seat is not None else -1
+        self.memories.setdefault(seat, Memory()).chose(view, position, action)
+        return self.stronger.noted(view, action)
+
+    def choose(self, view: View, actions: Sequence[SeatCommand]) -> SeatCommand:
+        request, position, default = self.request(view, actions)
+        if request is None:
+            return self.chose(view, position, default)
+        self.last = think(request)
+        return self.chose(view, position, self.last.choice)
+
+
+# -- off the serving loop ------------------------------------------------------
+
+_POOL: ProcessPoolExecutor | None = None
+
+
+def pool() -> ProcessPoolExecutor:
+    """The processes the service's experts think in (spawned: a fork of a serving
+    process would copy its threads' locks), one a core but one, at least one."""
+    global _POOL
+    if _POOL is None:
+        workers = max(1, (os.cpu_count() or 2) - 1)
+        _POOL = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
+    return _POOL
+
+
+class OffLoopExpert:
+    """An expert seat for the service: its memory on the loop (cheap), its search
+    in the process pool, awaited, so the loop serves everyone else meanwhile."""
+
+    def __init__(
+        self, rules: RuleSet, budget_ms: int | None = None, seed: bytes | None = None
+    ) -> None:
+        budget_ms = DEFAULT_MS if budget_ms is None else budget_ms
+        self.bot = ExpertBot(rules, budget_ms=budget_ms, seed=seed or os.urandom(16))
+
+    async def __call__(self, view: View, actions: Sequence[SeatCommand]) -> SeatCommand:
+        request, position, default = self.bot.request(view, actions)
+        if request is None:
+            return self.bot.chose(view, position, default)
+        thought = await asyncio.get_running_loop().run_in_executor(pool(), think, request)
+        return self.bot.chose(view, position, thought.choice)
+
+
+__all__ = ["ExpertBot", "Knowledge", "OffLoopExpert", "sample_hands", "think"]
