@@ -155,6 +155,7 @@ class GatedHttpProtocol(HttpToolsProtocol):
         self.counted = False  # holding a place in the gate
         self._head_timer: asyncio.TimerHandle | None = None
         self._head_bytes = 0
+        self._reading_body = False  # a request's head came, its body is still coming
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         peer = transport.get_extra_info("peername")
@@ -182,11 +183,20 @@ class GatedHttpProtocol(HttpToolsProtocol):
 
     def on_headers_complete(self) -> None:
         self._stop_head_timer()
+        self._reading_body = True
         super().on_headers_complete()
+
+    def on_message_complete(self) -> None:
+        self._reading_body = False
+        super().on_message_complete()
+        if self.timeout_keep_alive_task is not None:  # answered before its body ended
+            self._await_head()
 
     def on_response_complete(self) -> None:
         super().on_response_complete()
-        if self.timeout_keep_alive_task is not None:  # idle: the next head's time starts
+        # idle: the next head's time starts, once this request's body is all in (a body
+        # refused from its Content-Length is still read, and is no head)
+        if self.timeout_keep_alive_task is not None and not self._reading_body:
             self._await_head()
 
     def drop(self) -> None:
