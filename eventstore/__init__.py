@@ -29,6 +29,7 @@ from .errors import (
 )
 from .feed import GlobalSubscription, RedisCheckpoints
 from .hashing import canonical_json, envelope, event_hash, recompute_hash
+from .lease import InMemoryLease, RedisLease
 from .memory import InMemoryCheckpoints, InMemoryEventStore
 from .model import (
     GENESIS_HASH,
@@ -38,7 +39,21 @@ from .model import (
     StoredEvent,
     Verification,
 )
-from .port import Checkpoints, EventStore, FeedSubscription, Subscription
+from .port import (
+    PROJECTION_OPS,
+    Checkpoints,
+    EventStore,
+    FeedSubscription,
+    Lease,
+    Op,
+    ProjectionStore,
+    ServerKey,
+    Storage,
+    Subscription,
+)
+from .projection_store import InMemoryProjectionStore, RedisProjectionStore
+from .server_key import InMemoryServerKey, RedisServerKey
+from .storage import InMemoryStorage, RedisStorage
 from .store import RedisEventStore
 from .subscription import StreamSubscription
 
@@ -46,6 +61,7 @@ __all__ = [
     "FORMAT",
     "GENESIS_HASH",
     "NO_STREAM",
+    "PROJECTION_OPS",
     "AppendResult",
     "CheckpointGap",
     "Checkpoints",
@@ -58,12 +74,25 @@ __all__ = [
     "GlobalSubscription",
     "InMemoryCheckpoints",
     "InMemoryEventStore",
+    "InMemoryLease",
+    "InMemoryProjectionStore",
+    "InMemoryServerKey",
+    "InMemoryStorage",
     "InvalidEvent",
+    "Lease",
     "NewEvent",
+    "Op",
+    "ProjectionStore",
     "RedisCheckpoints",
     "RedisEventStore",
+    "RedisLease",
+    "RedisProjectionStore",
     "RedisServer",
+    "RedisServerKey",
+    "RedisStorage",
     "RequestIdReused",
+    "ServerKey",
+    "Storage",
     "StoreUnavailable",
     "StoredEvent",
     "StreamSubscription",
