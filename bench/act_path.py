@@ -33,8 +33,8 @@ import uuid
 from collections.abc import Sequence
 from typing import Any
 
-from eventstore import RedisEventStore, RedisServer
-from service.app.keyring import Keyring, load_server_key
+from eventstore import RedisEventStore, RedisServer, RedisStorage
+from service.app.keyring import Keyring
 from service.app.service import GameService
 from service.app.signing import ephemeral_signer
 from service.grpc.gen.daifugo.v1 import match_service_pb2 as pb
@@ -110,7 +110,7 @@ class Tables:
 async def run(redis_url: str, matches: int, seconds: float, rounds: int, whole: int) -> None:
     store = RedisEventStore.from_url(redis_url, prefix=f"bench-act-{uuid.uuid4().hex[:6]}")
     service = GameService(
-        store, Keyring(await load_server_key(await store.raw_client())), ephemeral_signer()
+        store, Keyring(await RedisStorage(store).server_key().load()), ephemeral_signer()
     )
     tables = Tables(MatchServicer(service, lambda match: None))
     tune_gc_for_serving()  # as `daifugo serve` does

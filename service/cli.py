@@ -174,7 +174,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 async def _serve(args: argparse.Namespace, rest: RestSettings) -> int:
-    from eventstore import redacted_url
     from eventstore.embedded import URL_FILE
 
     from .app.signing import SigningKeyProblem, serving_signer
@@ -218,7 +217,7 @@ async def _serve(args: argparse.Namespace, rest: RestSettings) -> int:
         print(
             f"daifugo: gRPC on {host}:{running.grpc_port}, "
             f"REST on http://{host}:{running.http_port}{tables}, "
-            f"Redis at {redacted_url(running.redis_url)}",
+            f"storage: {running.storage.where}",
             flush=True,
         )
         if running.embedded is not None:

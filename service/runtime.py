@@ -1,5 +1,5 @@
-"""Everything `daifugo serve` runs, started and stopped together: Redis (the
-given one, or an embedded redis-server), the event store, the game service,
+"""Everything `daifugo serve` runs, started and stopped together: the storage (Redis, the
+given one or an embedded redis-server; or memory), the event store, the game service,
 the gRPC server, the REST server (uvicorn, same loop), and the background work (the
 projections and the turn timers) while this replica holds its lease."""
 
@@ -15,13 +15,13 @@ from dataclasses import dataclass
 import grpc
 
 from clients.bots import bot_of_kind
-from eventstore import EmbeddedRedis, RedisEventStore, redis_url_or_embedded
+from eventstore import EmbeddedRedis, RedisStorage, Storage, redis_url_or_embedded
 from eventstore.embedded import URL_FILE
 
 from .app import STORE_PREFIX
 from .app.background import Background, stop_tasks
 from .app.catalog import CatalogProjection
-from .app.keyring import Keyring, load_server_key
+from .app.keyring import Keyring
 from .app.projections import ResultsProjection
 from .app.service import GameService
 from .app.signing import Signer, ephemeral_signer
@@ -35,7 +35,7 @@ log = logging.getLogger("daifugo")
 
 @dataclass
 class Running:
-    redis_url: str
+    redis_url: str | None  # None: the storage is in memory
     embedded: EmbeddedRedis | None  # the redis-server started for this service, if any
     service: GameService
     grpc_server: grpc.aio.Server
@@ -45,6 +45,7 @@ class Running:
     http_port: int | None  # None: no REST server
     background: Background
     signer: Signer
+    storage: Storage
     uecda_port: int | None = None  # None: no UECda listener
     uecda: UecdaServer | None = None
 
@@ -71,6 +72,7 @@ async def running_service(
     uecda_port: int | None = None,
     uecda: UecdaSettings | None = None,
     uecda_host: str | None = None,
+    storage: Storage | None = None,
 ) -> AsyncIterator[Running]:
     """Start the service; stop all of it (an embedded Redis too) on exit.
     ``http_port``: serve REST there too (0 picks a free port; None: no REST).
@@ -79,28 +81,34 @@ async def running_service(
     ``uecda_host`` (default ``host``), their tables as ``uecda`` says.
     ``signer``: the deployment's keys (``daifugo serve`` loads them); None: a key made
     for this run only, which nothing can check once it stops (tests, demos).
-    ``rest``: the REST app's audit workers and keep-alive period."""
+    ``rest``: the REST app's audit workers and keep-alive period.
+    ``storage``: where everything is kept (``InMemoryStorage``: nothing outlives the
+    process); None: Redis at ``redis_url``, else an embedded one."""
     signer = ephemeral_signer() if signer is None else signer
     signing_keys = signer.key_set()
     embedded: EmbeddedRedis | None = None
-    if redis_url is None:
-        # started from this thread: the server dies with the thread that made it
-        url, embedded = redis_url_or_embedded({})
-        if embedded is not None:
-            where = embedded.data_dir / URL_FILE
-            log.info("embedded redis-server on port %s, its URL in %s", embedded.port, where)
-    else:
-        url = redis_url
-    store = RedisEventStore.from_url(url, prefix=prefix)
+    url: str | None = None
+    if storage is None:
+        if redis_url is None:
+            # started from this thread: the server dies with the thread that made it
+            url, embedded = redis_url_or_embedded({})
+            if embedded is not None:
+                where = embedded.data_dir / URL_FILE
+                log.info("embedded redis-server on port %s, its URL in %s", embedded.port, where)
+        else:
+            url = redis_url
+        storage = RedisStorage.from_url(url, prefix=prefix)
+    if not storage.durable:
+        log.warning("storage in %s: every match is lost when the service stops", storage.where)
     try:
-        keyring = Keyring(await load_server_key(await store.raw_client()))
-        service = GameService(store, keyring, signer)
+        keyring = Keyring(await storage.server_key().load())
+        service = GameService(storage.events, keyring, signer)
         server, port = await start_grpc_server(service, grpc_port, host, signing_keys=signing_keys)
-        background = Background(service, store, timers=timers, make_bot=bot_of_kind)
+        background = Background(service, storage, timers=timers, make_bot=bot_of_kind)
         background_task = asyncio.create_task(background.run())
-        # what REST reads of the projections, from Redis, whichever replica writes them
-        results = ResultsProjection(store)
-        catalog = CatalogProjection(store)
+        # what REST reads of the projections, whichever replica writes them
+        results = ResultsProjection(storage)
+        catalog = CatalogProjection(storage)
         app = (
             create_app(service, catalog, results, signing_keys, rest)
             if http_port is not None
@@ -127,6 +135,7 @@ async def running_service(
                 http_bound,
                 background,
                 signer,
+                storage,
                 uecda_bound,
                 tables,
             )
@@ -143,6 +152,6 @@ async def running_service(
             await server.stop(grace=1.0)
             await service.fanout.close()
     finally:
-        await store.close()
+        await storage.close()
         if embedded is not None:
             embedded.stop()

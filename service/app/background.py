@@ -11,12 +11,11 @@ import contextlib
 import logging
 from typing import Protocol
 
-from eventstore import RedisEventStore
+from eventstore import Storage
 
 from .bot_seats import BotFactory, BotSeats
 from .catalog import CatalogProjection
 from .following import Follower, SharedFeed
-from .lease import Lease
 from .projections import ResultsProjection
 from .scanning import SharedScan
 from .sealer import Sealer
@@ -37,17 +36,18 @@ class Background:
     def __init__(
         self,
         service: GameService,
-        store: RedisEventStore,
+        storage: Storage,
         timers: bool = True,
         make_bot: BotFactory | None = None,
     ) -> None:
-        """``store``: the Redis the lease and the projections' state live in (the one
-        ``service`` appends to)."""
+        """``storage``: where the lease and the projections' state live (beside the
+        events ``service`` appends)."""
         self.service = service
-        self.store = store
+        self.storage = storage
         self.timers = timers
         self.make_bot = make_bot  # None: this replica plays no bot seats
-        self.lease = Lease(store, "background")
+        # one replica at a time does this work (eventstore/lease.py)
+        self.lease = storage.lease("background")
         self._stopping = asyncio.Event()
         self._running: list[tuple[Worker, asyncio.Task[None]]] = []
 
@@ -65,7 +65,7 @@ class Background:
             while not self._stopping.is_set():
                 try:
                     holding = await self.lease.claim()
-                except Exception as error:  # no Redis (any of its errors): keep as it is
+                except Exception as error:  # the store away (any of its errors): keep as it is
                     log.warning("cannot renew the background lease: %s", error)
                     holding = self.leading
                 if holding and not self.leading:
@@ -84,8 +84,8 @@ class Background:
         scan = SharedScan(self.service.store)  # the store looked at once for the three
         sealer = Sealer(self.service, scan=scan)
         followers: list[Follower] = [
-            ResultsProjection(self.store),
-            CatalogProjection(self.store),
+            ResultsProjection(self.storage),
+            CatalogProjection(self.storage),
             sealer,
         ]
         workers: list[Worker] = [sealer]
@@ -97,7 +97,7 @@ class Background:
             bots = BotSeats(self.service, self.make_bot, scan=scan)
             followers.append(bots)
             workers.append(bots)
-        workers.append(SharedFeed(self.store, followers))
+        workers.append(SharedFeed(self.storage.events, followers))
         self._running = [(worker, asyncio.create_task(worker.run())) for worker in workers]
 
     async def _stop_work(self) -> None:
