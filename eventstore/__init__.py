@@ -7,10 +7,10 @@ the hashed envelope and how the global feed never skips.
 """
 
 from .codec import FORMAT, Upcaster, Upcasters
+from .datadir import daifugo_data_dir
 from .embedded import (
     EmbeddedRedis,
     RedisServer,
-    daifugo_data_dir,
     default_data_dir,
     find_redis_server,
     redacted_url,

@@ -718,6 +718,13 @@ class GameService:
 
     # -- seeing ----------------------------------------------------------------
 
+    async def stored_events(
+        self, match_id: str, from_seq: int = 0, limit: int | None = None
+    ) -> list[StoredEvent]:
+        """The match's events from ``from_seq`` (at most ``limit``) as stored, nothing
+        hidden: what an adapter gives anyone goes through ``visible`` first."""
+        return await self.store.read(stream_of(match_id), from_seq, limit)
+
     async def seen(self, match_id: str, token: str | None) -> Seen:
         """The token's view of the match now, with its legal actions."""
         match = await self.load(match_id)

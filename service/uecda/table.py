@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 from eventstore import EventStoreError, StoredEvent
 
-from ..app.match import Match, stream_of
+from ..app.match import Match
 from ..app.service import CreatedMatch, GameService, ServiceError
 from ..rules import Refusal, decide, fold
 from ..rules import events as ev
@@ -238,7 +238,7 @@ class UecdaTable:
             if fresh:
                 break
             try:
-                fresh = await self.service.store.read(stream_of(self.match_id), self.version + 1)
+                fresh = await self.service.stored_events(self.match_id, self.version + 1)
                 if fresh:
                     break
                 await self.service.waits.until(
