@@ -34,6 +34,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=os.environ.get("REDIS_URL"),
         help="default: REDIS_URL, else an embedded redis-server",
     )
+    serve.add_argument(
+        "--store",
+        choices=("redis", "memory"),
+        default="redis",
+        help="where matches are kept; memory: no Redis, and nothing kept once it stops",
+    )
     serve.add_argument("--uecda-port", type=int, help="also serve UECda clients (protocol 20070)")
     serve.add_argument("--uecda-games", type=int, default=1000, help="games per UECda table")
     serve.add_argument("--uecda-bots", type=int, default=0, help="seats of a table our bot plays")
@@ -174,6 +180,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 async def _serve(args: argparse.Namespace, rest: RestSettings) -> int:
+    from eventstore import InMemoryStorage
     from eventstore.embedded import URL_FILE
 
     from .app.signing import SigningKeyProblem, serving_signer
@@ -197,6 +204,13 @@ async def _serve(args: argparse.Namespace, rest: RestSettings) -> int:
     except SigningKeyProblem as error:
         print(f"daifugo: {error}", file=sys.stderr)
         return 2
+    if args.store == "memory":
+        print(
+            "daifugo: storage in memory: every feature works but durability; "
+            "every match, ranking and key is lost when the service stops",
+            file=sys.stderr,
+            flush=True,
+        )
     tune_gc_for_serving()
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -212,6 +226,7 @@ async def _serve(args: argparse.Namespace, rest: RestSettings) -> int:
         uecda_port=args.uecda_port,
         uecda=uecda,
         uecda_host=args.uecda_host,
+        storage=InMemoryStorage() if args.store == "memory" else None,
     ) as running:
         tables = f", UECda on {running.uecda_port}" if running.uecda_port is not None else ""
         print(
