@@ -8,7 +8,7 @@ not part of it.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from types import TracebackType
 from typing import Protocol, Self, runtime_checkable
 
@@ -112,20 +112,13 @@ class EventStore(Protocol):
         expected_version: int,
         request_id: str | None = None,
         fingerprint: str = "",
-        meanwhile: Callable[[tuple[StoredEvent, ...]], None] | None = None,
     ) -> AppendResult:
         """Append ``events`` at once if the stream is at ``expected_version``.
 
         A request_id seen before on this stream: with the same ``fingerprint`` the first
         append's result (``duplicate=True``), whatever the version is now; with another,
         RequestIdReused. Either way nothing is written. Without a request_id the store
-        makes a unique one.
-
-        ``meanwhile``: called with the events as they would be stored before the append
-        returns them, while the store's round trip is awaited where the store can (work
-        on them then overlaps it). It may be called for events that are then not
-        written (a conflict, a duplicate) and more than once (a retry, with the same
-        events or others): only the events the result holds were stored.
+        makes a unique one. (Work overlapped with the round trip: eventstore/overlap.py.)
         """
         ...
 
