@@ -1,6 +1,7 @@
 """The action path's own work, without the gRPC transport. Prints figures; asserts nothing.
 
     .venv/bin/python -m bench.act_path [--matches M] [--seconds S] [--rounds R]
+    .venv/bin/python -m bench.act_path --overlap both   # the append's overlap, on and off
     valgrind --tool=callgrind --callgrind-out-file=/dev/null \\
         .venv/bin/python -m bench.act_path --whole N   # instruction counts
 
@@ -31,10 +32,10 @@ import tempfile
 import time
 import uuid
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
-from eventstore import RedisEventStore, RedisServer
-from service.app.keyring import Keyring, load_server_key
+from eventstore import EventStore, RedisEventStore, RedisServer, RedisStorage
+from service.app.keyring import Keyring
 from service.app.service import GameService
 from service.app.signing import ephemeral_signer
 from service.grpc.gen.daifugo.v1 import match_service_pb2 as pb
@@ -107,13 +108,41 @@ class Tables:
             await self.match(chooser)
 
 
-async def run(redis_url: str, matches: int, seconds: float, rounds: int, whole: int) -> None:
+class WithoutOverlap:
+    """The store as the port alone has it: every method but the overlapped append, so
+    the service appends and then makes the outcome (eventstore/overlap.py)."""
+
+    def __init__(self, store: RedisEventStore) -> None:
+        self._store = store
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "append_overlapped":
+            raise AttributeError(name)
+        return getattr(self._store, name)
+
+
+async def run(
+    redis_url: str, matches: int, seconds: float, rounds: int, whole: int, overlap: str
+) -> None:
     store = RedisEventStore.from_url(redis_url, prefix=f"bench-act-{uuid.uuid4().hex[:6]}")
-    service = GameService(
-        store, Keyring(await load_server_key(await store.raw_client())), ephemeral_signer()
-    )
+    keyring = Keyring(await RedisStorage(store).server_key().load())
+    service = GameService(store, keyring, ephemeral_signer())
     tables = Tables(MatchServicer(service, lambda match: None))
     tune_gc_for_serving()  # as `daifugo serve` does
+    if overlap == "both":
+        without = GameService(cast(EventStore, WithoutOverlap(store)), keyring, service.signer)
+        try:
+            await side_by_side(
+                tables, Tables(MatchServicer(without, lambda match: None)), matches, seconds, rounds
+            )
+        finally:
+            await without.fanout.close()
+            await service.fanout.close()
+            await store.close()
+        return
+    if overlap == "off":
+        service = GameService(cast(EventStore, WithoutOverlap(store)), keyring, service.signer)
+        tables = Tables(MatchServicer(service, lambda match: None))
     try:
         if whole:
             for start in range(0, whole, 8):
@@ -139,20 +168,55 @@ async def run(redis_url: str, matches: int, seconds: float, rounds: int, whole: 
         await store.close()
 
 
+async def side_by_side(
+    overlapped: Tables, after: Tables, matches: int, seconds: float, rounds: int
+) -> None:
+    """Rounds of each in turn (which goes first alternating), each round's figures."""
+    print(
+        f"{matches} bot matches at once, in this process, without the gRPC transport: "
+        "the outcome made during the append's round trip, or after it"
+    )
+    for number in range(rounds + 1):  # the first warms up
+        order = [("overlapped", overlapped), ("after", after)]
+        for name, tables in order if number % 2 else order[::-1]:
+            tables.actions = 0
+            cpu = time.process_time()
+            deadline = time.perf_counter() + seconds
+            choosers = [random.Random(number * matches + n) for n in range(matches)]
+            await asyncio.gather(*(tables.until(deadline, chooser) for chooser in choosers))
+            used = time.process_time() - cpu
+            if number:
+                print(
+                    f"  round {number} {name:>10}: {tables.actions / seconds:6.0f} actions/s,"
+                    f" {used / max(1, tables.actions) * 1e6:.0f} µs CPU per action"
+                )
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else "")
     parser.add_argument("--matches", type=int, default=32)
     parser.add_argument("--seconds", type=float, default=5.0)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--whole", type=int, default=0, help="play N whole matches and stop")
+    parser.add_argument(
+        "--overlap",
+        choices=("on", "off", "both"),
+        default="on",
+        help="make an action's outcome during its append's round trip (on, as served), "
+        "after it (off), or rounds of each side by side (both)",
+    )
     args = parser.parse_args(argv)
     redis_url = os.environ.get("REDIS_URL")
     if redis_url:
-        asyncio.run(run(redis_url, args.matches, args.seconds, args.rounds, args.whole))
+        asyncio.run(
+            run(redis_url, args.matches, args.seconds, args.rounds, args.whole, args.overlap)
+        )
         return
     server = RedisServer(tempfile.mkdtemp(prefix="bench-redis-"), appendonly=False).start()
     try:
-        asyncio.run(run(server.url, args.matches, args.seconds, args.rounds, args.whole))
+        asyncio.run(
+            run(server.url, args.matches, args.seconds, args.rounds, args.whole, args.overlap)
+        )
     finally:
         server.stop()
 

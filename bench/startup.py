@@ -27,7 +27,7 @@ import tracemalloc
 from collections.abc import Sequence
 
 from clients.bots import bot_of_kind
-from eventstore import InMemoryCheckpoints, NewEvent, RedisEventStore, RedisServer
+from eventstore import InMemoryCheckpoints, NewEvent, RedisEventStore, RedisServer, RedisStorage
 from service.app.background import Background
 from service.app.following import SharedFeed
 from service.app.keyring import Keyring
@@ -52,7 +52,7 @@ async def fill(store: RedisEventStore, matches: int) -> None:
 async def workers_start(service: GameService, store: RedisEventStore) -> tuple[float, float, float]:
     """Seconds from taking the lease until the turn timers have started, and until every
     follower has; the CPU seconds this process spent until then."""
-    background = Background(service, store, make_bot=bot_of_kind)
+    background = Background(service, RedisStorage(store), make_bot=bot_of_kind)
     cpu, started = time.process_time(), time.perf_counter()
     running = asyncio.create_task(background.run())
     timers_at = 0.0

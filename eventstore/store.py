@@ -126,7 +126,6 @@ class RedisEventStore:
         expected_version: int,
         request_id: str | None = None,
         fingerprint: str = "",
-        meanwhile: Callable[[tuple[StoredEvent, ...]], None] | None = None,
     ) -> AppendResult:
         """Append ``events`` at once if the stream's version is ``expected_version``.
 
@@ -136,6 +135,22 @@ class RedisEventStore:
         the same ``fingerprint``; with another it raises RequestIdReused (nothing written).
         Raises ConcurrencyConflict (nothing written), StoreUnavailable, InvalidEvent.
         """
+        return await self.append_overlapped(
+            stream, events, expected_version, request_id, fingerprint, None
+        )
+
+    async def append_overlapped(
+        self,
+        stream: str,
+        events: Sequence[NewEvent],
+        expected_version: int,
+        request_id: str | None,
+        fingerprint: str,
+        meanwhile: Callable[[tuple[StoredEvent, ...]], None] | None,
+    ) -> AppendResult:
+        """``append``, running ``meanwhile`` on the events as they would be stored while
+        the script's round trip is awaited, when the shared connection is quiet (else
+        once the reply is in): eventstore/overlap.py."""
         if stream not in self._valid_streams:
             check_stream_id(stream)
             self._valid_streams.put(stream, None)

@@ -37,6 +37,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=os.environ.get("REDIS_URL"),
         help="default: REDIS_URL, else an embedded redis-server",
     )
+    serve.add_argument(
+        "--store",
+        choices=("redis", "memory"),
+        default="redis",
+        help="where matches are kept; memory: no Redis, and nothing kept once it stops",
+    )
     serve.add_argument("--uecda-port", type=int, help="also serve UECda clients (protocol 20070)")
     serve.add_argument("--uecda-games", type=int, default=1000, help="games per UECda table")
     serve.add_argument("--uecda-bots", type=int, default=0, help="seats of a table our bot plays")
@@ -372,7 +378,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 async def _serve(args: argparse.Namespace, rest: RestSettings, limits: Limits) -> int:
-    from eventstore import redacted_url
+    from eventstore import InMemoryStorage
     from eventstore.embedded import URL_FILE
 
     from .app.arena import ArenaSettings
@@ -402,6 +408,13 @@ async def _serve(args: argparse.Namespace, rest: RestSettings, limits: Limits) -
     except SigningKeyProblem as error:
         print(f"daifugo: {error}", file=sys.stderr)
         return 2
+    if args.store == "memory":
+        print(
+            "daifugo: storage in memory: every feature works but durability; "
+            "every match, ranking and key is lost when the service stops",
+            file=sys.stderr,
+            flush=True,
+        )
     tune_gc_for_serving()
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -422,12 +435,13 @@ async def _serve(args: argparse.Namespace, rest: RestSettings, limits: Limits) -
         arena_settings=ArenaSettings(
             bots_after=args.arena_bots_after, games_per_set=args.arena_games
         ),
+        storage=InMemoryStorage() if args.store == "memory" else None,
     ) as running:
         tables = f", UECda on {running.uecda_port}" if running.uecda_port is not None else ""
         print(
             f"daifugo: gRPC on {host}:{running.grpc_port}, "
             f"REST on http://{host}:{running.http_port}{tables}, "
-            f"Redis at {redacted_url(running.redis_url)}",
+            f"storage: {running.storage.where}",
             flush=True,
         )
         if running.embedded is not None:

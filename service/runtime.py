@@ -1,5 +1,5 @@
-"""Everything `daifugo serve` runs, started and stopped together: Redis (the
-given one, or an embedded redis-server), the event store, the game service,
+"""Everything `daifugo serve` runs, started and stopped together: the storage (Redis, the
+given one or an embedded redis-server; or memory), the event store, the game service,
 the gRPC server, the REST server (uvicorn, same loop), and the background work (the
 projections and the turn timers) while this replica holds its lease."""
 
@@ -15,17 +15,14 @@ from dataclasses import dataclass
 import grpc
 
 from clients.bots import bot_of_kind
-from eventstore import EmbeddedRedis, RedisEventStore, RedisSnapshots, redis_url_or_embedded
-from eventstore.deadlines import RedisDeadlines
+from eventstore import EmbeddedRedis, RedisStorage, Storage, redis_url_or_embedded
 from eventstore.embedded import URL_FILE
-from eventstore.limits import RedisRateLimiter
-from eventstore.quotas import RedisQuotas
 
 from .app import STORE_PREFIX
 from .app.arena import Arena, ArenaSettings
 from .app.background import Background, stop_tasks
 from .app.catalog import CatalogProjection
-from .app.keyring import Keyring, load_server_key
+from .app.keyring import Keyring
 from .app.lapsed_tables import TABLE_DEADLINES
 from .app.players import PlayerKind, Players, bot_player_name
 from .app.projections import ResultsProjection
@@ -47,7 +44,7 @@ log = logging.getLogger("daifugo")
 
 @dataclass
 class Running:
-    redis_url: str
+    redis_url: str | None  # None: the storage is in memory
     embedded: EmbeddedRedis | None  # the redis-server started for this service, if any
     service: GameService
     grpc_server: grpc.aio.Server
@@ -57,6 +54,7 @@ class Running:
     http_port: int | None  # None: no REST server
     background: Background
     signer: Signer
+    storage: Storage
     uecda_port: int | None = None  # None: no UECda listener
     uecda: UecdaServer | None = None
 
@@ -86,6 +84,7 @@ async def running_service(
     limits: Limits | None = None,
     arena_settings: ArenaSettings | None = None,
     grpc_max_connections: int = GRPC_MAX_CONNECTIONS,
+    storage: Storage | None = None,
 ) -> AsyncIterator[Running]:
     """Start the service; stop all of it (an embedded Redis too) on exit.
     ``http_port``: serve REST there too (0 picks a free port; None: no REST).
@@ -98,7 +97,9 @@ async def running_service(
     ``grpc_max_connections``: gRPC connections open at once. Both are lowered to fit
     the open-files limit (``share_open_files``).
     ``limits``: the callers' quotas and the idle limit (None: no quota, no idle limit:
-    tests and tools that are their own only caller)."""
+    tests and tools that are their own only caller).
+    ``storage``: where everything is kept (``InMemoryStorage``: nothing outlives the
+    process); None: Redis at ``redis_url``, else an embedded one."""
     settings = rest or RestSettings()
     uecda_settings = uecda or UecdaSettings()
     connection_limits, grpc_max_connections = share_open_files(
@@ -109,21 +110,27 @@ async def running_service(
     signer = ephemeral_signer() if signer is None else signer
     signing_keys = signer.key_set()
     embedded: EmbeddedRedis | None = None
-    if redis_url is None:
-        # started from this thread: the server dies with the thread that made it
-        url, embedded = redis_url_or_embedded({})
-        if embedded is not None:
-            where = embedded.data_dir / URL_FILE
-            log.info("embedded redis-server on port %s, its URL in %s", embedded.port, where)
-    else:
-        url = redis_url
-    store = RedisEventStore.from_url(url, prefix=prefix)
+    url: str | None = None
+    if storage is None:
+        if redis_url is None:
+            # started from this thread: the server dies with the thread that made it
+            url, embedded = redis_url_or_embedded({})
+            if embedded is not None:
+                where = embedded.data_dir / URL_FILE
+                log.info("embedded redis-server on port %s, its URL in %s", embedded.port, where)
+        else:
+            url = redis_url
+        storage = RedisStorage.from_url(url, prefix=prefix)
+    if not storage.durable:
+        log.warning("storage in %s: every match is lost when the service stops", storage.where)
     try:
-        keyring = Keyring(await load_server_key(await store.raw_client()))
-        quotas = Quotas(RedisQuotas(store), limits) if limits is not None else None
-        service = GameService(store, keyring, signer, quotas, RedisSnapshots(store))
+        keyring = Keyring(await storage.server_key().load())
+        quotas = Quotas(storage.quotas(), limits) if limits is not None else None
+        service = GameService(storage.events, keyring, signer, quotas, storage.snapshots())
         trusted = limits.trusted_proxies if limits is not None else ()
-        ratings = Ratings(store)  # this process's fold of the ratings, for REST and the arena
+        ratings = Ratings(
+            storage.events
+        )  # this process's fold of the ratings, for REST and the arena
         arena = Arena(service, ratings, arena_settings)
         server, port = await start_grpc_server(
             service,
@@ -135,23 +142,24 @@ async def running_service(
             max_connections=grpc_max_connections,
         )
         idle_ms = round(limits.idle_abandon * 1000) if limits is not None else 0
-        table_deadlines = RedisDeadlines(store, TABLE_DEADLINES)
+        table_deadlines = storage.deadlines(TABLE_DEADLINES)
         background = Background(
             service,
-            store,
+            storage,
             timers=timers,
             make_bot=bot_of_kind,
             idle_ms=idle_ms,
             table_deadlines=table_deadlines,
         )
         background_task = asyncio.create_task(background.run())
-        # what REST reads of the projections, from Redis, whichever replica writes them
-        results = ResultsProjection(store)
-        catalog = CatalogProjection(store)
-        players = Players(store)
+        # what REST reads of the projections, whichever replica writes them
+        results = ResultsProjection(storage)
+        catalog = CatalogProjection(storage)
+        players = Players(storage.events)
         for kind in BotKind:  # our bots are players of their own, rated like any
             await players.ensure(bot_player_name(kind.value), PlayerKind.BOT)
-        limiter = RedisRateLimiter(store, "registrations")  # every replica counts together
+        # every replica counts together
+        limiter = storage.rate_limiter("registrations")
         app = (
             create_app(
                 service,
@@ -190,6 +198,7 @@ async def running_service(
                 http_bound,
                 background,
                 signer,
+                storage,
                 uecda_bound,
                 tables,
             )
@@ -208,6 +217,6 @@ async def running_service(
             await service.fanout.close()
             await service.snapshots.close()
     finally:
-        await store.close()
+        await storage.close()
         if embedded is not None:
             embedded.stop()

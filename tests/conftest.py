@@ -1,4 +1,5 @@
-"""Shared fixtures: a real Redis for every test that needs one.
+"""Shared fixtures: a real Redis for every test that needs one; and which tests are
+``slow`` (``./test`` leaves them out, ``./test --all`` and CI run them).
 
 - ``redis_url`` (session): REDIS_URL when it is set (and answers), else a redis-server
   started for the session on a free port (stopped after it). Never a Redis found by
@@ -20,6 +21,34 @@ from tests.localcluster import LocalCluster
 
 from . import hypothesis_profiles  # noqa: F401  (registers and loads the profile)
 from .redis_support import answers
+
+# The tests ``./test`` leaves out (``./test --all`` runs them, as CI does): each starts
+# processes, a browser or a cluster of its own, or plays many whole matches. Every other
+# test of the application, REST and gRPC runs on the in-memory ports; Redis stays where
+# the adapters are tested (the contract suites, faults, deploy). README.md prints the split.
+SLOW = (
+    "tests/browser/",  # Chromium
+    "tests/faults/",  # kill -9, Redis crashed and paused, under load
+    "tests/fuzz/",  # garbage into every gRPC method and REST endpoint (schemathesis)
+    "tests/deploy/test_load_balancer.py",  # nginx in front of two `daifugo serve`
+    "tests/eventstore/test_faults.py",  # Redis crashed, stopped and restarted
+    "tests/integration/test_two_processes.py",  # two `daifugo serve` on one Redis
+    "tests/uecda/test_official_clients.py",  # the contest's client built with gcc
+    "tests/uecda/test_mixed_table.py",
+    "tests/uecda/test_hostile_clients.py",
+    "tests/uecda/test_serve_tables.py",
+)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "slow: left out by ./test, run by ./test --all and CI")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        path = item.nodeid.partition("::")[0]
+        if path.startswith(SLOW):
+            item.add_marker(pytest.mark.slow)
 
 
 @pytest.fixture(scope="session")

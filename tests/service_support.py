@@ -1,4 +1,6 @@
-"""The running service for tests, kept apart from every other test's data."""
+"""The running service for tests, kept apart from every other test's data: in memory
+(the application's, REST's, gRPC's and UECda's tests: no Redis round trip to wait on),
+or on Redis where Redis is what is tested."""
 
 from __future__ import annotations
 
@@ -8,15 +10,21 @@ from typing import Any
 
 import redis
 
+from eventstore import InMemoryStorage
 from service.runtime import Running, running_service
 
 from .redis_support import unique
 
 
 @contextlib.asynccontextmanager
-async def isolated_service(redis_url: str, **options: Any) -> AsyncIterator[Running]:
-    """``running_service`` under a key prefix of its own, deleted afterwards: no other
-    test's matches for its projections to catch up on, count or time."""
+async def isolated_service(redis_url: str | None, **options: Any) -> AsyncIterator[Running]:
+    """``running_service`` with storage of its own: in memory (``redis_url`` None), or
+    under a key prefix of its own, deleted afterwards: no other test's matches for its
+    projections to catch up on, count or time."""
+    if redis_url is None:
+        async with running_service(storage=InMemoryStorage(), **options) as running:
+            yield running
+        return
     prefix = unique("test-")
     try:
         async with running_service(redis_url, prefix=prefix, **options) as running:

@@ -12,7 +12,7 @@ import contextlib
 import logging
 from typing import Protocol
 
-from eventstore import RedisEventStore
+from eventstore import Storage
 from eventstore.deadlines import Deadlines
 
 from .bot_seats import BotFactory, BotSeats
@@ -20,7 +20,6 @@ from .catalog import CatalogProjection
 from .following import Follower, SharedFeed
 from .idle import IdleMatches
 from .lapsed_tables import LapsedTables
-from .lease import Lease
 from .projections import ResultsProjection
 from .quotas import QuotaRelease
 from .ratings import RatingsRecorder
@@ -43,23 +42,24 @@ class Background:
     def __init__(
         self,
         service: GameService,
-        store: RedisEventStore,
+        storage: Storage,
         timers: bool = True,
         make_bot: BotFactory | None = None,
         idle_ms: int = 0,
         table_deadlines: Deadlines | None = None,
     ) -> None:
-        """``store``: the Redis the lease and the projections' state live in (the one
-        ``service`` appends to); ``idle_ms``: abandon a match nobody acted in for this
+        """``storage``: where the lease and the projections' state live (beside the
+        events ``service`` appends); ``idle_ms``: abandon a match nobody acted in for this
         long (0: never); ``table_deadlines``: abandon a match whose adapter table's
         deadline there lapsed (lapsed_tables.py; None: never)."""
         self.table_deadlines = table_deadlines
         self.service = service
-        self.store = store
+        self.storage = storage
         self.timers = timers
         self.idle_ms = idle_ms
         self.make_bot = make_bot  # None: this replica plays no bot seats
-        self.lease = Lease(store, "background")
+        # one replica at a time does this work (eventstore/lease.py)
+        self.lease = storage.lease("background")
         self._stopping = asyncio.Event()
         self._running: list[tuple[Worker, asyncio.Task[None]]] = []
 
@@ -77,7 +77,7 @@ class Background:
             while not self._stopping.is_set():
                 try:
                     holding = await self.lease.claim()
-                except Exception as error:  # no Redis (any of its errors): keep as it is
+                except Exception as error:  # the store away (any of its errors): keep as it is
                     log.warning("cannot renew the background lease: %s", error)
                     holding = self.leading
                 if holding and not self.leading:
@@ -96,9 +96,9 @@ class Background:
         scan = SharedScan(self.service.store)  # the store looked at once for the three
         sealer = Sealer(self.service, scan=scan)
         followers: list[Follower] = [
-            ResultsProjection(self.store),
-            CatalogProjection(self.store),
-            RatingsRecorder(self.store),
+            ResultsProjection(self.storage),
+            CatalogProjection(self.storage),
+            RatingsRecorder(self.storage),
             sealer,
         ]
         workers: list[Worker] = [sealer]
@@ -118,7 +118,7 @@ class Background:
             workers.append(bots)
         if self.table_deadlines is not None:
             workers.append(LapsedTables(self.service, self.table_deadlines))
-        workers.append(SharedFeed(self.store, followers))
+        workers.append(SharedFeed(self.storage.events, followers))
         self._running = [(worker, asyncio.create_task(worker.run())) for worker in workers]
 
     async def _stop_work(self) -> None:

@@ -2,15 +2,15 @@
 number, times), and indexes to list them newest first by state and preset.
 
 Like the results projection it follows the global feed and applies each event
-with its checkpoint in one script (``RedisCheckpoints.apply``): exactly once,
+with its checkpoint at once (``ProjectionStore.apply``): exactly once,
 restartable, and ``rebuild`` folds every stream again from seq 0. It is
 eventually consistent: a match shows up (or changes state) a moment after its
 events are stored.
 
-Keys (all in the projection's slot): ``match:<id>`` a hash per match;
+Keys (of its projection store): ``match:<id>`` a hash per match;
 ``idx:<filter>`` sorted sets whose members are ``<created ms, 13 digits>:<id>``
-with score 0, so ZREVRANGEBYLEX pages newest first and a member is its own
-cursor. Filters: ``all``, ``state:<s>``, ``preset:<p>``, ``state:<s>:preset:<p>``.
+with score 0, so ``members_before`` (ZREVRANGEBYLEX) pages newest first and a member
+is its own cursor. Filters: ``all``, ``state:<s>``, ``preset:<p>``, ``state:<s>:preset:<p>``.
 """
 
 from __future__ import annotations
@@ -20,12 +20,10 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
-from eventstore import RedisEventStore, StoredEvent
+from eventstore import Op, Storage, StoredEvent
 from eventstore.cache import BoundedCache
-from eventstore.connection import unavailable_as
-from eventstore.feed import Op
 
-from .following import FeedProjection, pairs
+from .following import FeedProjection
 from .match import match_id_of
 
 log = logging.getLogger("daifugo.catalog")
@@ -71,8 +69,8 @@ class _Known:
 class CatalogProjection(FeedProjection):
     name = NAME
 
-    def __init__(self, store: RedisEventStore) -> None:
-        super().__init__(store)
+    def __init__(self, storage: Storage) -> None:
+        super().__init__(storage)
         # what a state change needs to move a match between indexes (else read back)
         self._known = BoundedCache[str, _Known](4096)
 
@@ -138,13 +136,11 @@ class CatalogProjection(FeedProjection):
         the catalog existed and not rebuilt."""
         known = self._known.get(match_id)
         if known is None:
-            with unavailable_as("catalog", self.store.url):
-                client = await self.store.raw_client()
-                fields = ["member", "preset", "spectator_delay_ms"]
-                member, preset, delay = await client.hmget(key, fields)  # type: ignore[misc]
+            fields = ["member", "preset", "spectator_delay_ms"]
+            member, preset, delay = await self.state.hash_values(key, fields)
             if member is None or preset is None:
                 return None
-            known = _Known(member.decode(), preset.decode(), bool(int(delay or 0)))
+            known = _Known(member, preset, bool(int(delay or 0)))
             self._known.put(match_id, known)
         return known
 
@@ -179,27 +175,19 @@ class CatalogProjection(FeedProjection):
             name = f"state:{state}:preset:{preset}"
         elif state or preset:
             name = f"state:{state}" if state else f"preset:{preset}"
-        with unavailable_as("list matches", self.store.url):
-            client = await self.store.raw_client()
-            members = await client.zrevrangebylex(
-                self._key(f"idx:{name}"), f"({cursor}" if cursor else "+", "-", 0, limit + 1
-            )
+        members = await self.state.members_before(self._key(f"idx:{name}"), cursor, limit + 1)
         more = len(members) > limit
         members = members[:limit]
         listings = []
         for member in members:
-            match_id = member.decode().partition(":")[2]
+            match_id = member.partition(":")[2]
             listing = await self.listing(match_id)
             if listing is not None:
                 listings.append(listing)
-        return listings, members[-1].decode() if more and members else None
+        return listings, members[-1] if more and members else None
 
     async def listing(self, match_id: str) -> Listing | None:
-        with unavailable_as("list matches", self.store.url):
-            client = await self.store.raw_client()
-            reply = await client.hgetall(self._key(f"match:{match_id}"))  # type: ignore[misc]
-        raw = pairs(reply)
-        fields = {name.decode(): value.decode() for name, value in raw}
+        fields = await self.state.hash(self._key(f"match:{match_id}"))
         if "created_at" not in fields:
             return None
         return _listing(fields)
@@ -211,13 +199,9 @@ class CatalogProjection(FeedProjection):
         cutoff = now_ms - listing.spectator_delay_ms
         if listing.state in ("finished", "abandoned") or listing.updated_at <= cutoff:
             return listing
-        with unavailable_as("list matches", self.store.url):
-            client = await self.store.raw_client()
-            deals = await client.zrevrangebyscore(
-                self._key(f"deals:{listing.match_id}"), cutoff, "-inf", 0, 1, withscores=True
-            )
+        deal = await self.state.last_up_to(self._key(f"deals:{listing.match_id}"), cutoff)
         started = 0 < listing.started_at <= cutoff
-        game, dealt_at = (int(deals[0][0]), int(deals[0][1])) if deals else (0, 0)
+        game, dealt_at = (int(deal[0]), int(deal[1])) if deal else (0, 0)
         return replace(
             listing,
             state="live" if started else "open",
@@ -227,11 +211,7 @@ class CatalogProjection(FeedProjection):
 
     async def rebuild(self) -> None:
         """Throw the projection away and fold every stream again."""
-        client = await self.store.raw_client()
-        keys = [key async for key in client.scan_iter(match=self._key("*"))]
-        if keys:
-            await client.delete(*keys)
-        await self.checkpoints.reset()
+        await self.state.clear()
         self._known.clear()
         await self.catch_up()
 

@@ -13,9 +13,9 @@ one whose ``start`` is slow or fails hold up the others: the shared read begins 
 has started, and a follower that starts later (again a second after each failure) is
 given what the others were given past its start as a held one is, then what comes.
 
-A projection's state lives in Redis beside the events (``RedisCheckpoints``): it applies
-each event with its checkpoint in one Redis script, so it takes the Redis store, not any
-``EventStore``. A projection says only which writes an event makes.
+A projection's state lives in its projection store beside the events (a
+``ProjectionStore``, in Redis or in memory), which applies each event's writes with its
+checkpoint at once. A projection says only which writes an event makes.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Mapping, Sequence
-from typing import Any, Protocol
+from typing import Protocol
 
 from eventstore import (
     CheckpointGap,
@@ -32,11 +32,10 @@ from eventstore import (
     EventStoreError,
     FeedSubscription,
     InMemoryCheckpoints,
-    RedisCheckpoints,
-    RedisEventStore,
+    Op,
+    Storage,
     StoredEvent,
 )
-from eventstore.feed import Op
 
 log = logging.getLogger("daifugo.following")
 RETRY_PAUSE = 1.0  # seconds before a failed follower is given its event again
@@ -204,17 +203,17 @@ class SharedFeed:
 
 
 class FeedProjection:
-    """A follower that keeps its state in Redis with its checkpoints."""
+    """A follower that keeps its state with its checkpoints in its projection store."""
 
-    name = ""  # the checkpoints' name, and its keys' prefix
+    name = ""  # its projection store's name
     pace = 0.25  # a match's appends meanwhile are read at once
 
-    def __init__(self, store: RedisEventStore) -> None:
-        self.store = store
-        self.checkpoints = RedisCheckpoints(store, self.name)
+    def __init__(self, storage: Storage) -> None:
+        self.store = storage.events
+        self.state = storage.projection(self.name)
 
     def _key(self, suffix: str) -> str:
-        return self.checkpoints.key(suffix)
+        return self.state.key(suffix)
 
     async def _ops(self, event: StoredEvent) -> list[Op]:
         """The writes ``event`` makes (none for most)."""
@@ -227,12 +226,12 @@ class FeedProjection:
 
     async def catch_up(self) -> dict[str, int]:
         """Apply everything stored now, then return; each stream's last seq."""
-        positions = dict(await self.checkpoints.positions())
-        async with self.store.subscribe_all(self.checkpoints, live=False) as feed:
+        positions = dict(await self.state.positions())
+        async with self.store.subscribe_all(self.state, live=False) as feed:
             async for event in feed:
                 await self.apply(event)
                 positions[event.stream] = event.seq
-        await self.checkpoints.commit_passed()
+        await self.state.commit_passed()
         return positions
 
     async def take(self, event: StoredEvent) -> None:
@@ -242,16 +241,9 @@ class FeedProjection:
             # its checkpoint is behind what it was given (it was reset meanwhile):
             # apply again from the checkpoint on, each event at most once as ever
             log.warning("%s projection: %s; applying again from its checkpoint", self.name, gap)
-            last = await self.checkpoints.position(event.stream)
+            last = await self.state.position(event.stream)
             for missed in await self.store.read(event.stream, last + 1, event.seq - last):
                 await self.apply(missed)
 
     async def apply(self, event: StoredEvent) -> bool:
-        return await self.checkpoints.apply_or_defer(event, await self._ops(event))
-
-
-def pairs(reply: Any) -> list[tuple[bytes, bytes]]:
-    """HGETALL's reply as pairs: the store's client leaves it a flat list."""
-    if isinstance(reply, dict):
-        return list(reply.items())
-    return list(zip(reply[::2], reply[1::2], strict=True))
+        return await self.state.apply_or_defer(event, await self._ops(event))

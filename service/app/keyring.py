@@ -2,8 +2,8 @@
 
 Nothing secret is stored per match: each token and seed is an HMAC of the
 match id under the server key (a random 32-byte secret created once and kept
-in Redis), so a retried create returns the same tokens, and a lost reply
-loses nothing. Tokens never enter events, logs or views.
+by the ``ServerKey`` port, eventstore/server_key.py), so a retried create
+returns the same tokens, and a lost reply loses nothing. Tokens never enter events, logs or views.
 """
 
 from __future__ import annotations
@@ -14,12 +14,8 @@ import secrets
 from dataclasses import dataclass
 from typing import Literal
 
-from redis.asyncio import Redis
-from redis.asyncio.cluster import RedisCluster
-
 from eventstore.cache import BoundedCache
 
-SERVER_KEY = "daifugo:server-key"
 TOKEN_CHARS = 43  # a token: 32 bytes of HMAC in unpadded URL-safe base64
 _TOKEN_ALPHABET = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
 RECENT_MATCHES = 4096  # matches whose tokens are kept derived
@@ -117,13 +113,3 @@ class Keyring:
                 key, tuple((role, self.token(match_id, role)) for role in roles)
             )
         return tokens
-
-
-async def load_server_key(redis: Redis | RedisCluster) -> bytes:
-    """The server key, created on first use; every replica reads the same one."""
-    await redis.set(SERVER_KEY, secrets.token_hex(32), nx=True)
-    value = await redis.get(SERVER_KEY)
-    if value is None:
-        raise RuntimeError("the server key could not be stored")
-    text = value.decode() if isinstance(value, bytes) else str(value)
-    return bytes.fromhex(text)

@@ -2,7 +2,7 @@
 and a global ranking of players across matches.
 
 A projection follows the global feed and applies each event with its
-checkpoint in one Redis script (``RedisCheckpoints.apply``), so a restarted or
+checkpoint at once (``ProjectionStore.apply``), so a restarted or
 doubled projection never skips an event nor counts one twice. ``rebuild``
 throws the projection away and folds every stream again from seq 0.
 
@@ -24,12 +24,10 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from eventstore import RedisEventStore, StoredEvent
+from eventstore import Op, Storage, StoredEvent
 from eventstore.cache import BoundedCache
-from eventstore.connection import unavailable_as
-from eventstore.feed import Op
 
-from .following import FeedProjection, pairs
+from .following import FeedProjection
 from .match import match_id_of, stream_of
 
 NAME = "results"
@@ -49,9 +47,9 @@ class Standing:
 class ResultsProjection(FeedProjection):
     name = NAME
 
-    def __init__(self, store: RedisEventStore) -> None:
-        super().__init__(store)
-        # what a game's end needs of its match (else read back: both are in Redis too)
+    def __init__(self, storage: Storage) -> None:
+        super().__init__(storage)
+        # what a game's end needs of its match (else read back: both are stored too)
         self._names = BoundedCache[str, dict[int, str]](MATCHES_REMEMBERED)
         self._bonus = BoundedCache[str, int](MATCHES_REMEMBERED)  # points_for_last
         self._delayed = BoundedCache[str, bool](MATCHES_REMEMBERED)  # a spectator delay
@@ -91,9 +89,7 @@ class ResultsProjection(FeedProjection):
             ended = [game.data["places"] for game in before if game.type == "GameEnded"]
             # past any counted as they ended (by a version that did so)
             ops: list[Op] = []
-            with unavailable_as("results", self.store.url):
-                client = await self.store.raw_client()
-                counted = await client.llen(self._key(f"games:{match_id}"))  # type: ignore[misc]
+            counted = await self.state.length(self._key(f"games:{match_id}"))
             for places in ended[counted:]:
                 ops += await self._game_ops(match_id, [int(place) for place in places])
             return ops
@@ -127,17 +123,15 @@ class ResultsProjection(FeedProjection):
     async def _bonus_of(self, match_id: str) -> int:
         bonus = self._bonus.get(match_id)
         if bonus is None:
-            client = await self.store.raw_client()
-            raw = await client.get(self._key(f"bonus:{match_id}"))
+            raw = await self.state.get(self._key(f"bonus:{match_id}"))
             bonus = self._bonus.put(match_id, int(raw or 0))
         return bonus
 
     async def _names_of(self, match_id: str) -> dict[int, str]:
         names = self._names.get(match_id)
         if names is None:
-            client = await self.store.raw_client()
-            stored = pairs(await client.hgetall(self._key(f"names:{match_id}")))  # type: ignore[misc]
-            names = self._names.put(match_id, {int(seat): name.decode() for seat, name in stored})
+            stored = await self.state.hash(self._key(f"names:{match_id}"))
+            names = self._names.put(match_id, {int(seat): name for seat, name in stored.items()})
         return names
 
     # -- reading -----------------------------------------------------------------
@@ -147,49 +141,31 @@ class ResultsProjection(FeedProjection):
 
     async def games(self, match_id: str) -> list[list[int]]:
         """Each finished game's places, by seat."""
-        with unavailable_as("results", self.store.url):
-            client = await self.store.raw_client()
-            raw = await client.lrange(self._key(f"games:{match_id}"), 0, -1)  # type: ignore[misc]
-        return [json.loads(item) for item in raw]
+        return [json.loads(item) for item in await self.state.items(self._key(f"games:{match_id}"))]
 
     async def points(self, match_id: str) -> dict[int, int]:
-        with unavailable_as("results", self.store.url):
-            client = await self.store.raw_client()
-            raw = pairs(await client.hgetall(self._key(f"points:{match_id}")))  # type: ignore[misc]
-        return {int(seat): int(points) for seat, points in raw}
+        stored = await self.state.hash(self._key(f"points:{match_id}"))
+        return {int(seat): int(points) for seat, points in stored.items()}
 
     async def ranking(self, offset: int = 0, limit: int = 50) -> list[Standing]:
         """Players by points, best first."""
-        with unavailable_as("rankings", self.store.url):
-            return await self._ranking(offset, limit)
-
-    async def _ranking(self, offset: int, limit: int) -> list[Standing]:
-        client = await self.store.raw_client()
-        top = await client.zrevrange(self.ranking_key, offset, offset + limit - 1, withscores=True)
         standings = []
-        for raw_name, score in top:
-            name = raw_name.decode()
-            games = await client.hget(self._key("games"), name)  # type: ignore[misc]
-            firsts = await client.hget(self._key("firsts"), name)  # type: ignore[misc]
+        for name, score in await self.state.top_by_score(self.ranking_key, offset, limit):
+            games, firsts = await self._counts("games", name), await self._counts("firsts", name)
             places = [
-                int(await client.hget(self._key(f"places:{place}"), name) or 0)  # type: ignore[misc]
-                for place in range(1, MAX_PLACES + 1)
+                await self._counts(f"places:{place}", name) for place in range(1, MAX_PLACES + 1)
             ]
             while places and not places[-1]:
                 places.pop()
-            standings.append(
-                Standing(name, int(score), int(games or 0), int(firsts or 0), tuple(places))
-            )
+            standings.append(Standing(name, int(score), games, firsts, tuple(places)))
         return standings
+
+    async def _counts(self, what: str, name: str) -> int:
+        return int((await self.state.hash_values(self._key(what), [name]))[0] or 0)
 
     async def rebuild(self) -> None:
         """Throw the projection away and fold every stream again."""
-        client = await self.store.raw_client()
-        pattern = self._key("*")
-        keys = [key async for key in client.scan_iter(match=pattern)]
-        if keys:
-            await client.delete(*keys)
-        await self.checkpoints.reset()
+        await self.state.clear()
         self._names.clear()
         self._bonus.clear()
         await self.catch_up()

@@ -38,8 +38,7 @@ from eventstore import (
     ConcurrencyConflict,
     EventStore,
     NewEvent,
-    RedisCheckpoints,
-    RedisEventStore,
+    Storage,
     StoredEvent,
 )
 from eventstore.cache import BoundedCache
@@ -218,12 +217,12 @@ class RatingsRecorder:
     name = "ratings"
     pace = 0.25
 
-    def __init__(self, store: RedisEventStore) -> None:
-        self.store = store
+    def __init__(self, storage: Storage) -> None:
+        self.store = storage.events
         # where it is: each event passed after its work (at-least-once: the appends are
         # idempotent), committed every few seconds, every stream's (a player's, a
         # pool's too: else a restart would read them all again)
-        self.checkpoints = RedisCheckpoints(store, self.name)
+        self.checkpoints = storage.projection(self.name)
         self._tables = BoundedCache[str, _Table](MATCHES_REMEMBERED)
 
     async def start(self) -> Mapping[str, int]:

@@ -33,7 +33,7 @@ from typing import Any
 
 from cryptography.hazmat.primitives.serialization import Encoding, NoEncryption, PrivateFormat
 
-from eventstore.embedded import daifugo_data_dir
+from eventstore.datadir import daifugo_data_dir
 
 from ..records import (
     ActionReceipt,

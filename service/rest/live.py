@@ -33,7 +33,7 @@ from litestar.response import Stream
 from eventstore import EventStoreError
 
 from ..app import queries
-from ..app.match import REVEALING, stream_of
+from ..app.match import REVEALING
 from ..app.queries import checked_id
 from ..app.service import viewer_of
 from ..rules.views import SPECTATOR
@@ -140,10 +140,11 @@ async def _past(
     held until it may be shown as the broadcast would hold it; with the seq after each
     write. (The window moves on meanwhile: read until it is reached.)"""
     audience, service = broadcast.audience, broadcast.service
-    stream = stream_of(audience.match_id)
     revealed, seq = audience.revealed, start
     while seq < broadcast.window_start and not closing.is_set() and not broadcast.over:
-        page = await service.store.read(stream, seq, min(_PAGE, broadcast.window_start - seq))
+        page = await service.stored_events(
+            audience.match_id, seq, min(_PAGE, broadcast.window_start - seq)
+        )
         if not page:
             return  # never: what is in the window was stored first
         due_now: list[bytes] = []

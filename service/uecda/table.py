@@ -19,7 +19,7 @@ from typing import Literal
 
 from eventstore import AppendResult, EventStoreError, StoredEvent
 
-from ..app.match import Match, stream_of
+from ..app.match import Match
 from ..app.service import CreatedMatch, GameService, Sent, ServiceError
 from ..match import AbandonReason
 from ..rules import Refusal, decide, fold
@@ -365,7 +365,7 @@ class UecdaTable:
             if fresh:
                 break
             try:
-                fresh = await self.service.store.read(stream_of(self.match_id), self.version + 1)
+                fresh = await self.service.stored_events(self.match_id, self.version + 1)
                 if fresh:
                     break
                 await self.service.waits.until(

@@ -89,8 +89,8 @@ class Site:
 
 
 @pytest_asyncio.fixture(loop_scope="session")
-async def site(redis_url: str) -> AsyncIterator[Site]:
-    async with isolated_service(redis_url, grpc_port=0, http_port=0) as running:
+async def site() -> AsyncIterator[Site]:
+    async with isolated_service(None, grpc_port=0, http_port=0) as running:
         assert running.http_port is not None
         async with DaifugoClient(f"127.0.0.1:{running.grpc_port}", timeout=20) as client:
             yield Site(running, f"http://127.0.0.1:{running.http_port}", client)

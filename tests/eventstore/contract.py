@@ -35,6 +35,7 @@ from eventstore import (
 )
 from eventstore import fanout as fanout_module
 from eventstore.fanout import Fanout, ListenerTooSlow
+from eventstore.overlap import appender
 
 from .conftest import Backend
 
@@ -219,22 +220,6 @@ class AppendCase(StoreCase):
         ]
         assert stored[1].data == {"t": [1, 2]}  # tuples are stored (and read) as lists
 
-    async def test_meanwhile_is_given_the_events_as_they_will_be_stored(
-        self, store: EventStore
-    ) -> None:
-        given: list[tuple[StoredEvent, ...]] = []
-        result = await store.append("mean", [ev(n=1), ev(n=2)], -1, "r-1", meanwhile=given.append)
-        assert given == [result.events]
-        stored = await store.read("mean")
-        assert [(e.seq, e.hash, e.at) for e in given[0]] == [(e.seq, e.hash, e.at) for e in stored]
-        # what is not written is given too: only the result says what was stored
-        with pytest.raises(ConcurrencyConflict):
-            await store.append("mean", [ev(n=3)], 0, meanwhile=given.append)
-        again = await store.append("mean", [ev(n=1), ev(n=2)], -1, "r-1", meanwhile=given.append)
-        assert again == AppendResult(0, 1, True) and again.events == ()
-        assert len(given) <= 3 and all(batch != again.events for batch in given)
-        assert seqs(await store.read("mean")) == [0, 1]
-
     async def test_what_a_reader_changes_is_not_stored(self, store: EventStore) -> None:
         await store.append("copy", [ev(cards=[1, 2])], -1)
         (first,) = await store.read("copy")
@@ -346,6 +331,47 @@ class AppendCase(StoreCase):
             (i, k) for i in range(20) for k in range(per_writer)
         ]
         assert (await first.verify("busy")).ok
+
+
+class OverlapCase(StoreCase):
+    """The append with work on its events (eventstore/overlap.py): overlapped with the
+    round trip where the store can, else after it; the same to its caller either way."""
+
+    async def test_meanwhile_is_given_the_events_as_they_will_be_stored(
+        self, store: EventStore
+    ) -> None:
+        given: list[tuple[StoredEvent, ...]] = []
+        append = appender(store)
+        result = await append("mean", [ev(n=1), ev(n=2)], -1, "r-1", "", given.append)
+        assert given == [result.events]
+        stored = await store.read("mean")
+        assert [(e.seq, e.hash, e.at) for e in given[0]] == [(e.seq, e.hash, e.at) for e in stored]
+        # what is not written is given too: only the result says what was stored
+        with pytest.raises(ConcurrencyConflict):
+            await append("mean", [ev(n=3)], 0, None, "", given.append)
+        again = await append("mean", [ev(n=1), ev(n=2)], -1, "r-1", "", given.append)
+        assert again == AppendResult(0, 1, True) and again.events == ()
+        assert len(given) <= 3 and all(batch != again.events for batch in given)
+        assert seqs(await store.read("mean")) == [0, 1]
+
+    async def test_a_store_that_cannot_overlap_does_the_work_after_its_append(
+        self, store: EventStore
+    ) -> None:
+        given: list[tuple[StoredEvent, ...]] = []
+        append = appender(PortOnly(store))
+        result = await append("after", [ev(n=1)], -1, "r-1", "", given.append)
+        assert given == [result.events] and seqs(await store.read("after")) == [0]
+        with pytest.raises(ConcurrencyConflict):
+            await append("after", [ev(n=2)], -1, None, "", given.append)
+        again = await append("after", [ev(n=1)], -1, "r-1", "", given.append)
+        assert again.duplicate and given == [result.events]  # only what was stored
+
+
+class PortOnly:
+    """A store as the port alone has it: its append, without an overlapped one."""
+
+    def __init__(self, store: EventStore) -> None:
+        self.append = store.append
 
 
 class RequestIdCase(StoreCase):

@@ -10,6 +10,7 @@ from .contract import (
     FeedCase,
     IndexCase,
     InMemory,
+    OverlapCase,
     RequestIdCase,
     SingleRedis,
     SubscriptionCase,
@@ -21,6 +22,10 @@ from .contract import (
 
 
 class TestAppendInMemory(InMemory, AppendCase):
+    pass
+
+
+class TestOverlapInMemory(InMemory, OverlapCase):
     pass
 
 
@@ -59,6 +64,10 @@ class TestAppendRedis(SingleRedis, AppendCase):
     pass
 
 
+class TestOverlapRedis(SingleRedis, OverlapCase):
+    pass
+
+
 class TestRequestIdRedis(SingleRedis, RequestIdCase):
     pass
 
@@ -91,6 +100,10 @@ class TestVerifyRedis(SingleRedis, VerifyCase):
 
 
 class TestAppendCluster(ClusterRedis, AppendCase):
+    pass
+
+
+class TestOverlapCluster(ClusterRedis, OverlapCase):
     pass
 
 

@@ -83,7 +83,7 @@ async def test_an_append_that_finds_its_script_flushed_still_gives_its_events_me
     finally:
         client.close()
     given: list[tuple[StoredEvent, ...]] = []
-    result = await store.append("flushed", [ev(n=1)], 0, meanwhile=given.append)
+    result = await store.append_overlapped("flushed", [ev(n=1)], 0, None, "", given.append)
     assert result.last_seq == 1 and given == [result.events]
     assert (await store.verify("flushed")).ok
 

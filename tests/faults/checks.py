@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Collection, Sequence
 
-from eventstore import RedisEventStore, StoredEvent
-from service.app.keyring import Keyring, load_server_key
+from eventstore import RedisEventStore, RedisStorage, StoredEvent
+from service.app.keyring import Keyring
 from service.audit import audit_events
 
 from .players import Ledger
@@ -56,7 +56,7 @@ async def assert_match_sound(
 async def stored_request_ids(store: RedisEventStore) -> Callable[[str, Collection[str]], str]:
     """How to find the id the store holds for a seat's request id among ``known`` ones:
     the service stores a digest scoped to the seat, and a request is of one seat."""
-    keyring = Keyring(await load_server_key(await store.raw_client()))
+    keyring = Keyring(await RedisStorage(store).server_key().load())
 
     def stored_id(request_id: str, known: Collection[str]) -> str:
         scoped = [keyring.request_digest(f"seat:{seat}", request_id) for seat in range(SEATS)]

@@ -22,8 +22,8 @@ from ..service_support import isolated_service
 
 
 @pytest.fixture
-async def running(redis_url: str) -> AsyncIterator[Running]:
-    async with isolated_service(redis_url, grpc_port=0) as service:
+async def running() -> AsyncIterator[Running]:
+    async with isolated_service(None, grpc_port=0) as service:
         yield service
 
 

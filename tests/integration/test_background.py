@@ -1,5 +1,6 @@
 """One replica at a time runs the projections and the turn timers, under a lease in
-Redis; when it stops (or dies and its lease lapses), another takes over."""
+Redis; when it stops (or dies and its lease lapses), another takes over. (The lease's
+own contract: tests/eventstore/test_ports.py.)"""
 
 from __future__ import annotations
 
@@ -10,41 +11,11 @@ from pathlib import Path
 
 import redis
 
-from eventstore import RedisEventStore, RedisServer
+from eventstore import RedisServer
 from service.app.background import RENEW_EVERY
-from service.app.lease import Lease
 from service.runtime import running_service
 
 from ..redis_support import unique
-
-
-async def test_one_holder_at_a_time_and_a_released_lease_is_free_at_once(redis_url: str) -> None:
-    store = RedisEventStore.from_url(redis_url, prefix=unique("lease-"))
-    try:
-        first, second = Lease(store, "work"), Lease(store, "work")
-        assert await first.claim()
-        assert not await second.claim()
-        assert await first.claim()  # renewed
-        await second.release()  # not its lease: changes nothing
-        assert not await second.claim()
-        await first.release()
-        assert await second.claim()
-        assert not await first.claim()
-    finally:
-        await store.close()
-
-
-async def test_a_lease_its_holder_stops_renewing_lapses(redis_url: str) -> None:
-    store = RedisEventStore.from_url(redis_url, prefix=unique("lease-"))
-    try:
-        gone, waiting = Lease(store, "work", ttl_ms=200), Lease(store, "work", ttl_ms=200)
-        assert await gone.claim()
-        assert not await waiting.claim()
-        await asyncio.sleep(0.4)
-        assert await waiting.claim()
-        assert not await gone.claim()
-    finally:
-        await store.close()
 
 
 async def test_a_second_replica_runs_the_background_work_once_the_first_stops(

@@ -19,7 +19,7 @@ async def test_results_and_ranking_follow_the_events(
     match_id = await play_match(
         client, "classic", [GreedyBot(), RandomBot(2), GreedyBot()], games_per_set=2
     )
-    results = ResultsProjection(running.service.store)
+    results = ResultsProjection(running.storage)
     await results.catch_up()
     match = await running.service.load(match_id)
     games = await results.games(match_id)
@@ -47,8 +47,8 @@ async def delayed_match_played(running: Running, client: DaifugoClient) -> tuple
     await client.host(created.match_id, created.host_token).start()
     seats = [client.seat(created.match_id, token) for token in created.seat_tokens]
     await asyncio.gather(*(play_seat(seat, GreedyBot()) for seat in seats))
-    results = OwnResults(running.service.store)
-    await results.checkpoints.reset()
+    results = OwnResults(running.storage)
+    await results.state.reset()
     return created.match_id, results
 
 
@@ -76,13 +76,13 @@ async def test_a_delayed_matchs_games_are_counted_once_it_is_over(
 async def test_uecda_points_are_five_to_one(running: Running, client: DaifugoClient) -> None:
     bots = [GreedyBot(), RandomBot(3), GreedyBot(), RandomBot(4), GreedyBot()]
     match_id = await play_match(client, "uecda", bots, games_per_set=2)
-    results = ResultsProjection(running.service.store)
+    results = ResultsProjection(running.storage)
     await results.catch_up()
     games = await results.games(match_id)
     assert len(games) == 2
     expected = {seat: sum(6 - places[seat] for places in games) for seat in range(5)}
     assert await results.points(match_id) == expected
-    fresh = ResultsProjection(running.service.store)  # rebuilt from scratch: the same
+    fresh = ResultsProjection(running.storage)  # rebuilt from scratch: the same
     await fresh.rebuild()
     assert await fresh.points(match_id) == expected
 
@@ -93,19 +93,15 @@ async def test_a_projection_given_an_event_past_its_reset_checkpoint_applies_it_
     """Its checkpoint went back (the projection was reset meanwhile): the event it is
     given cannot be applied alone, so it applies the stream again up to it."""
     match_id = await play_match(client, "classic", [GreedyBot(), GreedyBot()], games_per_set=2)
-    store = running.service.store
-    results = ResultsProjection(store)
+    results = ResultsProjection(running.storage)
     await results.catch_up()
     games = await results.games(match_id)
-    events = await store.read(stream_of(match_id))
+    events = await running.storage.events.read(stream_of(match_id))
     first_end = next(event for event in events if event.type == "GameEnded")
-    redis = await store.raw_client()
-    keys = [key async for key in redis.scan_iter(match=results.checkpoints.key("*"))]
-    await redis.delete(*keys)
-    await ResultsProjection(store).checkpoints.reset()
+    await ResultsProjection(running.storage).state.clear()  # by another replica, say
     await results.take(first_end)
     assert await results.games(match_id) == games[:1]
-    assert await results.checkpoints.position(stream_of(match_id)) == first_end.seq
+    assert await results.state.position(stream_of(match_id)) == first_end.seq
 
 
 async def test_a_delayed_match_counted_game_by_game_until_an_upgrade_is_counted_once(
@@ -120,7 +116,7 @@ async def test_a_delayed_match_counted_game_by_game_until_an_upgrade_is_counted_
         if event is first_end:  # as the version before counted it
             places = [int(place) for place in event.data["places"]]
             ops = await results._game_ops(match_id, places)
-            await results.checkpoints.apply_or_defer(event, ops)
+            await results.state.apply_or_defer(event, ops)
         else:
             await results.take(event)
     match = await running.service.load(match_id)

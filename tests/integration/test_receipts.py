@@ -34,8 +34,8 @@ from .test_signing_keys_api import grpc_keys
 
 
 @pytest.fixture
-async def served(redis_url: str) -> AsyncIterator[Running]:
-    async with isolated_service(redis_url, grpc_port=0, http_port=0, timers=False) as running:
+async def served() -> AsyncIterator[Running]:
+    async with isolated_service(None, grpc_port=0, http_port=0, timers=False) as running:
         yield running
 
 

@@ -61,11 +61,11 @@ async def grpc_keys(grpc_port: int) -> list[dict[str, Any]]:
 
 
 async def test_rest_and_grpc_publish_every_key_and_signed_records_verify(
-    redis_url: str, tmp_path: Path
+    tmp_path: Path,
 ) -> None:
     signer = rotated_signer(tmp_path)
     async with isolated_service(
-        redis_url, grpc_port=0, http_port=0, timers=False, signer=signer
+        None, grpc_port=0, http_port=0, timers=False, signer=signer
     ) as running:
         assert running.http_port is not None
         body = await rest_keys(running.http_port)
@@ -84,8 +84,8 @@ async def test_rest_and_grpc_publish_every_key_and_signed_records_verify(
             assert checked.ok and checked.key == signer.keys.published[-1]
 
 
-async def test_the_openapi_schema_documents_get_keys(redis_url: str) -> None:
-    async with isolated_service(redis_url, grpc_port=0, http_port=0, timers=False) as running:
+async def test_the_openapi_schema_documents_get_keys() -> None:
+    async with isolated_service(None, grpc_port=0, http_port=0, timers=False) as running:
         url = f"http://127.0.0.1:{running.http_port}/schema/openapi.json"
         async with httpx.AsyncClient(timeout=30) as http:
             schema = (await http.get(url)).json()
@@ -98,8 +98,8 @@ async def test_the_openapi_schema_documents_get_keys(redis_url: str) -> None:
     assert key["properties"]["algorithm"]["const"] == "Ed25519"
 
 
-async def test_the_keys_service_is_healthy_reflected_and_needs_no_token(redis_url: str) -> None:
-    async with isolated_service(redis_url, grpc_port=0, timers=False) as running:
+async def test_the_keys_service_is_healthy_reflected_and_needs_no_token() -> None:
+    async with isolated_service(None, grpc_port=0, timers=False) as running:
         async with grpc.aio.insecure_channel(f"127.0.0.1:{running.grpc_port}") as channel:
             health = health_pb2_grpc.HealthStub(channel)
             answer = await health.Check(
@@ -117,9 +117,9 @@ async def test_the_keys_service_is_healthy_reflected_and_needs_no_token(redis_ur
         assert key["valid_to"] is None and key["key_id"] == running.signer.keys.published[0].key_id
 
 
-async def test_a_garbled_request_is_refused_as_invalid_argument(redis_url: str) -> None:
+async def test_a_garbled_request_is_refused_as_invalid_argument() -> None:
     async with (
-        isolated_service(redis_url, grpc_port=0, timers=False) as running,
+        isolated_service(None, grpc_port=0, timers=False) as running,
         grpc.aio.insecure_channel(f"127.0.0.1:{running.grpc_port}") as channel,
     ):
         call = channel.unary_unary("/daifugo.v1.KeysService/ListSigningKeys")

@@ -15,8 +15,8 @@ from ..service_support import isolated_service
 
 
 @pytest.fixture
-async def served(redis_url: str) -> AsyncIterator[Running]:
-    async with isolated_service(redis_url, grpc_port=0, http_port=0, timers=False) as running:
+async def served() -> AsyncIterator[Running]:
+    async with isolated_service(None, grpc_port=0, http_port=0, timers=False) as running:
         yield running
 
 

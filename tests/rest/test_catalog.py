@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from eventstore import RedisEventStore
+from eventstore import InMemoryStorage, RedisStorage, Storage
 from service.app.catalog import CatalogProjection
 from service.app.following import SharedFeed
 from service.app.keyring import Keyring
@@ -19,19 +19,27 @@ from service.app.service import GameService, MatchOptions
 from service.match import AbandonReason
 
 
-@pytest.fixture
-async def service(redis_url: str) -> AsyncIterator[GameService]:
-    """A game service on a store of its own (a fresh prefix), removed after."""
+@pytest.fixture(params=["memory", "redis"])
+async def storage(request: pytest.FixtureRequest) -> AsyncIterator[Storage]:
+    """Storage of its own: in memory, or in Redis under a fresh prefix (removed after)."""
+    if request.param == "memory":
+        yield InMemoryStorage()
+        return
     prefix = f"catalog-{uuid.uuid4().hex[:8]}"
-    store = RedisEventStore.from_url(redis_url, prefix=prefix)
+    redis_storage = RedisStorage.from_url(request.getfixturevalue("redis_url"), prefix=prefix)
     try:
-        yield GameService(store, Keyring(secrets.token_bytes(32)))
+        yield redis_storage
     finally:
-        client = await store.raw_client()
+        client = await redis_storage.events.raw_client()
         keys = [key async for key in client.scan_iter(match=f"{prefix}:*")]
         if keys:
             await client.delete(*keys)
-        await store.close()
+        await redis_storage.close()
+
+
+@pytest.fixture
+def service(storage: Storage) -> GameService:
+    return GameService(storage.events, Keyring(secrets.token_bytes(32)))
 
 
 async def play_to_the_end(service: GameService, match_id: str, tokens: tuple[str, ...]) -> None:
@@ -56,7 +64,9 @@ async def listing(catalog: CatalogProjection) -> dict[str, list[tuple[str, str, 
     return pages
 
 
-async def test_the_catalog_lists_follows_and_rebuilds(service: GameService) -> None:
+async def test_the_catalog_lists_follows_and_rebuilds(
+    service: GameService, storage: Storage
+) -> None:
     opened = await service.create(MatchOptions("classic", 3, {}, open_seats=True))
     live = await service.create(MatchOptions("federation", 4, {}, games_per_set=2))
     await service.start(live.match_id, live.host_token)
@@ -64,7 +74,7 @@ async def test_the_catalog_lists_follows_and_rebuilds(service: GameService) -> N
     await service.start(done.match_id, done.host_token)
     await play_to_the_end(service, done.match_id, done.seat_tokens)
 
-    catalog = CatalogProjection(service.store)
+    catalog = CatalogProjection(storage)
     await catalog.catch_up()
     items, after = await catalog.page(limit=10)
     assert [item.match_id for item in items] == [done.match_id, live.match_id, opened.match_id]

@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from clients.sdk import DaifugoClient
-from eventstore import RedisEventStore
+from eventstore import RedisEventStore, RedisStorage
 from service.app.catalog import CatalogProjection
 from service.app.keyring import Keyring
 from service.app.projections import ResultsProjection
@@ -116,7 +116,8 @@ async def no_store() -> AsyncIterator[httpx.AsyncClient]:
     store = RedisEventStore.from_url(f"redis://127.0.0.1:{free_port()}", connect_timeout=0.5)
     service = GameService(store, Keyring(b"k" * 32))
     keys = ephemeral_signer().key_set()
-    app = create_app(service, CatalogProjection(store), ResultsProjection(store), keys)
+    storage = RedisStorage(store)
+    app = create_app(service, CatalogProjection(storage), ResultsProjection(storage), keys)
     server = await start_http_server(app, 0)
     try:
         async with httpx.AsyncClient(

@@ -153,8 +153,8 @@ async def test_an_idle_stream_gets_keep_alive_comments(
     assert lines == [": keep-alive"]
 
 
-async def test_open_streams_end_cleanly_when_the_service_stops(redis_url: str) -> None:
-    async with isolated_service(redis_url, grpc_port=0, http_port=0, timers=False) as running:
+async def test_open_streams_end_cleanly_when_the_service_stops() -> None:
+    async with isolated_service(None, grpc_port=0, http_port=0, timers=False) as running:
         created = await new_match(running, "classic", 3)
         base = f"http://127.0.0.1:{running.http_port}"
         client = httpx.AsyncClient(base_url=base, timeout=30)

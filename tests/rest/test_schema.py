@@ -27,7 +27,7 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
-from eventstore import RedisEventStore
+from eventstore import RedisEventStore, RedisStorage
 from service.app.catalog import CatalogProjection
 from service.app.keyring import Keyring
 from service.app.projections import ResultsProjection
@@ -152,7 +152,8 @@ def app_schema() -> dict[str, Any]:
     store = RedisEventStore.from_url("redis://127.0.0.1:1")
     service = GameService(store, Keyring(b"k" * 32))
     keys = ephemeral_signer().key_set()
-    app = create_app(service, CatalogProjection(store), ResultsProjection(store), keys)
+    storage = RedisStorage(store)
+    app = create_app(service, CatalogProjection(storage), ResultsProjection(storage), keys)
     return app.openapi_schema.to_schema()
 
 

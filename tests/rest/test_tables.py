@@ -18,9 +18,7 @@ async def create(http: httpx.AsyncClient, **body: Any) -> httpx.Response:
 
 
 async def streams(served: Running) -> int:
-    client = await served.service.store.raw_client()
-    # every key of a match stream holds its hash slot tag ``{m:<id>}``
-    return len([key async for key in client.scan_iter(match="*{m:*")])
+    return await served.service.store.stream_count()
 
 
 def secret_of(link: str) -> str:

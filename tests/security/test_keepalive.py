@@ -13,8 +13,8 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from eventstore import RedisEventStore, RedisServer
-from service.app.keyring import Keyring, load_server_key
+from eventstore import RedisEventStore, RedisServer, RedisStorage
+from service.app.keyring import Keyring
 from service.app.service import GameService, MatchOptions
 from tests.serve_process import ServeProcess
 
@@ -52,7 +52,7 @@ async def test_keep_alives_do_not_move_when_a_hidden_action_happens(
     served: ServeProcess, store: RedisEventStore, http: httpx.AsyncClient
 ) -> None:
     # a match whose spectators see events an hour late, made as the service makes one
-    service = GameService(store, Keyring(await load_server_key(await store.raw_client())))
+    service = GameService(store, Keyring(await RedisStorage(store).server_key().load()))
     created = await service.create(
         MatchOptions("classic", 3, {}, games_per_set=1, spectator_delay=3600)
     )

@@ -128,9 +128,9 @@ def expected_stream(
     return bytes(out)
 
 
-async def test_the_bytes_of_one_game(redis_url: str) -> None:
+async def test_the_bytes_of_one_game() -> None:
     settings = UecdaSettings(games=1, turn_seconds=30.0)
-    async with isolated_service(redis_url, grpc_port=0, uecda_port=0, uecda=settings) as running:
+    async with isolated_service(None, grpc_port=0, uecda_port=0, uecda=settings) as running:
         assert running.uecda is not None and running.uecda_port is not None
         clients: list[Scripted] = []
         for number in range(5):  # each is told its number once the five are there

@@ -249,7 +249,7 @@ async def test_a_bot_seat_whose_action_failed_tries_its_turn_again(
         )
     )
     appends = {"failed": 0}
-    real_append = store.append
+    real_append = service._append_overlapping  # the service's one way to append
 
     async def flaky_append(*args: object, **kwargs: object) -> object:
         request_id = args[3] if len(args) > 3 else kwargs.get("request_id")
@@ -259,7 +259,7 @@ async def test_a_bot_seat_whose_action_failed_tries_its_turn_again(
         return await real_append(*args, **kwargs)  # type: ignore[arg-type]
 
     await service.start(made.match_id, made.host_token)
-    store.append = flaky_append  # type: ignore[method-assign]
+    service._append_overlapping = flaky_append  # type: ignore[assignment]
     bot_seats.RETRY_PAUSE, pause = 0.01, bot_seats.RETRY_PAUSE
     worker = BotSeats(service, bot_of_kind)
     feed = SharedFeed(store, [worker])
@@ -287,14 +287,14 @@ async def test_a_stale_cache_is_caught_by_the_append_and_decided_again(
     other = GameService(store, service.keyring)  # another replica, sharing the store
     assert (await other.join(made.match_id, "ann")).seat == 0
     appends = 0
-    real_append = store.append
+    real_append = service._append_overlapping  # the service's one way to append
 
     async def counted(*args: object, **kwargs: object) -> object:
         nonlocal appends
         appends += 1
         return await real_append(*args, **kwargs)  # type: ignore[arg-type]
 
-    store.append = counted  # type: ignore[method-assign]
+    service._append_overlapping = counted  # type: ignore[assignment]
     # decided on the stale cache (seat 0 free), refused by the append's expected
     # version, loaded and decided again: the next free seat
     assert (await service.join(made.match_id, "bob")).seat == 1
@@ -327,18 +327,17 @@ async def test_what_was_prepared_for_an_append_that_lost_its_race_is_never_given
     seat, command = await first_legal(service, made.match_id)
     token = made.seat_tokens[seat]
     other = GameService(store, service.keyring)  # another replica, sharing the store
-    real_append = store.append
+    real_append = service._append_overlapping  # the seam of the overlapped append
     lost: list[tuple[StoredEvent, ...]] = []
 
-    async def raced(*args: Any, **kwargs: Any) -> Any:
+    async def raced(*args: Any) -> Any:
         # the other replica's action lands while this one's append is on its way
-        store.append = real_append  # type: ignore[method-assign]
+        service._append_overlapping = real_append
         await other.act(made.match_id, token, always(command))
-        prepare = kwargs["meanwhile"]
-        kwargs["meanwhile"] = lambda stored: (lost.append(stored), prepare(stored))
-        return await real_append(*args, **kwargs)
+        *asked, prepare = args
+        return await real_append(*asked, lambda stored: (lost.append(stored), prepare(stored)))
 
-    store.append = raced  # type: ignore[method-assign]
+    service._append_overlapping = raced
     with pytest.raises(ServiceError) as refused:
         await service.act(made.match_id, token, always(command))
     assert refused.value.code == "not_your_turn" and lost  # prepared, then not stored

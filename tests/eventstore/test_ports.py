@@ -1,0 +1,338 @@
+"""The contract of the small ports beside the event store (eventstore/port.py): the
+projection store with its checkpoints, the lease and the server key. One abstract case
+per port, run on memory, one Redis server and a Redis Cluster, as the event store's
+contract suite (contract.py) is: what the application counts on, whichever it is given.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import AsyncIterator
+
+import pytest
+
+from eventstore import (
+    CheckpointGap,
+    InMemoryStorage,
+    ProjectionStore,
+    RedisStorage,
+    Storage,
+    StoredEvent,
+)
+
+from .conftest import Backend
+from .contract import append_n
+
+# --- the storages ---------------------------------------------------------------------
+
+
+class Storages:
+    """Makes the storages of one kind for one test: ``storage`` has data of its own,
+    ``sharing`` another replica's view of the same data."""
+
+    def storage(self) -> Storage:
+        raise NotImplementedError
+
+    def sharing(self, storage: Storage) -> Storage:
+        raise NotImplementedError
+
+    async def close(self) -> None:
+        raise NotImplementedError
+
+
+class MemoryStorages(Storages):
+    def __init__(self) -> None:
+        self.made: list[InMemoryStorage] = []
+
+    def storage(self) -> Storage:
+        self.made.append(InMemoryStorage())
+        return self.made[-1]
+
+    def sharing(self, storage: Storage) -> Storage:
+        assert isinstance(storage, InMemoryStorage)
+        self.made.append(storage.sharing())
+        return self.made[-1]
+
+    async def close(self) -> None:
+        for storage in self.made:
+            await storage.close()
+
+
+class RedisStorages(Storages):
+    def __init__(self, backend: Backend) -> None:
+        self.backend = backend
+        self.made: list[RedisStorage] = []
+        self.server_key = f"test-server-key-{uuid.uuid4().hex[:8]}"  # its own, deleted after
+
+    def storage(self) -> Storage:
+        self.made.append(RedisStorage(self.backend.store(), self.server_key))
+        return self.made[-1]
+
+    def sharing(self, storage: Storage) -> Storage:
+        assert isinstance(storage, RedisStorage)
+        store = self.backend.store(prefix=storage.events.keys.prefix)
+        self.made.append(RedisStorage(store, self.server_key))
+        return self.made[-1]
+
+    async def close(self) -> None:
+        if self.made:
+            client = await self.made[0].events.raw_client()
+            await client.delete(self.server_key)
+        for storage in self.made:
+            await storage.close()
+        self.backend.cleanup()
+
+
+class InMemory:
+    @pytest.fixture
+    async def storages(self) -> AsyncIterator[Storages]:
+        made = MemoryStorages()
+        yield made
+        await made.close()
+
+
+class SingleRedis:
+    @pytest.fixture
+    async def storages(self, redis_url: str) -> AsyncIterator[Storages]:
+        made = RedisStorages(Backend("single", redis_url, False))
+        yield made
+        await made.close()
+
+
+class ClusterRedis:
+    @pytest.fixture
+    async def storages(self, cluster_url: str) -> AsyncIterator[Storages]:
+        made = RedisStorages(Backend("cluster", cluster_url, True))
+        yield made
+        await made.close()
+
+
+class PortCase:
+    @pytest.fixture
+    def storage(self, storages: Storages) -> Storage:
+        return storages.storage()
+
+
+# --- the projection store ------------------------------------------------------------------
+
+
+async def events_of(storage: Storage, stream: str, count: int) -> list[StoredEvent]:
+    await append_n(storage.events, stream, count)
+    return await storage.events.read(stream)
+
+
+class ProjectionStoreCase(PortCase):
+    async def test_an_events_writes_and_its_checkpoint_go_together_once(
+        self, storage: Storage
+    ) -> None:
+        state = storage.projection("counts")
+        first, second = await events_of(storage, "s-1", 2)
+        ops = [("HINCRBY", state.key("seen"), "s-1", 1), ("RPUSH", state.key("log"), "a", "b")]
+        assert await state.apply(first, ops)
+        assert not await state.apply(first, ops)  # applied before: nothing done
+        assert await state.hash(state.key("seen")) == {"s-1": "1"}
+        assert await state.items(state.key("log")) == ["a", "b"]
+        assert await state.length(state.key("log")) == 2
+        assert await state.position("s-1") == 0 and await state.position("other") == -1
+        assert await state.positions() == {"s-1": 0}
+        assert await state.apply(second, [("SET", state.key("last"), 7), ("INCR", state.key("n"))])
+        assert await state.get(state.key("last")) == "7"
+        assert await state.get(state.key("n")) == "1"
+        assert await state.get(state.key("nothing")) is None
+
+    async def test_an_event_past_a_missing_one_is_refused_with_nothing_written(
+        self, storage: Storage
+    ) -> None:
+        state = storage.projection("gaps")
+        _, second = await events_of(storage, "s-1", 2)
+        with pytest.raises(CheckpointGap):
+            await state.apply(second, [("SET", state.key("x"), 1)])
+        assert await state.get(state.key("x")) is None
+        assert await state.position("s-1") == -1
+
+    async def test_ops_outside_the_vocabulary_or_its_keys_are_refused(
+        self, storage: Storage
+    ) -> None:
+        state, other = storage.projection("mine"), storage.projection("theirs")
+        (event,) = await events_of(storage, "s-1", 1)
+        for ops in (
+            [("DEL", state.key("x"))],  # not a projection's write
+            [("SET", other.key("x"), 1)],  # another projection's key
+            [("SET", "x", 1)],
+            [("SET", state.key("ok"), 1), ("FLUSHALL", state.key("x"))],  # one bad op of two
+        ):
+            with pytest.raises(ValueError):
+                await state.apply(event, ops)
+        assert await state.get(state.key("ok")) is None
+        assert await state.position("s-1") == -1
+
+    async def test_passed_events_are_committed_with_the_next_write_or_commit_passed(
+        self, storage: Storage
+    ) -> None:
+        state = storage.projection("passing")
+        events = await events_of(storage, "s-1", 4)
+        assert await state.apply_or_defer(events[0], [])
+        assert await state.apply_or_defer(events[1], [])
+        assert await state.position("s-1") == -1  # no write yet
+        assert await state.apply_or_defer(events[2], [("SET", state.key("at"), 2)])
+        assert await state.position("s-1") == 2
+        assert await state.apply_or_defer(events[3], [])
+        await state.commit_passed()
+        assert await state.position("s-1") == 3
+
+    async def test_passed_events_after_a_gap_are_not_committed(self, storage: Storage) -> None:
+        state = storage.projection("passing-gap")
+        events = await events_of(storage, "s-1", 3)
+        assert await state.apply_or_defer(events[2], [])  # 0 and 1 never given
+        await state.commit_passed()
+        assert await state.position("s-1") == -1
+
+    async def test_another_replica_sees_the_state_and_applies_nothing_twice(
+        self, storage: Storage, storages: Storages
+    ) -> None:
+        state = storage.projection("shared")
+        other = storages.sharing(storage).projection("shared")
+        (event,) = await events_of(storage, "s-1", 1)
+        ops = [("ZINCRBY", state.key("rank"), 3, "ada")]
+        assert await state.apply(event, ops)
+        assert not await other.apply(event, ops)
+        assert await other.top_by_score(other.key("rank"), 0, 10) == [("ada", 3.0)]
+
+    async def test_sorted_sets_read_as_redis_orders_them(self, storage: Storage) -> None:
+        state = storage.projection("sorted")
+        (event,) = await events_of(storage, "s-1", 1)
+        rank, lex, times = state.key("rank"), state.key("lex"), state.key("times")
+        ops = [
+            ("ZINCRBY", rank, 5, "bo"),
+            ("ZINCRBY", rank, 2, "al"),
+            ("ZINCRBY", rank, 5, "cy"),  # a tie with bo: the greater member first
+            ("ZINCRBY", rank, 1, "al"),
+            ("ZADD", lex, 0, "0000000000001:a", 0, "0000000000002:b", 0, "0000000000003:c"),
+            ("ZREM", lex, "0000000000002:b"),
+            ("ZADD", times, 100, "1", 200, "2", 300, "3"),
+        ]
+        assert await state.apply(event, ops)
+        assert await state.top_by_score(rank, 0, 10) == [("cy", 5.0), ("bo", 5.0), ("al", 3.0)]
+        assert await state.top_by_score(rank, 1, 1) == [("bo", 5.0)]
+        assert await state.top_by_score(rank, 0, 0) == []
+        assert await state.members_before(lex, None, 10) == ["0000000000003:c", "0000000000001:a"]
+        assert await state.members_before(lex, "0000000000003:c", 10) == ["0000000000001:a"]
+        assert await state.members_before(lex, None, 1) == ["0000000000003:c"]
+        assert await state.last_up_to(times, 250) == ("2", 200.0)
+        assert await state.last_up_to(times, 99) is None
+        assert await state.members_before(state.key("none"), None, 5) == []
+
+    async def test_hashes_and_clear(self, storage: Storage) -> None:
+        state = storage.projection("hashes")
+        first, second = await events_of(storage, "s-1", 2)
+        key = state.key("match:1")
+        assert await state.apply(first, [("HSET", key, "a", "1", "b", "x y")])
+        assert await state.apply(second, [("HSET", key, "a", 2), ("HINCRBY", key, "n", -3)])
+        assert await state.hash(key) == {"a": "2", "b": "x y", "n": "-3"}
+        assert await state.hash_values(key, ["b", "missing", "a"]) == ["x y", None, "2"]
+        other = storage.projection("kept")
+        assert await other.apply(first, [("SET", other.key("x"), 1)])
+        await state.clear()
+        assert await state.hash(key) == {} and await state.positions() == {}
+        assert await state.apply(first, [("SET", state.key("again"), 1)])  # from nothing
+        assert await other.get(other.key("x")) == "1"  # another projection's: untouched
+
+    async def test_reset_forgets_positions_and_keeps_the_state(self, storage: Storage) -> None:
+        state: ProjectionStore = storage.projection("resetting")
+        (event,) = await events_of(storage, "s-1", 1)
+        assert await state.apply(event, [("SET", state.key("x"), 1)])
+        assert await state.commit("s-2", 4) and not await state.commit("s-2", 3)
+        await state.reset()
+        assert await state.positions() == {}
+        assert await state.get(state.key("x")) == "1"
+
+
+# --- the lease --------------------------------------------------------------------------------
+
+
+class LeaseCase(PortCase):
+    async def test_one_holder_at_a_time_and_a_released_lease_is_free_at_once(
+        self, storage: Storage, storages: Storages
+    ) -> None:
+        first, second = storage.lease("work"), storages.sharing(storage).lease("work")
+        assert await first.claim()
+        assert not await second.claim()
+        assert await first.claim()  # renewed
+        await second.release()  # not its lease: changes nothing
+        assert not await second.claim()
+        await first.release()
+        assert await second.claim()
+        assert not await first.claim()
+        assert await storage.lease("other work").claim()  # leases of other names: apart
+
+    async def test_a_lease_its_holder_stops_renewing_lapses(
+        self, storage: Storage, storages: Storages
+    ) -> None:
+        gone = storage.lease("work", ttl_ms=200)
+        waiting = storages.sharing(storage).lease("work", ttl_ms=200)
+        assert await gone.claim()
+        assert not await waiting.claim()
+        await asyncio.sleep(0.4)
+        assert await waiting.claim()
+        assert not await gone.claim()
+
+
+# --- the server key ------------------------------------------------------------------------
+
+
+class ServerKeyCase(PortCase):
+    async def test_made_once_then_the_same_for_every_replica(
+        self, storage: Storage, storages: Storages
+    ) -> None:
+        key = await storage.server_key().load()
+        assert len(key) == 32
+        assert await storage.server_key().load() == key
+        others = [storages.sharing(storage).server_key() for _ in range(5)]
+        assert {await other.load() for other in others} == {key}
+
+    async def test_replicas_starting_together_agree(self, storages: Storages) -> None:
+        first = storages.storage()
+        keys = await asyncio.gather(
+            *(storages.sharing(first).server_key().load() for _ in range(10))
+        )
+        assert len(set(keys)) == 1
+
+
+# --- each case on each storage --------------------------------------------------------------
+
+
+class TestProjectionStoreInMemory(InMemory, ProjectionStoreCase):
+    pass
+
+
+class TestProjectionStoreRedis(SingleRedis, ProjectionStoreCase):
+    pass
+
+
+class TestProjectionStoreCluster(ClusterRedis, ProjectionStoreCase):
+    pass
+
+
+class TestLeaseInMemory(InMemory, LeaseCase):
+    pass
+
+
+class TestLeaseRedis(SingleRedis, LeaseCase):
+    pass
+
+
+class TestLeaseCluster(ClusterRedis, LeaseCase):
+    pass
+
+
+class TestServerKeyInMemory(InMemory, ServerKeyCase):
+    pass
+
+
+class TestServerKeyRedis(SingleRedis, ServerKeyCase):
+    pass
+
+
+class TestServerKeyCluster(ClusterRedis, ServerKeyCase):
+    pass
