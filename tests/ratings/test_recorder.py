@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from eventstore import NewEvent, RedisEventStore, StoredEvent
+from eventstore import NewEvent, RedisEventStore, RedisStorage, StoredEvent
 from service.app.ratings import RatingsRecorder, pool_stream
 
 from ..redis_support import unique
@@ -46,7 +46,7 @@ async def match_log(
 
 
 async def take_all(store: RedisEventStore, events: list[StoredEvent]) -> None:
-    recorder = RatingsRecorder(store)
+    recorder = RatingsRecorder(RedisStorage(store))
     await recorder.start()
     for event in events:
         await recorder.take(event)
@@ -69,7 +69,7 @@ async def test_unrated_or_unregistered_seats_record_nothing(store: RedisEventSto
 
 async def test_a_delayed_matchs_games_are_recorded_at_its_end(store: RedisEventStore) -> None:
     events = await match_log(store, True, ("a" * 32, "b" * 32), delay=60_000)
-    recorder = RatingsRecorder(store)
+    recorder = RatingsRecorder(RedisStorage(store))
     for event in events[:-1]:
         await recorder.take(event)
     assert await store.read(pool_stream("federation.2-3")) == []

@@ -120,7 +120,7 @@ async def test_the_catalog_lists_follows_and_rebuilds(
 
 
 async def test_an_abandoned_match_leaves_the_open_and_live_lists_and_keeps_its_played_games(
-    service: GameService,
+    service: GameService, storage: Storage
 ) -> None:
     opened = await service.create(MatchOptions("classic", 3, {}, open_seats=True))
     # delayed: its games are counted at its end, which here is the abandonment
@@ -138,7 +138,7 @@ async def test_an_abandoned_match_leaves_the_open_and_live_lists_and_keeps_its_p
         assert await service.abandon(made.match_id, AbandonReason.IDLE) is not None
         assert (await service.load(made.match_id)).sealed
 
-    catalog, results = CatalogProjection(service.store), ResultsProjection(service.store)
+    catalog, results = CatalogProjection(storage), ResultsProjection(storage)
     await catalog.catch_up()
     await results.catch_up()
     pages = await listing(catalog)
