@@ -3,12 +3,15 @@
 //   #/new                      the new-table form
 //   #/invite/<id>/<secret>     take an invited seat (the secret never leaves the fragment
 //                              but in a POST body, and leaves the address bar at once)
+//   #/seat/<id>/<token>        this seat's link: back to a seat from any tab or device
+//                              (the token leaves the address bar at once, as a secret does)
 //   #/match/<id>               watch or play a match; its results once over
 //   #/match/<id>/replay/<seq>  a finished match's replay at a step
 //   #/audit, #/rankings
-// Tokens never enter the URL: they live in sessionStorage only.
+// Tokens never enter a URL sent anywhere: they live in sessionStorage, and in
+// the fragment of a seat's link only when its player copies it.
 
-import { clearAnnouncements, initAnnouncer } from "./announce.js";
+import { announce, clearAnnouncements, initAnnouncer } from "./announce.js";
 import { api } from "./api.js";
 import { AuditPage, showVerdict } from "./audit.js";
 import { $ } from "./dom.js";
@@ -20,6 +23,7 @@ import { SeatPlay } from "./play.js";
 import { RankingsPage } from "./rankings.js";
 import { Replay } from "./replay.js";
 import { keepReceipts } from "./receipts.js";
+import { SeatKeeper, tokenFromInput } from "./seatlink.js";
 import { Results } from "./results.js";
 import { Watcher } from "./watch.js";
 
@@ -30,6 +34,7 @@ let list = null;
 let newTable = null;
 let auditPage = null;
 let rankingsPage = null;
+let keeper = null;
 
 function stopCurrent() {
   if (!current) return;
@@ -130,6 +135,7 @@ async function takeSeat(session, id, token, moveFocus) {
   }
   if (current !== session) return;
   sessionStorage.setItem(tokenKey(id), token);
+  keeper.reset();
   $("token-form").hidden = true;
   session.seat = new SeatPlay(id, token, {
     names: session.watcher.names,
@@ -142,6 +148,7 @@ async function takeSeat(session, id, token, moveFocus) {
 
 function leaveSeat(session, id) {
   sessionStorage.removeItem(tokenKey(id));
+  announce("You left the seat. This seat's link brings you back to it.", { logged: false });
   session.seat?.stop();
   session.seat = null;
   $("token-form").hidden = false;
@@ -173,6 +180,14 @@ function route() {
   let found;
   if (replay) openMatch(decodeURIComponent(replay[1]), Number(replay[2]));
   else if ((found = hash.match(/^#\/match\/([^/?#]+)/))) openMatch(decodeURIComponent(found[1]));
+  else if ((found = hash.match(/^#\/seat\/([^/?#]+)\/([^/?#]+)$/))) {
+    const [id, token] = [decodeURIComponent(found[1]), decodeURIComponent(found[2])];
+    // the token leaves the address bar and the history at once; the seat is checked on opening
+    sessionStorage.setItem(tokenKey(id), token);
+    history.replaceState(null, "", `#/match/${encodeURIComponent(id)}`);
+    lastRoute = location.hash;
+    openMatch(id);
+  }
   else if ((found = hash.match(/^#\/invite\/([^/?#]+)\/([^/?#]+)$/))) {
     const [id, secret] = [decodeURIComponent(found[1]), decodeURIComponent(found[2])];
     // the secret leaves the address bar and the history at once
@@ -217,14 +232,21 @@ function init() {
   $("token-form").addEventListener("submit", (event) => {
     event.preventDefault();
     const input = $("token");
-    const token = input.value.trim();
+    const token = tokenFromInput(input.value.trim());
     input.value = ""; // keep it out of the DOM once used
     const id = matchIdInHash();
     if (token && id && current?.watcher) takeSeat(current, id, token, true);
   });
-  $("leave-seat").addEventListener("click", () => {
-    const id = matchIdInHash();
-    if (id && current?.watcher) leaveSeat(current, id);
+  keeper = new SeatKeeper({
+    id: matchIdInHash,
+    token: () => {
+      const id = matchIdInHash();
+      return id ? sessionStorage.getItem(tokenKey(id)) : null;
+    },
+    leave: () => {
+      const id = matchIdInHash();
+      if (id && current?.watcher) leaveSeat(current, id);
+    },
   });
   $("to-replay").addEventListener("click", () => {
     lastRoute = null;
