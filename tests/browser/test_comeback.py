@@ -5,13 +5,14 @@ axe-core on each new state."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
 from playwright.async_api import Browser, Page
 
-from .conftest import TIMEOUT_MS, Site, new_match, start
-from .keys import focus_by_keyboard, seat_state, take_seat, text_of
+from .conftest import TIMEOUT_MS, Site, bot_tasks, new_match, start
+from .keys import focus_by_keyboard, seat_state, take_seat, text_of, wait_my_turn
 from .test_replay_audit import axe_violations
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
@@ -104,3 +105,134 @@ async def test_a_seat_comes_back_through_its_link_in_another_browser_and_leaving
     )
     assert stored is None
     assert "link" in await text_of(page, "label[for='token']")
+
+
+def usable_cards(legal: list[dict[str, Any]]) -> set[str]:
+    return {
+        code
+        for action in legal
+        if action["action"] in ("play", "give", "discard")
+        for code in action["cards"]
+    }
+
+
+async def in_view(page: Page, selector: str) -> bool:
+    result: bool = await page.eval_on_selector(
+        selector,
+        """(element) => {
+            const box = element.getBoundingClientRect();
+            return box.top >= 0 && box.bottom <= window.innerHeight && box.height > 0;
+        }""",
+    )
+    return result
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+async def test_the_turn_shows_the_legal_cards_and_melds_and_brings_them_into_view(
+    site: Site, page: Page, width: int
+) -> None:
+    await page.set_viewport_size({"width": width, "height": 800})
+    created = await new_match(site.client, "torasobi", 2)
+    await start(site.client, created)
+    match_id, token = created.match_id, created.seat_tokens[0]
+    bots = bot_tasks(site.client, created, [1], pause=0.6)
+    try:
+        await take_seat(page, site.base_url, match_id, token)
+        checked = 0
+        for _ in range(6):
+            prompt = await wait_my_turn(page)
+            if prompt["phase"] == "match_over":
+                break
+            state = await seat_state(page, site.base_url, match_id, token)
+            if str(state["version"]) != prompt["version"]:
+                await asyncio.sleep(0.05)
+                continue
+            # the turn scrolled the hand and Play/Pass into view
+            for selector in ("#hand", "#act-play", "#act-pass"):
+                assert await in_view(page, selector), selector
+            legal: list[dict[str, Any]] = state["legal"]
+            marked = await page.eval_on_selector_all(
+                "#hand button[data-legal='true']", "(buttons) => buttons.map(b => b.dataset.code)"
+            )
+            assert set(marked) == usable_cards(legal)
+            plays = [action for action in legal if action["action"] == "play"]
+            melds = await page.eval_on_selector_all(
+                "#legal-list button", "(buttons) => buttons.map(b => b.dataset.cards)"
+            )
+            assert {" ".join(sorted(m.split())) for m in melds} == {
+                " ".join(sorted(play["cards"])) for play in plays
+            } or len(melds) == 40
+            if checked == 0:
+                assert await axe_violations(page) == []
+                await reflows_at_320(page)
+            checked += 1
+            if not plays or state["view"].get("waiting_for") not in (None, "play"):
+                await page.keyboard.press("p")
+            else:
+                # a meld's button selects exactly its cards; Play plays them
+                chosen = await page.get_attribute("#legal-list button", "data-cards")
+                assert chosen
+                await focus_by_keyboard(page, "#legal-list button")
+                await page.keyboard.press("Enter")
+                pressed = await page.eval_on_selector_all(
+                    "#hand button[aria-pressed='true']",
+                    "(buttons) => buttons.map(b => b.dataset.code)",
+                )
+                assert sorted(pressed) == sorted(chosen.split())
+                await focus_by_keyboard(page, "#act-play")
+                await page.keyboard.press("Enter")
+            # away from the hand while the bot thinks: the next turn must bring it back
+            await page.evaluate("window.scrollTo(0, 0)")
+            await page.wait_for_function(
+                "(v) => document.getElementById('seat-prompt').dataset.version !== v",
+                arg=prompt["version"],
+            )
+            assert not await page.locator("#refusal[data-code]").count()
+        assert checked >= 2
+    finally:
+        for bot in bots:
+            bot.cancel()
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+async def test_a_turn_limit_shows_a_clock_and_the_header_says_so(
+    site: Site, page: Page, width: int
+) -> None:
+    await page.set_viewport_size({"width": width, "height": 800})
+    created = await site.client.create_match("torasobi", 2, games_per_set=1, turn_time_limit=40)
+    await start(site.client, created)
+    match_id = created.match_id
+    answer = await page.request.get(f"{site.base_url}/matches/{match_id}")
+    spectated = await answer.json()
+    assert spectated["turn_ms"] == 40_000 and spectated["turn_deadline_ms"] > 0
+    await take_seat(page, site.base_url, match_id, created.seat_tokens[0])
+    assert "turn limit 40 s" in await text_of(page, "#match-meta")
+    await page.wait_for_selector("#fact-clock:not([hidden])")
+    first = int(await page.get_attribute("#fact-clock", "data-left") or "0")
+    assert 30 <= first <= 40
+    await page.wait_for_function(
+        "(first) => Number(document.getElementById('fact-clock').dataset.left) < first",
+        arg=first,
+    )
+    assert "Time left:" in await text_of(page, "#fact-clock")
+    assert await in_view(page, "#seat-clock")  # beside the hand, in view with it
+    assert await axe_violations(page) == []
+    await reflows_at_320(page)
+
+    # untimed: no clock, and the header says there is no limit
+    untimed = await new_match(site.client, "torasobi", 2)
+    await start(site.client, untimed)
+    await take_seat(page, site.base_url, untimed.match_id, untimed.seat_tokens[0])
+    assert "no turn limit" in await text_of(page, "#match-meta")
+    assert await page.locator("#fact-clock").is_hidden()
+
+
+async def test_a_delayed_spectator_gets_no_clock(site: Site, page: Page) -> None:
+    created = await site.client.create_match(
+        "torasobi", 2, games_per_set=1, turn_time_limit=40, spectator_delay=30
+    )
+    await start(site.client, created)
+    answer = await page.request.get(f"{site.base_url}/matches/{created.match_id}")
+    spectated = await answer.json()
+    # a deadline would tell when the last hidden event happened
+    assert spectated["turn_ms"] == 40_000 and spectated["turn_deadline_ms"] is None

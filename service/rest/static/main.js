@@ -19,7 +19,7 @@ import { HostPanel, hostKey } from "./host.js";
 import { acceptInvite } from "./invite.js";
 import { MatchList } from "./matches.js";
 import { NewTable } from "./newtable.js";
-import { SeatPlay } from "./play.js";
+import { SeatPlay, bringIntoView } from "./play.js";
 import { RankingsPage } from "./rankings.js";
 import { Replay } from "./replay.js";
 import { keepReceipts } from "./receipts.js";
@@ -85,6 +85,7 @@ async function openMatch(id, replaySeq = null) {
   $("match-meta").textContent = [
     `${view.preset}, ${view.players} players`,
     `${view.games_per_set} ${view.games_per_set === 1 ? "game" : "games"} per set`,
+    match.turn_ms ? `turn limit ${match.turn_ms / 1000} s` : "no turn limit",
     over ? "finished" : (match.state ?? "live"),
     match.spectator_delay_ms ? `spectators see it ${match.spectator_delay_ms / 1000} s late` : "",
   ]
@@ -143,7 +144,8 @@ async function takeSeat(session, id, token, moveFocus) {
   });
   await session.watcher.useToken(token);
   // focus the hand's heading: the next Tab reaches the hand
-  if (moveFocus) $("hand-title").focus();
+  if (moveFocus) $("hand-title").focus({ preventScroll: true });
+  bringIntoView(); // the hand and Play/Pass, not just the heading
 }
 
 function leaveSeat(session, id) {
