@@ -236,3 +236,44 @@ async def test_a_delayed_spectator_gets_no_clock(site: Site, page: Page) -> None
     spectated = await answer.json()
     # a deadline would tell when the last hidden event happened
     assert spectated["turn_ms"] == 40_000 and spectated["turn_deadline_ms"] is None
+
+
+async def test_rematch_is_offered_to_every_seat_and_the_others_are_told(
+    site: Site, browser: Browser, page: Page
+) -> None:
+    created = await new_match(site.client, "torasobi", 2)
+    await start(site.client, created)
+    match_id = created.match_id
+    other = await browser.new_context(viewport={"width": 390, "height": 844})
+    try:
+        friend = await other.new_page()
+        friend.set_default_timeout(TIMEOUT_MS)
+        await take_seat(page, site.base_url, match_id, created.seat_tokens[0])
+        await take_seat(friend, site.base_url, match_id, created.seat_tokens[1])
+        # the seats' own tokens play (bots at the keys), the two pages follow
+        await asyncio.gather(*bot_tasks(site.client, created, [0, 1]))
+        for player in (page, friend):
+            await player.wait_for_selector("#results:not([hidden])[data-final='true']")
+            await player.wait_for_selector("#rematch:not([hidden])")
+        # the invited seat, not the creator, opens the rematch
+        await focus_by_keyboard(friend, "#rematch")
+        await friend.keyboard.press("Enter")
+        await friend.wait_for_function("(id) => !location.hash.includes(id)", arg=match_id)
+        new_id = friend.url.split("#/match/")[1]
+        await friend.wait_for_selector("#hand", state="attached")
+        assert not await friend.locator("#rematch-error:not(:empty)").count()
+        # the other seat is told, and joins the same table in its same seat
+        await page.wait_for_selector("#rematch-news:has-text('opened a rematch')")
+        assert await text_of(page, "#rematch") == "Join the rematch"
+        assert "opened a rematch" in await text_of(page, "#announcer")
+        assert await axe_violations(page) == []
+        await page.click("#rematch")
+        await page.wait_for_url(f"**/#/match/{new_id}")
+        for player in (page, friend):
+            await player.wait_for_selector("#hand button")
+        new = await site.running.service.load(new_id)
+        old = await site.running.service.load(match_id)
+        assert new.started and new.rules == old.rules and new.names == old.names
+        assert "(you)" in await text_of(page, "#seats .seat-name >> nth=0")
+    finally:
+        await other.close()

@@ -42,6 +42,7 @@ function stopCurrent() {
   current.replay?.stop();
   current.seat?.stop();
   current.host?.stop();
+  current.results?.stop();
   current = null;
 }
 
@@ -225,6 +226,13 @@ export function tableCreated(table, body) {
   location.hash = `#/match/${encodeURIComponent(id)}`;
 }
 
+/** A seat sat at its match's rematch: its new token in this tab, then the new table. */
+function rematchSeated(table) {
+  keepReceipts(table.match_id, table.receipts);
+  sessionStorage.setItem(tokenKey(table.match_id), table.seat_token);
+  location.hash = `#/match/${encodeURIComponent(table.match_id)}`;
+}
+
 function init() {
   initAnnouncer($("announcer"), $("log"));
   list = new MatchList();
@@ -254,7 +262,7 @@ function init() {
     lastRoute = null;
     route(); // the match is over now: opening it again starts the replay
   });
-  $("rematch").addEventListener("click", () => current?.results?.rematch(tableCreated));
+  $("rematch").addEventListener("click", () => current?.results?.rematch(tableCreated, rematchSeated));
   window.addEventListener("hashchange", route);
   route();
 }
