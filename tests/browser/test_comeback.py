@@ -277,3 +277,66 @@ async def test_rematch_is_offered_to_every_seat_and_the_others_are_told(
         assert "(you)" in await text_of(page, "#seats .seat-name >> nth=0")
     finally:
         await other.close()
+
+
+async def widest(page: Page) -> list[str]:
+    """The elements that reach past the window's right edge (what makes it scroll)."""
+    found: list[str] = await page.evaluate(
+        """() => {
+            const width = document.documentElement.clientWidth;
+            const right = (e) => Math.round(e.getBoundingClientRect().right);
+            return [...document.querySelectorAll("body *")]
+                .filter((e) => e.getClientRects().length && right(e) > width + 1)
+                .slice(0, 8)
+                .map((e) => `${e.tagName}#${e.id}.${e.className} ${right(e)}`);
+        }"""
+    )
+    return found
+
+
+@pytest.mark.parametrize("width", [320, 390, 1280])
+async def test_no_page_scrolls_sideways(site: Site, page: Page, width: int) -> None:
+    created = await new_match(site.client, "torasobi", 2)
+    await start(site.client, created)
+    finished = await new_match(site.client, "torasobi", 2)
+    await start(site.client, finished)
+    await asyncio.gather(*bot_tasks(site.client, finished, [0, 1]))
+    await page.set_viewport_size({"width": width, "height": 700})
+    states = {
+        "front": ("/", "#list-status:has-text('.')"),
+        "new table": ("/#/new", "#new-rules input[data-rule='eight_cut']"),
+        "table": (f"/#/match/{created.match_id}", "#seat-panel:not([hidden])"),
+        "replay": (f"/#/match/{finished.match_id}/replay/5", "#replay-position[data-seq='5']"),
+        "audit": ("/#/audit", "#audit-view:not([hidden])"),
+        "rankings": ("/#/rankings", "#rankings-status:not(:empty)"),
+        "invite": ("/#/invite/x", "#invite-view:not([hidden])"),
+    }
+    wide: dict[str, list[str]] = {}
+    for name, (path, ready) in states.items():
+        await page.goto(f"{site.base_url}{path}")
+        await page.wait_for_selector(ready)
+        scroll = await page.evaluate(
+            "() => document.documentElement.scrollWidth - document.documentElement.clientWidth"
+        )
+        if scroll > 0:
+            wide[name] = await widest(page)
+    assert wide == {}, wide
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+async def test_the_replay_controls_are_on_the_first_screen(
+    site: Site, page: Page, width: int
+) -> None:
+    finished = await new_match(site.client, "torasobi", 2)
+    await start(site.client, finished)
+    await asyncio.gather(*bot_tasks(site.client, finished, [0, 1]))
+    await page.set_viewport_size({"width": width, "height": 800})
+    await page.goto(f"{site.base_url}/#/match/{finished.match_id}/replay/5")
+    await page.wait_for_selector("#replay-position[data-seq='5']")
+    await page.wait_for_selector("#results:not([hidden])")
+    await page.evaluate("window.scrollTo(0, 0)")
+    for selector in ("#replay-event", "#replay-next", "#replay-prev"):
+        assert await in_view(page, selector), selector
+    await no_horizontal_scroll(page)
+    await reflows_at_320(page)
+    assert await axe_violations(page) == []
