@@ -340,3 +340,22 @@ async def test_the_replay_controls_are_on_the_first_screen(
     await no_horizontal_scroll(page)
     await reflows_at_320(page)
     assert await axe_violations(page) == []
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+async def test_each_invite_link_has_a_copy_button(site: Site, page: Page, width: int) -> None:
+    await page.set_viewport_size({"width": width, "height": 800})
+    await page.goto(f"{site.base_url}/#/new")
+    await page.wait_for_selector("#new-rules input[data-rule='eight_cut']")
+    await page.select_option("#new-players", "3")
+    await page.fill("#new-games", "1")
+    await page.fill("#new-name", "Ann")
+    for seat in (1, 2):
+        await page.select_option(f"#new-seat-{seat}", "invite")
+    await page.click("#new-create")
+    await page.wait_for_selector("#host-panel:not([hidden]) #invite-copy-2")
+    await focus_by_keyboard(page, "#invite-copy-1")
+    await page.keyboard.press("Enter")
+    await page.wait_for_selector("#invite-copy-1 + [role='status']:not(:empty)")
+    assert await axe_violations(page) == []
+    await reflows_at_320(page)
