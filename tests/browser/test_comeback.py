@@ -11,8 +11,11 @@ from typing import Any
 import pytest
 from playwright.async_api import Browser, Page
 
+from clients.sdk import CreatedMatch
+from service.rules.commands import Pass
+
 from .conftest import TIMEOUT_MS, Site, bot_tasks, new_match, start
-from .keys import focus_by_keyboard, seat_state, take_seat, text_of, wait_my_turn
+from .keys import focus_by_keyboard, seat_state, select_cards, take_seat, text_of, wait_my_turn
 from .test_replay_audit import axe_violations
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
@@ -359,3 +362,66 @@ async def test_each_invite_link_has_a_copy_button(site: Site, page: Page, width:
     await page.wait_for_selector("#invite-copy-1 + [role='status']:not(:empty)")
     assert await axe_violations(page) == []
     await reflows_at_320(page)
+
+
+async def to_the_exchange(site: Site, created: CreatedMatch) -> int:
+    """Play game 1 through the service (first legal play, else pass) until game 2's card
+    exchange waits; the seat whose step it is."""
+    service = site.running.service
+    for _ in range(600):
+        match = await service.load(created.match_id)
+        game = match.game
+        if game.game_number == 2 and game.waiting_for == "exchange" and game.turn is not None:
+            return game.turn
+        assert game.turn is not None
+        token = created.seat_tokens[game.turn]
+        actions = (await service.seen(created.match_id, token)).actions
+        chosen = next((a for a in actions if not isinstance(a, Pass)), actions[0])
+        await service.act(created.match_id, token, lambda seat, chosen=chosen: chosen)
+    raise AssertionError("game 2's exchange never came")
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+async def test_the_exchange_preselects_the_forced_cards_or_says_to_choose(
+    site: Site, page: Page, width: int
+) -> None:
+    await page.set_viewport_size({"width": width, "height": 800})
+    created = await site.client.create_match("torasobi", 3, games_per_set=2)
+    await start(site.client, created)
+    forced_seen = False
+    for _ in range(3):
+        seat = await to_the_exchange(site, created)
+        token = created.seat_tokens[seat]
+        await page.goto(f"{site.base_url}/#/")
+        await page.evaluate("sessionStorage.clear()")  # the next step may be another seat's
+        await take_seat(page, site.base_url, created.match_id, token)
+        prompt = await wait_my_turn(page)
+        state = await seat_state(page, site.base_url, created.match_id, token)
+        gives = [action for action in state["legal"] if action["action"] == "give"]
+        assert gives and str(state["version"]) == prompt["version"]
+        selected = await page.eval_on_selector_all(
+            "#hand button[aria-pressed='true']", "(cards) => cards.map(b => b.dataset.code)"
+        )
+        note = await text_of(page, "#forced-note")
+        if len({" ".join(sorted(give["cards"])) for give in gives}) == 1:
+            forced_seen = True
+            assert sorted(selected) == sorted(gives[0]["cards"])
+            assert "The rules choose the cards you give" in note
+            if width == 390:
+                assert await axe_violations(page) == []
+            await focus_by_keyboard(page, "#act-give")
+            await page.keyboard.press("Enter")
+        else:
+            assert selected == [] and note.startswith("Choose")
+            await select_cards(page, gives[0]["cards"])
+            await focus_by_keyboard(page, "#act-give")
+            await page.keyboard.press("Enter")
+        await page.wait_for_function(
+            "(v) => document.getElementById('seat-prompt').dataset.version !== v",
+            arg=prompt["version"],
+        )
+        assert not await page.locator("#refusal[data-code]").count()
+        match = await site.running.service.load(created.match_id)
+        if match.game.waiting_for != "exchange":
+            break
+    assert forced_seen

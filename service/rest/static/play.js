@@ -79,6 +79,7 @@ export class SeatPlay {
     this.renderHand(sortByStrength(view.hand ?? [], reversed));
     this.markLegal();
     this.renderMelds();
+    this.preselectForced();
     this.renderControls();
     this.renderPrompt();
   }
@@ -141,6 +142,30 @@ export class SeatPlay {
     $("legal-title").textContent = plays.length
       ? "You can play (choose one to select its cards):"
       : "Nothing you hold can be played now.";
+  }
+
+  /** A give or discard the rules force (the strongest cards in the exchange): those cards
+   * selected once per position and said; a free choice is said too. */
+  preselectForced() {
+    const note = $("forced-note");
+    const moves = this.myTurn ? this.legal.filter((action) => action.action === "give" || action.action === "discard") : [];
+    if (!moves.length) {
+      note.textContent = "";
+      return;
+    }
+    const sets = new Set(moves.map((action) => [...action.cards].map(normalise).sort().join(" ")));
+    const verb = moves[0].action === "give" ? "give" : "discard";
+    if (sets.size === 1) {
+      const cards = moves[0].cards.map(normalise);
+      note.textContent = `The rules choose the cards you ${verb}: ${cardsInWords(cards)}. They are selected; press ${verb === "give" ? "Give" : "Discard"}.`;
+      if (this.preselected !== this.version) {
+        this.preselected = this.version;
+        this.selectOnly(cards);
+      }
+    } else {
+      const count = moves[0].cards.length;
+      note.textContent = `Choose ${count} ${plural(count, "card")} to ${verb} among the marked ones.`;
+    }
   }
 
   /** Select exactly `codes` in the hand (duplicates, like two jokers, each once). */
