@@ -425,3 +425,48 @@ async def test_the_exchange_preselects_the_forced_cards_or_says_to_choose(
         if match.game.waiting_for != "exchange":
             break
     assert forced_seen
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+async def test_the_new_table_form_is_searchable_and_checked_in_place(
+    site: Site, page: Page, width: int
+) -> None:
+    await page.set_viewport_size({"width": width, "height": 800})
+    await page.goto(f"{site.base_url}/#/new")
+    await page.wait_for_selector("#new-rules input[data-rule='eight_cut']")
+    # the limit is said at the field; a wrong number is marked there and nothing is sent
+    assert "1 to 100" in await text_of(page, "#new-games-hint")
+    requests: list[str] = []
+    page.on("request", lambda request: requests.append(request.method))
+    for wrong in ("1000", "0"):
+        await page.fill("#new-games", wrong)
+        await page.click("#new-create")
+        await page.wait_for_selector("#new-games[aria-invalid='true']")
+        assert "from 1 to 100" in await text_of(page, "#new-games-error")
+        assert await page.evaluate("document.activeElement.id") == "new-games"
+        assert await in_view(page, "#new-games-error")
+    assert "POST" not in requests
+    assert await axe_violations(page) == []
+    await page.fill("#new-games", "2")
+    await page.dispatch_event("#new-games", "change")
+    await page.wait_for_selector("#new-games:not([aria-invalid])")
+
+    # the search shows only the rules it names, in English or Japanese
+    await page.fill("#new-rule-search", "8切り")
+    shown = await page.eval_on_selector_all(
+        "#new-rules li:not([hidden]) input", "(boxes) => boxes.map(b => b.dataset.rule)"
+    )
+    assert "eight_cut" in shown and "revolution" not in shown
+    await page.fill("#new-rule-search", "eleven")
+    await page.check("#rule-eleven_back")
+    await page.select_option("#rule-eleven_back-kind", "order")
+    await page.fill("#new-rule-search", "")
+    assert await page.locator("#new-rules li[hidden]").count() == 0
+    await reflows_at_320(page)
+
+    await page.fill("#new-name", "Eve")
+    await page.fill("#new-bot-pause", "0.5")
+    await page.click("#new-create")
+    await page.wait_for_url("**/#/match/*")
+    match = await site.running.service.load(page.url.split("#/match/")[1])
+    assert match.rules.games_per_set == 2 and match.rules.eleven_back == "order"
