@@ -12,6 +12,8 @@ import pytest
 from playwright.async_api import Browser, Page
 
 from clients.sdk import CreatedMatch
+from service.app.match import fold_match, stream_of
+from service.rules.cards import format_mask
 from service.rules.commands import Pass
 
 from .conftest import TIMEOUT_MS, Site, bot_tasks, new_match, start
@@ -470,3 +472,46 @@ async def test_the_new_table_form_is_searchable_and_checked_in_place(
     await page.wait_for_url("**/#/match/*")
     match = await site.running.service.load(page.url.split("#/match/")[1])
     assert match.rules.games_per_set == 2 and match.rules.eleven_back == "order"
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+async def test_the_replay_goes_by_moves_with_a_move_list_and_the_seen_seat_hand(
+    site: Site, page: Page, width: int
+) -> None:
+    finished = await new_match(site.client, "torasobi", 2)
+    await start(site.client, finished)
+    await asyncio.gather(*bot_tasks(site.client, finished, [0, 1]))
+    stored = await site.running.service.store.read(stream_of(finished.match_id))
+    moves = [event.seq for event in stored if event.type != "TurnMoved"]
+    await page.set_viewport_size({"width": width, "height": 800})
+    await page.goto(f"{site.base_url}/#/match/{finished.match_id}/replay/0")
+    await page.wait_for_selector("#replay-position[data-seq='0']")
+    listed = await page.eval_on_selector_all(
+        "#replay-moves button", "(buttons) => buttons.map(b => Number(b.dataset.seq))"
+    )
+    assert listed == moves and len(listed) < len(stored)
+    # Next goes move by move, never to the turn passing on
+    seq = 0
+    for _ in range(6):
+        await page.click("#replay-next")
+        await page.wait_for_function(
+            "(s) => document.getElementById('replay-position').dataset.seq !== String(s)", arg=seq
+        )
+        before, seq = seq, int(await page.get_attribute("#replay-position", "data-seq") or -1)
+        assert seq == next(move for move in moves if move > before)  # the next move, no other
+        current = await page.get_attribute("#replay-moves [aria-current='step']", "data-seq")
+        assert current == str(seq)
+        assert "to play" not in await text_of(page, "#replay-event")
+    # a move in the list goes to it
+    target = moves[len(moves) // 2]
+    await page.click(f"#replay-moves button[data-seq='{target}']")
+    await page.wait_for_selector(f"#replay-position[data-seq='{target}']")
+    assert await page.get_attribute(f"#replay-moves button[data-seq='{target}']", "aria-current")
+    # seen by one seat: its hand as it was then
+    await page.select_option("#replay-perspective", "1")
+    await page.wait_for_selector("#replay-hand:not([hidden])")
+    held = fold_match(None, stored[: target + 1]).game.hands[1]
+    shown = (await page.get_attribute("#replay-hand", "data-cards") or "").split()
+    assert sorted(shown) == sorted(format_mask(held))
+    assert await axe_violations(page) == []
+    await reflows_at_320(page)
