@@ -18,8 +18,13 @@ from .sdk import DaifugoClient, Refused, SeatSession, Turn
 
 
 def describe_action(command: SeatCommand) -> str:
-    """A legal action in the rules' notation, then as the hand shows it:
-    ``play TD TC  (10♦ 10♣)``."""
+    """A legal action in the rules' notation: ``play 4D 5D JK as 6D``."""
+    return str(written(command))
+
+
+def listed_action(command: SeatCommand) -> str:
+    """A legal action as the move list shows it: the notation, then as the hand shows
+    it, ``play TD TC  (10♦ 10♣)``; either may be typed back."""
     notation = written(command)
     shown = GLYPHS.cards(notation.cards)
     if notation.jokers_as:
@@ -167,7 +172,7 @@ async def _take_turns(session: SeatSession, turn: Turn) -> int:
     while turn.actions:
         print("\n" + describe_view(turn.view))
         for number, action in enumerate(turn.actions):
-            print(f"  {number:>3}: {describe_action(action)}")
+            print(f"  {number:>3}: {listed_action(action)}")
         chosen = read_move(
             await _ask("your move (its number, its cards as TD TC or 10♦ 10♣, or p to pass): "),
             turn.actions,

@@ -4,7 +4,7 @@ places in words at the end."""
 
 from __future__ import annotations
 
-from clients.terminal import describe_action, places_in_words, read_move
+from clients.terminal import listed_action, places_in_words, read_move
 from service.rules.commands import Bomb, Give, Pass, Play, SeatCommand
 from service.rules.notation import parse_cards_list, parse_mask, parse_ranks
 
@@ -49,8 +49,8 @@ def test_gives_and_bombs_are_read_too() -> None:
 
 
 def test_the_listing_shows_both_notations() -> None:
-    assert describe_action(ACTIONS[0]) == "play TD TC  (10♦ 10♣)"
-    assert describe_action(Pass(0)) == "pass"
+    assert listed_action(ACTIONS[0]) == "play TD TC  (10♦ 10♣)"
+    assert listed_action(Pass(0)) == "pass"
 
 
 def test_the_places_are_said_in_words() -> None:
