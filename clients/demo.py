@@ -69,4 +69,19 @@ async def demo_matches(
         print(match_id)
         print(f"  watch or replay: {web.rstrip('/')}/#/match/{match_id}")
         print(f"  audit: daifugo audit {match_id}")
+    note = links_note(own_service=grpc_target is None)
+    if note:
+        print(note)
     return 0
+
+
+def links_note(own_service: bool) -> str | None:
+    """What a person must know before following the links: a service the demo started
+    itself stops with it, and its matches are gone unless its Redis keeps them."""
+    if not own_service:
+        return None
+    return (
+        "These links and audits need a service that has these matches: the one this demo "
+        "started stops now. For links that stay live, start ./serve and run "
+        "daifugo demo --grpc 127.0.0.1:50051."
+    )

@@ -22,6 +22,81 @@ def describe_action(command: SeatCommand) -> str:
     return str(written(command))
 
 
+def listed_action(command: SeatCommand) -> str:
+    """A legal action as the move list shows it: the notation, then as the hand shows
+    it, ``play TD TC  (10♦ 10♣)``; either may be typed back."""
+    notation = written(command)
+    shown = GLYPHS.cards(notation.cards)
+    if notation.jokers_as:
+        shown += " as " + GLYPHS.cards(notation.jokers_as)
+    return f"{notation}  ({shown})" if shown else str(notation)
+
+
+_VERBS = {"play", "give", "discard", "pick", "bomb"}
+_GLYPH_SUITS = {"♠": "S", "♥": "H", "♦": "D", "♣": "C"}
+
+
+def _code(word: str) -> str:
+    """One card as a person may write it (``TD``, ``td``, ``10♦``, ``10d``, ``joker``) in
+    the rules' code; a rank alone (for a bomb) as its code."""
+    text = word.upper()
+    if text in ("JK", "JOKER"):
+        return "JK"
+    for glyph, letter in _GLYPH_SUITS.items():
+        text = text.replace(glyph, letter)
+    return text.replace("10", "T")
+
+
+def read_move(answer: str, actions: Sequence[SeatCommand]) -> SeatCommand | str:
+    """The listed action a person's answer names: its number, ``p``/``pass``, or the move
+    as written in either notation (``TD TC``, ``play 10♦ 10♣``, ``JK as 6D``); else why not."""
+    words = answer.split()
+    if not words:
+        return "type a move"
+    if len(words) == 1 and words[0].isdigit():
+        number = int(words[0])
+        return actions[number] if number < len(actions) else "no move has that number"
+    if words[0].lower() in ("p", "pass"):
+        passing = next((action for action in actions if isinstance(action, Pass)), None)
+        return passing if passing is not None else "you cannot pass now"
+    verb = words.pop(0).lower() if words[0].lower() in _VERBS else None
+    readings: tuple[str, ...] | None = None
+    if "as" in (word.lower() for word in words):
+        at = [word.lower() for word in words].index("as")
+        readings = tuple(_code(word) for word in words[at + 1 :])
+        words = words[:at]
+    named = sorted(_code(word) for word in words)
+    found = []
+    for action in actions:
+        notation = written(action)
+        if verb is not None and notation.action != verb:
+            continue
+        if sorted(notation.cards or notation.ranks) != named or not named:
+            continue
+        if readings is not None and notation.jokers_as != readings:
+            continue
+        found.append(action)
+    if len(found) == 1:
+        return found[0]
+    if found:
+        return "the joker can stand for several cards here: add 'as' and the card it stands for"
+    return "not one of the listed moves"
+
+
+def places_in_words(results: Sequence[Sequence[int]], me: int) -> list[str]:
+    """Each game's places, first to last: ``game 1: 1st seat 2, 2nd you (seat 0), …``."""
+    ordinals = ["", "1st", "2nd", "3rd", "4th", "5th"]
+    lines = []
+    for number, places in enumerate(results, 1):
+        order = sorted(range(len(places)), key=lambda seat: places[seat])
+        said = [
+            f"{ordinals[places[seat]]} {'you (seat 0)' if seat == me else f'seat {seat}'}"
+            for seat in order
+        ]
+        lines.append(f"game {number}: {', '.join(said)}")
+    return lines
+
+
 def narrate(events: Sequence[dict[str, Any]], players: int) -> list[str]:
     """An action's events as a person reads them: what the seat did, then what it
     brought about on the same line ("Seat 2 plays 7♠ 7♥ — suit lock: ♠ ♥"); a deal or
@@ -82,7 +157,10 @@ async def _human_turns(session: SeatSession) -> None:
             print(f"  {line}")
         if any(event["type"] == "SeedRevealed" for event in update.events):  # (the seal may follow)
             view = (await session.turn()).view
-            print(f"match over; places by game: {list(view.results)}")
+            print("match over. Places by game:")
+            seat = view.seat if view.seat is not None else 0
+            for line in places_in_words([tuple(game) for game in view.results], seat):
+                print(f"  {line}")
             return
         if update.turn is not None and update.turn.version > done:
             done = await _take_turns(session, update.turn)
@@ -94,10 +172,13 @@ async def _take_turns(session: SeatSession, turn: Turn) -> int:
     while turn.actions:
         print("\n" + describe_view(turn.view))
         for number, action in enumerate(turn.actions):
-            print(f"  {number:>3}: {describe_action(action)}")
-        chosen = _pick(await _ask("your move (number, or p to pass): "), turn.actions)
-        if chosen is None:
-            print("  not one of the listed moves")
+            print(f"  {number:>3}: {listed_action(action)}")
+        chosen = read_move(
+            await _ask("your move (its number, its cards as TD TC or 10♦ 10♣, or p to pass): "),
+            turn.actions,
+        )
+        if isinstance(chosen, str):
+            print(f"  {chosen}")
             continue
         try:
             after = (await session.act(chosen, include_turn=True)).turn
@@ -107,14 +188,6 @@ async def _take_turns(session: SeatSession, turn: Turn) -> int:
             print(f"  refused: {refused.code} ({refused.message})")
             turn = await session.turn()
     return turn.version
-
-
-def _pick(answer: str, actions: list[SeatCommand]) -> SeatCommand | None:
-    if answer.lower() == "p":
-        return next((a for a in actions if isinstance(a, Pass)), None)
-    if answer.isdigit() and int(answer) < len(actions):
-        return actions[int(answer)]
-    return None
 
 
 async def play_in_terminal(grpc_target: str | None, preset: str, players: int, games: int) -> int:

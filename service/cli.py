@@ -232,7 +232,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     play = commands.add_parser("play", help="play a seat from the terminal against bots")
     play.add_argument("--grpc", metavar="HOST:PORT", help="a running service (default: start one)")
-    play.add_argument("--preset", choices=sorted(PRESETS), default="federation")
+    # the page's default preset too
+    play.add_argument("--preset", choices=sorted(PRESETS), default="torasobi")
     play.add_argument("--players", type=int, default=4, choices=range(2, 6))
     play.add_argument("--games", type=int, default=0)
 

@@ -70,6 +70,15 @@ class Keyring:
         expected = self.invite(match_id, int(seat_text))
         return int(seat_text) if hmac.compare_digest(expected.encode(), secret.encode()) else None
 
+    def rematch_request(self, match_id: str) -> str:
+        """The request id of a finished match's one rematch: the service's secret, so no
+        caller can open a table of that id first, and every seat's rematch is the same."""
+        return base64.urlsafe_b64encode(self._derive("rematch", match_id)).decode().rstrip("=")
+
+    def rematch_id(self, match_id: str) -> str:
+        """The id the rematch of ``match_id`` has once opened (as a create of its request)."""
+        return self.match_id(self.request_digest("create", self.rematch_request(match_id)))
+
     def seed(self, match_id: str) -> bytes:
         """The match's secret dealing seed (committed at start, revealed at the end)."""
         # asked on every action (its blinding of hidden fields): an HMAC once per match

@@ -51,9 +51,7 @@ class HealthService(health.aio.HealthServicer):  # type: ignore[misc]  # untyped
 
 def turn_deadline(match: Match) -> int | None:
     """When the seat to act runs out of time (ms since the epoch), if timed."""
-    if not match.turn_ms or match.game.turn is None:
-        return None
-    return match.last_event_ms + match.turn_ms
+    return match.turn_deadline_ms
 
 
 MAX_CONNECTIONS = 1024

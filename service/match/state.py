@@ -43,6 +43,13 @@ class Match:
         return self.game.phase == Phase.MATCH_OVER or bool(self.abandoned)
 
     @property
+    def turn_deadline_ms(self) -> int | None:
+        """When the seat to act runs out of time (ms since the epoch), if timed."""
+        if not self.turn_ms or self.game.turn is None:
+            return None
+        return self.last_event_ms + self.turn_ms
+
+    @property
     def seats_free(self) -> tuple[int, ...]:
         return tuple(seat for seat, name in enumerate(self.names) if not name)
 

@@ -39,7 +39,11 @@ async def get_seat(
 ) -> SeatState:
     seen = await ctx.service.seen(checked_id(match_id), bearer(authorization))
     return SeatState(
-        seen.view, [action_of(command) for command in seen.actions], seen.match.version
+        seen.view,
+        [action_of(command) for command in seen.actions],
+        seen.match.version,
+        seen.match.turn_ms,
+        seen.match.turn_deadline_ms,
     )
 
 

@@ -71,6 +71,8 @@ async def get_match(ctx: NamedDependency[Context], match_id: FromPath[str]) -> M
         names=list(match.names),
         spectator_delay_ms=match.spectator_delay_ms,
         view=spectator_view(match.game),
+        turn_ms=match.turn_ms,
+        turn_deadline_ms=None if match.spectator_delay_ms else match.turn_deadline_ms,
     )
 
 
@@ -113,6 +115,8 @@ async def get_state(
         names=list(seen.match.names),
         spectator_delay_ms=match.spectator_delay_ms,
         view=at.view,
+        turn_ms=match.turn_ms,
+        turn_deadline_ms=None,  # a past state: no clock runs in it
         seq=seq,
     )
 

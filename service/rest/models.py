@@ -64,6 +64,10 @@ class MatchView(Struct):
     names: list[str]
     spectator_delay_ms: int
     view: View
+    turn_ms: int  # the turn time limit; 0: none
+    # when the seat to act runs out of time (ms since the epoch); null when untimed, between
+    # turns, or for a delayed spectator (whose view is older than the clock)
+    turn_deadline_ms: int | None
 
 
 class MatchViewAt(MatchView):
@@ -105,6 +109,8 @@ class SeatState(Struct):
     view: View
     legal: list[Action]  # empty when it is not this seat's turn
     version: int
+    turn_ms: int = 0  # the turn time limit; 0: none
+    turn_deadline_ms: int | None = None  # when the seat to act runs out of time, if timed
 
 
 class Standing(Struct):

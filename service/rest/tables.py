@@ -100,6 +100,20 @@ class TakenSeat(Struct):
     receipts: Receipts  # the seat's, and the start's when it filled the table
 
 
+class Rematch(Struct):
+    match_id: str  # the rematch's table
+    seat: int  # the caller's seat there: the same as in the finished match
+    seat_token: str
+    started: bool
+    receipts: Receipts  # the rematch's create (first caller), the seat's, the start's
+
+
+class RematchOpened(Struct):
+    match_id: str
+    names: list[str]  # who sits there already ("" for a seat still free)
+    started: bool
+
+
 class Started(Struct):
     version: int
     receipt: Annotated[
@@ -319,4 +333,87 @@ async def presets() -> Presets:
     return Presets(listed, list(LOCAL_RULES))
 
 
-HANDLERS = [create_table, take_seat, start_match, seat_bot, presets]
+@post(
+    "/matches/{match_id:str}/rematch",
+    status_code=200,
+    summary="Sit at a finished match's rematch (a seat only)",
+    description="With Authorization: Bearer <seat token> of a finished match: its one rematch "
+    "(the same preset, options, times and bots; the first seat to ask opens it), and the "
+    "caller's same seat there with its new token. Every seat that asks gets the same table; "
+    "it starts once every seat of a person is back. 409 not_over before the match ends.",
+    responses=responses(401, 403, 404, 409, 503),
+)
+async def rematch(
+    ctx: NamedDependency[Context], match_id: FromPath[str], authorization: Authorization = None
+) -> Rematch:
+    service = ctx.service
+    old = await service.load(checked_id(match_id))
+    role = service.authorize(old, bearer(authorization))
+    if role.kind != "seat" or role.seat is None:
+        raise ServiceError("permission_denied", "only a seat of the match may sit at its rematch")
+    if not old.over:
+        raise ServiceError("not_over", "a rematch opens once the match is over")
+    rules = old.rules.options()
+    preset = PRESETS[old.rules.preset].options()  # only the changes: options are few
+    request_id = service.keyring.rematch_request(old.match_id)
+    created = await service.create(
+        MatchOptions(
+            old.rules.preset,
+            old.players,
+            {name: value for name, value in rules.items() if value != preset.get(name)},
+            games_per_set=old.rules.games_per_set,
+            turn_seconds=old.turn_ms / 1000,
+            open_seats=True,
+            spectator_delay=old.spectator_delay_ms / 1000,
+            bots={seat: BotKind(kind) for seat, kind in enumerate(old.bots) if kind},
+            bot_pause=old.bot_pause_ms / 1000,
+            auto_start=True,
+            invites=True,
+        ),
+        request_id=request_id,
+    )
+    receipts = [created.receipt] if created.receipt is not None else []
+    # the seat's own request id: asked again (another tab, a lost reply), the same seat
+    seated = await service.claim_seat(
+        created.match_id,
+        role.seat,
+        old.names[role.seat],
+        request_id=f"rematch:{request_id}:{role.seat}",
+    )
+    assert seated.token is not None
+    receipts += seated.receipts
+    match = await service.load(created.match_id)
+    if not match.seats_free and not match.started:
+        started = await service.start_full(created.match_id)
+        if started is not None and started.receipt is not None:
+            receipts.append(started.receipt)
+        match = await service.load(created.match_id)
+    return Rematch(
+        created.match_id,
+        role.seat,
+        seated.token,
+        match.started,
+        [receipt.to_dict() for receipt in receipts],
+    )
+
+
+@get(
+    "/matches/{match_id:str}/rematch",
+    summary="Whether a finished match's rematch is open (a seat only)",
+    description="With Authorization: Bearer <seat token>: the rematch's table once a seat has "
+    "opened it (404 until then), so the other seats' pages can offer to join it.",
+    responses=responses(401, 403, 404, 503),
+)
+async def rematch_opened(
+    ctx: NamedDependency[Context], match_id: FromPath[str], authorization: Authorization = None
+) -> RematchOpened:
+    service = ctx.service
+    old = await service.load(checked_id(match_id))
+    role = service.authorize(old, bearer(authorization))
+    if role.kind != "seat":
+        raise ServiceError("permission_denied", "only a seat of the match may ask")
+    new = await service.load(service.keyring.rematch_id(old.match_id))
+    return RematchOpened(new.match_id, list(new.names), new.started)
+
+
+HANDLERS = [create_table, take_seat, start_match, seat_bot, rematch, rematch_opened, presets]

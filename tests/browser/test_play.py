@@ -218,6 +218,7 @@ async def test_give_discard_bomb_and_joker_reading_by_keyboard(site: Site, page:
     assert kept and all(receipt["signature"] for receipt in kept)
     assert await page.evaluate("localStorage.length") == 0
     await press_button(page, "#leave-seat")
+    await press_button(page, "#leave-yes")  # leaving asks first
     await page.wait_for_selector("#token-form:not([hidden])")
     left = await page.evaluate("Object.keys(sessionStorage)")
     assert left == list(receipts) and token not in json.dumps(stored[left[0]])

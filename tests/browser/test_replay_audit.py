@@ -51,10 +51,12 @@ async def test_a_replay_link_opens_at_its_step(site: Site, page: Page, artifacts
     assert await page.input_value("#replay-timeline") == str(seq)
     await screenshot(page, artifacts, "replay")
 
-    # moving on keeps the address bar on the step: the link to share
+    # moving on (to the next move: the turn passing on is no step) keeps the address bar
+    # on the step: the link to share
+    following = next(e.seq for e in stored[seq + 1 :] if e.type != "TurnMoved")
     await page.keyboard.press("ArrowRight")
-    await at_step(page, seq + 1)
-    await page.wait_for_function("(s) => location.hash.endsWith(`/replay/${s}`)", arg=seq + 1)
+    await at_step(page, following)
+    await page.wait_for_function("(s) => location.hash.endsWith(`/replay/${s}`)", arg=following)
 
     # one seat's view as it was: its own hand only
     await page.select_option("#replay-perspective", "1")
@@ -70,7 +72,9 @@ async def test_a_replay_link_opens_at_its_step(site: Site, page: Page, artifacts
     await page.select_option("#replay-speed", "4")
     await focus_by_keyboard(page, "#replay-auto")
     await page.keyboard.press("Enter")
-    await at_step(page, dealt + 2)
+    await page.wait_for_function(
+        "(d) => Number(document.getElementById('replay-position').dataset.seq) > d + 1", arg=dealt
+    )
     await page.keyboard.press("Enter")  # pause
     assert await page.get_attribute("#replay-auto", "aria-pressed") == "false"
 

@@ -19,3 +19,11 @@ async def test_the_demo_prints_each_match_with_its_page_and_audit_command(
         assert page == f"  watch or replay: http://example.test:9/#/match/{match_id}"
         assert audit == f"  audit: daifugo audit {match_id}"
         assert (await running.service.load(match_id)).over
+
+
+def test_a_demo_on_its_own_service_says_its_links_end() -> None:
+    from clients.demo import links_note
+
+    assert links_note(own_service=False) is None
+    note = links_note(own_service=True)
+    assert note is not None and "stops" in note and "--grpc" in note

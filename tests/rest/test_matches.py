@@ -126,6 +126,8 @@ async def test_a_finished_match_shows_everything(
         "names": list(match.names),
         "spectator_delay_ms": 0,
         "view": build_view(match.game, SPECTATOR).to_dict(),
+        "turn_ms": 0,
+        "turn_deadline_ms": None,
     }
     assert body["view"]["hands"] is not None and body["view"]["blind"] is not None
 

@@ -83,6 +83,9 @@ export const api = {
       token: hostToken,
       body: { kind, request_id: requestId },
     }),
+  // a finished match's one rematch: the seat's same seat there (opened by the first to ask)
+  rematch: (id, token) => request(`/matches/${enc(id)}/rematch`, { method: "POST", token }),
+  rematchOpened: (id, token, options) => request(`/matches/${enc(id)}/rematch`, { ...options, token }),
   audit: (id, options) => request(`/matches/${enc(id)}/audit`, options),
   auditLog: (text) => request("/audit", { method: "POST", raw: text }),
   rankings: (offset, limit) => request(`/rankings${query({ offset, limit })}`),

@@ -1,9 +1,10 @@
 // The host's panel on a table not yet started: the invite links to pass on
-// (each a copyable field), who has sat down, and Start once every seat is taken.
+// (each a field with a Copy button), who has sat down, and Start once every seat is taken.
 
 import { api, requestId } from "./api.js";
 import { $ } from "./dom.js";
 import { keepReceipts } from "./receipts.js";
+import { copyButton } from "./seatlink.js";
 
 export const hostKey = (id) => `daifugo:host:${id}`;
 
@@ -55,7 +56,20 @@ export class HostPanel {
         field.className = "invite-link";
         field.hidden = taken;
         field.addEventListener("focus", () => field.select());
-        item.append(label, field);
+        const copy = document.createElement("button");
+        copy.type = "button";
+        copy.id = `invite-copy-${invite.seat}`;
+        copy.textContent = "Copy";
+        copy.setAttribute("aria-label", `Copy the invite link for seat ${invite.seat}`);
+        copy.hidden = taken;
+        const status = document.createElement("span");
+        status.className = "hint";
+        status.setAttribute("role", "status");
+        copyButton(copy, field, status);
+        const row = document.createElement("div");
+        row.className = "inline copy-row";
+        row.append(field, copy, status);
+        item.append(label, row);
         return item;
       }),
     );

@@ -3,12 +3,15 @@
 //   #/new                      the new-table form
 //   #/invite/<id>/<secret>     take an invited seat (the secret never leaves the fragment
 //                              but in a POST body, and leaves the address bar at once)
+//   #/seat/<id>/<token>        this seat's link: back to a seat from any tab or device
+//                              (the token leaves the address bar at once, as a secret does)
 //   #/match/<id>               watch or play a match; its results once over
 //   #/match/<id>/replay/<seq>  a finished match's replay at a step
 //   #/audit, #/rankings, #/ratings, #/player/<pool>/<id>, #/account (sign up, play rated)
-// Tokens never enter the URL: they live in sessionStorage only.
+// Tokens never enter a URL sent anywhere: they live in sessionStorage, and in
+// the fragment of a seat's link only when its player copies it.
 
-import { clearAnnouncements, initAnnouncer } from "./announce.js";
+import { announce, clearAnnouncements, initAnnouncer } from "./announce.js";
 import { api } from "./api.js";
 import { AuditPage, showVerdict } from "./audit.js";
 import { $ } from "./dom.js";
@@ -16,12 +19,13 @@ import { HostPanel, hostKey } from "./host.js";
 import { acceptInvite } from "./invite.js";
 import { MatchList } from "./matches.js";
 import { NewTable } from "./newtable.js";
-import { SeatPlay } from "./play.js";
+import { SeatPlay, bringIntoView } from "./play.js";
 import { AccountPage } from "./account.js";
 import { RankingsPage } from "./rankings.js";
 import { RatingsPage, showPlayer } from "./ratings.js";
 import { Replay } from "./replay.js";
 import { keepReceipts } from "./receipts.js";
+import { SeatKeeper, tokenFromInput } from "./seatlink.js";
 import { Results } from "./results.js";
 import { Watcher } from "./watch.js";
 
@@ -34,6 +38,7 @@ let auditPage = null;
 let rankingsPage = null;
 let ratingsPage = null;
 let accountPage = null;
+let keeper = null;
 
 function stopCurrent() {
   if (!current) return;
@@ -41,6 +46,7 @@ function stopCurrent() {
   current.replay?.stop();
   current.seat?.stop();
   current.host?.stop();
+  current.results?.stop();
   current = null;
 }
 
@@ -93,6 +99,7 @@ async function openMatch(id, replaySeq = null) {
   $("match-meta").textContent = [
     `${view.preset}, ${view.players} players`,
     `${view.games_per_set} ${view.games_per_set === 1 ? "game" : "games"} per set`,
+    match.turn_ms ? `turn limit ${match.turn_ms / 1000} s` : "no turn limit",
     abandoned ? "abandoned" : over ? "finished" : (match.state ?? "live"),
     match.spectator_delay_ms ? `spectators see it ${match.spectator_delay_ms / 1000} s late` : "",
   ]
@@ -143,6 +150,7 @@ async function takeSeat(session, id, token, moveFocus) {
   }
   if (current !== session) return;
   sessionStorage.setItem(tokenKey(id), token);
+  keeper.reset();
   $("token-form").hidden = true;
   session.seat = new SeatPlay(id, token, {
     names: session.watcher.names,
@@ -150,11 +158,13 @@ async function takeSeat(session, id, token, moveFocus) {
   });
   await session.watcher.useToken(token);
   // focus the hand's heading: the next Tab reaches the hand
-  if (moveFocus) $("hand-title").focus();
+  if (moveFocus) $("hand-title").focus({ preventScroll: true });
+  bringIntoView(); // the hand and Play/Pass, not just the heading
 }
 
 function leaveSeat(session, id) {
   sessionStorage.removeItem(tokenKey(id));
+  announce("You left the seat. This seat's link brings you back to it.", { logged: false });
   session.seat?.stop();
   session.seat = null;
   $("token-form").hidden = false;
@@ -186,6 +196,14 @@ function route() {
   let found;
   if (replay) openMatch(decodeURIComponent(replay[1]), Number(replay[2]));
   else if ((found = hash.match(/^#\/match\/([^/?#]+)/))) openMatch(decodeURIComponent(found[1]));
+  else if ((found = hash.match(/^#\/seat\/([^/?#]+)\/([^/?#]+)$/))) {
+    const [id, token] = [decodeURIComponent(found[1]), decodeURIComponent(found[2])];
+    // the token leaves the address bar and the history at once; the seat is checked on opening
+    sessionStorage.setItem(tokenKey(id), token);
+    history.replaceState(null, "", `#/match/${encodeURIComponent(id)}`);
+    lastRoute = location.hash;
+    openMatch(id);
+  }
   else if ((found = hash.match(/^#\/invite\/([^/?#]+)\/([^/?#]+)$/))) {
     const [id, secret] = [decodeURIComponent(found[1]), decodeURIComponent(found[2])];
     // the secret leaves the address bar and the history at once
@@ -230,6 +248,13 @@ export function tableCreated(table, body) {
   location.hash = `#/match/${encodeURIComponent(id)}`;
 }
 
+/** A seat sat at its match's rematch: its new token in this tab, then the new table. */
+function rematchSeated(table) {
+  keepReceipts(table.match_id, table.receipts);
+  sessionStorage.setItem(tokenKey(table.match_id), table.seat_token);
+  location.hash = `#/match/${encodeURIComponent(table.match_id)}`;
+}
+
 function init() {
   initAnnouncer($("announcer"), $("log"));
   list = new MatchList();
@@ -244,20 +269,27 @@ function init() {
   $("token-form").addEventListener("submit", (event) => {
     event.preventDefault();
     const input = $("token");
-    const token = input.value.trim();
+    const token = tokenFromInput(input.value.trim());
     input.value = ""; // keep it out of the DOM once used
     const id = matchIdInHash();
     if (token && id && current?.watcher) takeSeat(current, id, token, true);
   });
-  $("leave-seat").addEventListener("click", () => {
-    const id = matchIdInHash();
-    if (id && current?.watcher) leaveSeat(current, id);
+  keeper = new SeatKeeper({
+    id: matchIdInHash,
+    token: () => {
+      const id = matchIdInHash();
+      return id ? sessionStorage.getItem(tokenKey(id)) : null;
+    },
+    leave: () => {
+      const id = matchIdInHash();
+      if (id && current?.watcher) leaveSeat(current, id);
+    },
   });
   $("to-replay").addEventListener("click", () => {
     lastRoute = null;
     route(); // the match is over now: opening it again starts the replay
   });
-  $("rematch").addEventListener("click", () => current?.results?.rematch(tableCreated));
+  $("rematch").addEventListener("click", () => current?.results?.rematch(tableCreated, rematchSeated));
   window.addEventListener("hashchange", route);
   route();
 }

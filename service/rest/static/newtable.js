@@ -6,6 +6,14 @@ import { api, requestId } from "./api.js";
 import { $ } from "./dom.js";
 import { ruleInfo } from "./rules.js";
 
+// each number field: its limits (those POST /matches checks) and what to call it
+const NUMBERS = {
+  "new-games": { min: 1, max: 100, whole: true, empty: "preset", name: "Games per set" },
+  "new-turn": { min: 0, max: 3600, name: "The turn time limit" },
+  "new-delay": { min: 0, max: 3600, name: "The spectator delay" },
+  "new-bot-pause": { min: 0, max: 10, name: "The bots' wait" },
+};
+
 const SEAT_CHOICES = [
   ["invite", "Open: invite a friend"],
   ["random", "Bot: random"],
@@ -22,6 +30,8 @@ export class NewTable {
     $("new-preset").addEventListener("change", () => this.renderRules());
     $("new-players").addEventListener("change", () => this.renderSeats());
     $("new-host-only").addEventListener("change", () => this.renderSeats());
+    $("new-rule-search").addEventListener("input", () => this.filterRules());
+    for (const id of Object.keys(NUMBERS)) $(id).addEventListener("change", () => this.checkNumber(id));
     $("new-form").addEventListener("submit", (event) => {
       event.preventDefault();
       this.create();
@@ -51,6 +61,7 @@ export class NewTable {
     const preset = this.preset();
     if (!preset) return;
     $("new-games").value = String(preset.options.games_per_set);
+    $("new-games").placeholder = String(preset.options.games_per_set);
     const list = $("new-rules");
     list.replaceChildren(
       ...this.presets.local_rules.map((name) => {
@@ -79,9 +90,68 @@ export class NewTable {
         about.textContent = meaning;
         box.setAttribute("aria-describedby", about.id);
         item.append(box, label, about);
+        item.dataset.words = `${name} ${japanese} ${english} ${meaning}`.toLowerCase();
+        if (name === "eleven_back") item.append(this.elevenBackChoice(value, box));
         return item;
       }),
     );
+    this.filterRules();
+  }
+
+  /** Eleven-back reverses the strength order or the turn order: the choice beside its toggle. */
+  elevenBackChoice(value, box) {
+    const row = document.createElement("span");
+    row.className = "rule-choice";
+    const label = document.createElement("label");
+    label.htmlFor = "rule-eleven_back-kind";
+    label.textContent = "It reverses";
+    const select = document.createElement("select");
+    select.id = "rule-eleven_back-kind";
+    for (const [kind, text] of [["strength", "the strength order"], ["order", "the turn order"]]) {
+      const option = document.createElement("option");
+      option.value = kind;
+      option.textContent = text;
+      select.append(option);
+    }
+    select.value = value === "order" ? "order" : "strength";
+    select.disabled = !box.checked;
+    box.addEventListener("change", () => {
+      select.disabled = !box.checked;
+    });
+    row.append(label, " ", select);
+    return row;
+  }
+
+  /** The search box shows only the rules whose names or meaning hold its words. */
+  filterRules() {
+    const words = $("new-rule-search").value.trim().toLowerCase().split(/\s+/).filter(Boolean);
+    let shown = 0;
+    const items = [...$("new-rules").children];
+    for (const item of items) {
+      const hit = words.every((word) => item.dataset.words.includes(word));
+      item.hidden = !hit;
+      if (hit) shown += 1;
+    }
+    $("new-rule-count").textContent = words.length ? `${shown} of ${items.length} rules shown` : "";
+  }
+
+  /** A number field checked in place: its message beside it, the field marked. */
+  checkNumber(id) {
+    const limits = NUMBERS[id];
+    const field = $(id);
+    const text = field.value.trim();
+    const value = Number(text);
+    let problem = "";
+    if (text === "" && limits.empty) problem = "";
+    else if (text === "" || !Number.isFinite(value) || field.validity.badInput) problem = `${limits.name} must be a number.`;
+    else if (limits.whole && !Number.isInteger(value)) problem = `${limits.name} must be a whole number.`;
+    else if (value < limits.min || value > limits.max) {
+      problem = `${limits.name} must be from ${limits.min} to ${limits.max}; ${text} is not.`;
+    }
+    $(`${id}-error`).textContent = problem;
+    if (problem) field.setAttribute("aria-invalid", "true");
+    else field.removeAttribute("aria-invalid");
+    return !problem;
   }
 
   renderSeats() {
@@ -126,7 +196,10 @@ export class NewTable {
       const name = box.dataset.rule;
       const value = preset.options[name];
       const on = value === true || (typeof value === "string" && value !== "");
-      if (box.checked !== on) options[name] = box.checked;
+      if (name === "eleven_back") {
+        const chosen = box.checked ? $("rule-eleven_back-kind").value : "";
+        if (chosen !== (value || "")) options[name] = chosen || false;
+      } else if (box.checked !== on) options[name] = box.checked;
     }
     const bots = {};
     for (const select of $("new-seats").querySelectorAll("select")) {
@@ -143,7 +216,7 @@ export class NewTable {
       bots,
       seat: $("new-host-only").checked ? null : 0,
       name: $("new-name").value.trim(),
-      games_per_set: Math.round(number("new-games", 0)),
+      games_per_set: $("new-games").value.trim() === "" ? 0 : Number($("new-games").value), // 0: the preset's
       turn_time_limit: number("new-turn", 0),
       spectator_delay: number("new-delay", 0),
       auto_start: $("new-auto-start").checked,
@@ -153,6 +226,13 @@ export class NewTable {
 
   async create() {
     if (this.busy || !this.preset()) return;
+    // every number checked in place; the first wrong one takes the focus, nothing is sent
+    const wrong = Object.keys(NUMBERS).filter((id) => !this.checkNumber(id));
+    if (wrong.length) {
+      $("new-error").textContent = "Correct the marked fields first.";
+      $(wrong[0]).focus();
+      return;
+    }
     this.busy = true;
     $("new-error").textContent = "";
     $("new-create").setAttribute("aria-disabled", "true");

@@ -7,12 +7,23 @@
 
 import { announce } from "./announce.js";
 import { ApiError, api, requestId } from "./api.js";
-import { RANKS, cardsInWords, fillCard, normalise, rankName, sameCards, sortByStrength } from "./cards.js";
+import {
+  RANKS,
+  cardsInSymbols,
+  cardsInWords,
+  fillCard,
+  normalise,
+  rankName,
+  sameCards,
+  sortByStrength,
+} from "./cards.js";
 import { $, typing } from "./dom.js";
 import { keepReceipts } from "./receipts.js";
 import { plural, seatWords } from "./words.js";
 
 const MOVES = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1 };
+const MAX_MELDS = 40; // the legal melds offered as buttons (a hand of jokers can make hundreds)
+const CARD_ACTIONS = new Set(["play", "give", "discard"]);
 
 export class SeatPlay {
   /** `refresh()` asks the watcher to fetch the seat's view again. */
@@ -66,8 +77,106 @@ export class SeatPlay {
     // weakest first in the order in force: a revolution re-sorts the hand
     const reversed = Boolean(view.revolution) !== (view.eleven_back === "strength");
     this.renderHand(sortByStrength(view.hand ?? [], reversed));
+    this.markLegal();
+    this.renderMelds();
+    this.preselectForced();
     this.renderControls();
     this.renderPrompt();
+  }
+
+  /** On the seat's turn each card that some legal play, give or discard uses is marked. */
+  markLegal() {
+    const usable = new Set();
+    if (this.myTurn) {
+      for (const action of this.legal) {
+        if (CARD_ACTIONS.has(action.action)) for (const code of action.cards ?? []) usable.add(normalise(code));
+      }
+    }
+    const hand = $("hand");
+    hand.dataset.turn = this.myTurn ? "yes" : "no";
+    for (const button of hand.children) {
+      if (this.myTurn) button.dataset.legal = String(usable.has(button.dataset.code));
+      else delete button.dataset.legal;
+    }
+  }
+
+  /** The legal plays as buttons: one selects exactly its cards, Play then plays them. */
+  renderMelds() {
+    const box = $("legal-melds");
+    const seen = new Set();
+    const plays = [];
+    if (this.myTurn) {
+      for (const action of this.legal) {
+        if (action.action !== "play") continue;
+        const key = [...action.cards].map(normalise).sort().join(" ");
+        if (seen.has(key)) continue; // a joker's other readings: the select chooses among them
+        seen.add(key);
+        plays.push(action);
+      }
+    }
+    const key = `${this.version}|${[...seen].join("|")}`;
+    if (box.dataset.key === key) return;
+    box.dataset.key = key;
+    const list = $("legal-list");
+    const shown = plays.slice(0, MAX_MELDS);
+    list.replaceChildren(
+      ...shown.map((play) => {
+        const item = document.createElement("li");
+        const button = document.createElement("button");
+        button.type = "button";
+        button.className = "meld";
+        button.dataset.cards = play.cards.map(normalise).join(" ");
+        // the symbols for the eye, the words for a screen reader (the name keeps the visible text)
+        const words = document.createElement("span");
+        words.className = "visually-hidden";
+        words.textContent = ` (${cardsInWords(play.cards.map(normalise))})`;
+        button.append(cardsInSymbols(play.cards.map(normalise)), words);
+        button.addEventListener("click", () => this.selectOnly(play.cards.map(normalise)));
+        item.append(button);
+        return item;
+      }),
+    );
+    const more = plays.length - shown.length;
+    $("legal-more").textContent = more > 0 ? `and ${more} more ${plural(more, "play")}` : "";
+    box.hidden = !this.myTurn || (this.view.waiting_for && this.view.waiting_for !== "play" && !plays.length);
+    $("legal-title").textContent = plays.length
+      ? "You can play (choose one to select its cards):"
+      : "Nothing you hold can be played now.";
+  }
+
+  /** A give or discard the rules force (the strongest cards in the exchange): those cards
+   * selected once per position and said; a free choice is said too. */
+  preselectForced() {
+    const note = $("forced-note");
+    const moves = this.myTurn ? this.legal.filter((action) => action.action === "give" || action.action === "discard") : [];
+    if (!moves.length) {
+      note.textContent = "";
+      return;
+    }
+    const sets = new Set(moves.map((action) => [...action.cards].map(normalise).sort().join(" ")));
+    const verb = moves[0].action === "give" ? "give" : "discard";
+    if (sets.size === 1) {
+      const cards = moves[0].cards.map(normalise);
+      note.textContent = `The rules choose the cards you ${verb}: ${cardsInWords(cards)}. They are selected; press ${verb === "give" ? "Give" : "Discard"}.`;
+      if (this.preselected !== this.version) {
+        this.preselected = this.version;
+        this.selectOnly(cards);
+      }
+    } else {
+      const count = moves[0].cards.length;
+      note.textContent = `Choose ${count} ${plural(count, "card")} to ${verb} among the marked ones.`;
+    }
+  }
+
+  /** Select exactly `codes` in the hand (duplicates, like two jokers, each once). */
+  selectOnly(codes) {
+    const wanted = [...codes];
+    for (const button of $("hand").children) {
+      const index = wanted.indexOf(button.dataset.code);
+      if (index >= 0) wanted.splice(index, 1);
+      button.setAttribute("aria-pressed", String(index >= 0));
+    }
+    this.selectionChanged();
   }
 
   get myTurn() {
@@ -301,6 +410,7 @@ export class SeatPlay {
     // say it once per new position, not on every redraw
     if (this.myTurn && this.announcedTurn !== this.version) {
       this.announcedTurn = this.version;
+      bringIntoView();
       announce(`Your turn: ${this.turnTask()}.`, { logged: false });
     }
     if (view.phase === "match_over" && !this.announcedEnd) {
@@ -409,6 +519,18 @@ export class SeatPlay {
     box.dataset.code = refusal.code;
     box.textContent = `Refused (${refusal.code}): ${refusal.message}`;
   }
+}
+
+/** The turn brings the hand and Play/Pass into view (all of the play area when it fits). */
+const MARGIN = 8; // px left around the play area when it is scrolled into view
+
+export function bringIntoView() {
+  const top = $("seat-prompt").getBoundingClientRect().top;
+  const bottom = $("play").querySelector(".actions").getBoundingClientRect().bottom;
+  if (bottom - top > window.innerHeight) {
+    $("play").querySelector(".actions").scrollIntoView({ block: "end" });
+  } else if (top < 0) window.scrollBy(0, Math.floor(top) - MARGIN);
+  else if (bottom > window.innerHeight) window.scrollBy(0, Math.ceil(bottom - window.innerHeight) + MARGIN);
 }
 
 function ordinal(place) {

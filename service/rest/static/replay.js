@@ -1,7 +1,8 @@
-// Replaying a finished match one event at a time: the view after event N
-// comes from GET /matches/{id}/state?seq=N (every hand shown, since the match
-// is over: the full deal). A timeline with one step per event, buttons and
-// the arrow, Home and End keys move through it; autoplay at 1×/2×/4×; jump to
+// Replaying a finished match move by move: the view after event N comes from
+// GET /matches/{id}/state?seq=N (every hand shown, since the match is over: the
+// full deal). Buttons, the arrow keys and autoplay step from move to move (the
+// turn passing on is no step of its own), a list of every move jumps to it, and
+// a timeline has one step per event; Home and End go to the ends; autoplay at 1×/2×/4×; jump to
 // a game; see it as everyone or as one seat saw it. Each step has a link
 // (#/match/<id>/replay/<seq>), kept in the address bar as the replay moves.
 
@@ -9,7 +10,8 @@ import { announce } from "./announce.js";
 import { allEvents, api } from "./api.js";
 import { $, typing } from "./dom.js";
 import { effectOf, flash, renderTable } from "./table.js";
-import { describeEvent } from "./words.js";
+import { cardsInSymbols, sortByStrength } from "./cards.js";
+import { UNLOGGED, describeEvent } from "./words.js";
 
 const KEYS = { ArrowLeft: -1, ArrowRight: 1 };
 const STEP_MS = 1200; // autoplay at 1×
@@ -44,8 +46,8 @@ export class Replay {
     this.onKey = (event) => this.key(event);
     this.listeners = [
       ["replay-first", "click", () => this.go(0)],
-      ["replay-prev", "click", () => this.go(this.current() - 1)],
-      ["replay-next", "click", () => this.go(this.current() + 1)],
+      ["replay-prev", "click", () => this.go(this.nextMove(-1))],
+      ["replay-next", "click", () => this.go(this.nextMove(1))],
       ["replay-last", "click", () => this.go(this.total - 1)],
       ["replay-auto", "click", () => this.toggleAutoplay()],
       ["replay-speed", "change", () => this.timer && this.schedule()],
@@ -70,6 +72,7 @@ export class Replay {
     const timeline = $("replay-timeline");
     timeline.max = String(this.total - 1);
     this.fillChoices();
+    this.fillMoves();
     // a link opens at its step; otherwise the first deal (the full deal) comes first
     const dealt = this.events.findIndex((event) => event.type === "GameDealt");
     const first = this.startAt ?? (dealt >= 0 ? dealt : 0);
@@ -97,6 +100,68 @@ export class Replay {
     }
   }
 
+  /** A move: an event the log tells (the turn passing on is not one). */
+  isMove(event) {
+    return Boolean(event) && !UNLOGGED.has(event.type);
+  }
+
+  /** The seq of the next move after (1) or before (-1) the current step, else the end. */
+  nextMove(direction) {
+    let seq = this.current() + direction;
+    while (seq > 0 && seq < this.total - 1 && !this.isMove(this.events[seq])) seq += direction;
+    return seq;
+  }
+
+  /** Every move as a button that goes to it, numbered, with its game. */
+  fillMoves() {
+    const list = $("replay-moves");
+    let number = 0;
+    list.replaceChildren(
+      ...this.events.filter((event) => this.isMove(event)).map((event) => {
+        number += 1;
+        const item = document.createElement("li");
+        const button = document.createElement("button");
+        button.type = "button";
+        button.className = "move";
+        button.dataset.seq = String(event.seq);
+        button.textContent = `${number}. ${describeEvent(event, { names: this.names, players: this.players, symbols: true })}`;
+        button.addEventListener("click", () => this.go(event.seq));
+        item.append(button);
+        return item;
+      }),
+    );
+  }
+
+  /** The move list marks the step shown (the last move at or before it) and keeps it in sight. */
+  markMove(seq) {
+    const list = $("replay-moves");
+    let current = null;
+    for (const button of list.querySelectorAll("button")) {
+      if (Number(button.dataset.seq) <= seq) current = button;
+      button.removeAttribute("aria-current");
+    }
+    if (!current) return;
+    current.setAttribute("aria-current", "step");
+    // scroll the list only, never the page
+    const top = current.offsetTop - list.offsetTop;
+    if (top < list.scrollTop || top > list.scrollTop + list.clientHeight - current.offsetHeight) {
+      list.scrollTop = Math.max(0, top - list.clientHeight / 2);
+    }
+  }
+
+  /** "Seen by" one seat: that seat's hand as it was, in words and symbols. */
+  showSeenHand(view) {
+    const box = $("replay-hand");
+    const seat = this.perspective;
+    const hand = seat === null ? null : view.hands?.[seat];
+    box.hidden = !hand;
+    if (!hand) return;
+    const name = this.names[seat];
+    const cards = sortByStrength(hand, Boolean(view.revolution));
+    box.textContent = `${name || `Seat ${seat}`}'s hand (${cards.length}): ${cardsInSymbols(cards) || "no cards"}`;
+    box.dataset.cards = cards.join(" ");
+  }
+
   stop() {
     document.removeEventListener("keydown", this.onKey);
     for (const [element, type, handler] of this.listeners) element.removeEventListener(type, handler);
@@ -113,7 +178,7 @@ export class Replay {
     if (event.ctrlKey || event.metaKey || event.altKey || typing(event.target)) return;
     if (event.target instanceof HTMLElement && event.target.closest("#hand")) return;
     let target = null;
-    if (event.key in KEYS) target = this.current() + KEYS[event.key];
+    if (event.key in KEYS) target = this.nextMove(KEYS[event.key]);
     else if (event.key === "Home") target = 0;
     else if (event.key === "End") target = this.total - 1;
     if (target === null) return;
@@ -145,7 +210,7 @@ export class Replay {
         this.stopAutoplay();
         return;
       }
-      await this.go(this.current() + 1, { quiet: true });
+      await this.go(this.nextMove(1), { quiet: true });
       if (this.timer) this.schedule();
     }, STEP_MS / speed);
   }
@@ -192,6 +257,8 @@ export class Replay {
     const stepped = this.seq !== null && target === this.seq + 1;
     this.seq = target;
     renderTable(seenBy(data.view, this.perspective), this.names);
+    this.showSeenHand(data.view);
+    this.markMove(target);
     const position = $("replay-position");
     position.textContent = `Event ${target + 1} of ${this.total}`;
     position.dataset.seq = String(target);

@@ -12,6 +12,7 @@ import { keptReceipts } from "./receipts.js";
 import { placeWords, seatWords } from "./words.js";
 
 const ORDINALS = ["", "1st", "2nd", "3rd", "4th", "5th"];
+const REMATCH_POLL_MS = 3000; // how often a seat's page asks whether another seat opened the rematch
 
 export class Results {
   constructor(id, { token }) {
@@ -23,6 +24,47 @@ export class Results {
     this.names = [];
     this.players = 0;
     this.seat = null;
+    this.poll = null;
+    this.toldOf = null; // the rematch the page has announced
+    $("rematch").textContent = "Rematch";
+    $("rematch-news").textContent = "";
+  }
+
+  stop() {
+    clearTimeout(this.poll);
+    this.poll = null;
+  }
+
+  /** A seat's page, once the match is over: tell the player when another seat opens the rematch. */
+  watchRematch() {
+    if (this.poll !== null || !this.token()) return;
+    const ask = async () => {
+      const token = this.token();
+      if (!token) {
+        this.poll = null;
+        return;
+      }
+      try {
+        const opened = await api.rematchOpened(this.id, token);
+        this.toldOfRematch(opened);
+      } catch {
+        // 404 until a seat opens it; any other failure: ask again later
+      }
+      if (this.poll !== null) this.poll = setTimeout(ask, REMATCH_POLL_MS);
+    };
+    this.poll = setTimeout(ask, 0);
+  }
+
+  toldOfRematch(opened) {
+    if (this.seat !== null && opened.names?.[this.seat]) return; // this seat is there already
+    const who = (opened.names ?? []).map((name, seat) => (name && !this.bots[String(seat)] ? name : null)).filter(Boolean);
+    const text = `${who.join(" and ") || "Another player"} opened a rematch. Join it with the button below.`;
+    $("rematch-news").textContent = text;
+    $("rematch").textContent = "Join the rematch";
+    if (this.toldOf !== opened.match_id) {
+      this.toldOf = opened.match_id;
+      announce(text, { logged: false });
+    }
   }
 
   /** Follow the match's events (live or replayed) for what the panel needs. */
@@ -60,6 +102,7 @@ export class Results {
     $("download-record").href = `/matches/${encodeURIComponent(this.id)}/record?format=jsonl`;
     $("download-record").hidden = !final;
     $("rematch").hidden = !final;
+    if (final) this.watchRematch();
     this.renderReceipts();
     if (final) showVerdict(this.id, $("results-audit"));
     else $("results-audit").textContent = "";
@@ -160,13 +203,28 @@ export class Results {
   }
 
   /** The same seats and options, as a new match: you in your seat, bots in theirs. */
-  async rematch(onCreated) {
+  async rematch(onCreated, onSeated) {
     $("rematch-error").textContent = "";
+    const token = this.token();
+    if (token) {
+      // a seat: the match's one rematch, in the same seat, whoever asks first
+      try {
+        const table = await api.rematch(this.id, token);
+        onSeated(table);
+      } catch (failure) {
+        $("rematch-error").textContent = `Could not open a rematch (${failure.code}): ${failure.detail}`;
+      }
+      return;
+    }
     const hosted = JSON.parse(sessionStorage.getItem(hostKey(this.id)) ?? "null");
     let body = hosted?.body;
     if (!body) {
-      const match = await api.match(this.id);
-      const { preset: _, ...options } = match.view.options;
+      const [match, presets] = await Promise.all([api.match(this.id), api.presets()]);
+      // only the options that differ from the preset's: a table takes at most 64
+      const defaults = presets.presets?.find((preset) => preset.name === match.view.preset)?.options ?? {};
+      const options = Object.fromEntries(
+        Object.entries(match.view.options).filter(([name, value]) => name !== "preset" && defaults[name] !== value),
+      );
       body = {
         preset: match.view.preset,
         players: match.view.players,

@@ -4,6 +4,7 @@
 // most one request in flight), so the page never re-implements the rules.
 
 import { api } from "./api.js";
+import { TurnClock } from "./clock.js";
 import { announce, addToLog, extendLogItem } from "./announce.js";
 import { $ } from "./dom.js";
 import { followEvents } from "./sse.js";
@@ -39,7 +40,9 @@ export class Watcher {
     this.lastPlay = null; // {item, seq}: the log entry a lock is added to
     this.waitingForView = []; // callbacks for the next view fetched
     this.lastView = match.view;
+    this.clock = new TurnClock();
     renderTable(match.view, this.names);
+    this.clock.set(match.turn_deadline_ms);
   }
 
   /** Call `callback(view, names)` once the next view has been fetched. */
@@ -72,6 +75,7 @@ export class Watcher {
 
   stop() {
     this.stopped = true;
+    this.clock.stop();
     this.stream?.stop();
     this.stream = null;
   }
@@ -186,6 +190,7 @@ export class Watcher {
       this.seat = data.view.seat;
       this.lastView = data.view;
       renderTable(data.view, this.names);
+      this.clock.set(data.turn_deadline_ms);
       this.hooks.onSeat?.(data);
       this.hooks.onView?.({ names: this.names, state: this.stateOf(data.view) });
       if (data.view.phase === "match_over") this.ended = true;
@@ -196,6 +201,7 @@ export class Watcher {
       this.lastView = data.view;
       this.state = data.state ?? this.state;
       renderTable(data.view, this.names);
+      this.clock.set(data.turn_deadline_ms);
       this.hooks.onView?.({ names: this.names, state: this.state });
       if (data.view.phase === "match_over") this.ended = true;
     }
