@@ -74,7 +74,7 @@ def rich_status(error: ServiceError) -> tuple[grpc.StatusCode, status_pb2.Status
     """The gRPC status of a refusal, with an ErrorInfo whose reason is the code (and a
     RetryInfo with when to try again, for a quota's)."""
     code = status_code(error.kind)
-    metadata = {"code": error.code}
+    metadata = {"code": error.code.value}
     if error.receipt is not None:
         metadata["receipt"] = receipt_json(error.receipt)
     info = error_details_pb2.ErrorInfo(reason=error.code.upper(), domain=DOMAIN, metadata=metadata)
