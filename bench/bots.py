@@ -26,6 +26,7 @@ from service.rules import RuleSet, rule_set
 from service.rules.commands import SeatCommand
 from service.rules.rulesets import LOCAL_RULES
 from service.rules.views import View
+from service.rules.vocabulary import LocalRule
 
 PLAYERS = 4
 # where the first bot sits (the other two seats get the second bot), in turn
@@ -38,7 +39,7 @@ def many_local_rules() -> RuleSet:
     """torasobi with every local rule on except those that end games early at
     random (gekokujō, tenpenchi), and eleven-back reading strength."""
     options: dict[str, Any] = {
-        name: True for name in LOCAL_RULES if name not in ("gekokujo", "tenpenchi")
+        name: True for name in LOCAL_RULES if name not in (LocalRule.GEKOKUJO, LocalRule.TENPENCHI)
     }
     options["eleven_back"] = "strength"
     return rule_set("torasobi", options)

@@ -46,7 +46,7 @@ from service.rules.dealing import deck_for, exchange_pairs
 from service.rules.rulesets import RuleSet
 from service.rules.state import POSITION_FIELDS, MatchState, Position, initial_state
 from service.rules.views import View
-from service.rules.vocabulary import WaitingFor
+from service.rules.vocabulary import LocalRule, WaitingFor
 
 from .bots import Bot, StrongerBot
 from .playouts import PlayoutError, apply, place_after, play_out_for
@@ -57,7 +57,14 @@ from .strategy import Table, hand_of
 # (gives it does not see, picks from the pile, swapped hands): with one in force, a
 # give's or the exchange's knowledge may no longer hold, so it is not used
 UNSEEN_MOVES = frozenset(
-    {"seven_pass", "king_pastor", "tenpenchi", "salvage", "kings_march", "zombie"}
+    {
+        LocalRule.SEVEN_PASS,
+        LocalRule.KING_PASTOR,
+        LocalRule.TENPENCHI,
+        LocalRule.SALVAGE,
+        LocalRule.KINGS_MARCH,
+        LocalRule.ZOMBIE,
+    }
 )
 CANDIDATES = 5  # plays searched: the stronger bot's best few (a lead may have dozens)
 DEFAULT_MS = 100

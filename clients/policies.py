@@ -43,7 +43,7 @@ from service.rules.melds import TOP_RANK, Kind, Meld, classify, rank_strength
 from service.rules.readings import finishes_forbidden
 from service.rules.rulesets import RuleSet
 from service.rules.state import Position
-from service.rules.vocabulary import ElevenBack, FlushReason, RevolutionCause, WaitingFor
+from service.rules.vocabulary import ElevenBack, FlushReason, LocalRule, RevolutionCause, WaitingFor
 
 # the answer windows, the picks, and the steps that give or discard cards of the hand
 WINDOWS = (WaitingFor.FOUR_STOP, WaitingFor.EIGHT_CUT_RETURN)
@@ -149,10 +149,10 @@ def finishes_forbidden_now(position: Position, meld: Meld, hand: int) -> bool:
 
 # by the rule set's identity (hashing its 41 fields each action cost a tenth of a
 # playout), the rule set kept beside the answer so that a reused id never matches
-_RISKY: dict[tuple[int, frozenset[str], bool], tuple[RuleSet, int]] = {}
+_RISKY: dict[tuple[int, frozenset[LocalRule], bool], tuple[RuleSet, int]] = {}
 
 
-def risky_cards(rules: RuleSet, in_force: frozenset[str], revolution: bool) -> int:
+def risky_cards(rules: RuleSet, in_force: frozenset[LocalRule], revolution: bool) -> int:
     """Cards that may not be played alone as the last card (docs/RULES.md §2)."""
     key = (id(rules), in_force, revolution)
     found = _RISKY.get(key)

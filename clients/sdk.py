@@ -47,12 +47,11 @@ from service.grpc.gen.daifugo.v1 import arena_service_pb2 as arena_pb
 from service.grpc.gen.daifugo.v1 import arena_service_pb2_grpc as arena_pb_grpc
 from service.grpc.gen.daifugo.v1 import match_service_pb2 as pb
 from service.grpc.gen.daifugo.v1 import match_service_pb2_grpc as pb_grpc
-from service.grpc.words import ELEVEN_BACKS, FIELD_KINDS, PHASES, WAITS
+from service.grpc.view_fields import view_fields
 from service.records import action_request, request_digest
 from service.rules.commands import SeatCommand
 from service.rules.notation import format_command, seat_command
 from service.rules.views import View
-from service.rules.vocabulary import ElevenBack, Phase, WaitingFor
 
 T = TypeVar("T")
 _PRESETS = {
@@ -509,80 +508,7 @@ def _value(value: struct_pb2.Value) -> Any:
 
 
 def view_from_message(message: pb.View) -> View:
-    def optional(name: str) -> int | None:
-        return getattr(message, name) if message.HasField(name) else None
-
-    # the enums, or the deprecated strings from a service that sends only those
-    waiting = WAITS.word(message.waiting_for_value) or message.waiting_for
-
-    return View(
-        viewer=message.viewer,
-        seat=optional("seat"),
-        preset=message.preset,
-        players=message.players,
-        phase=Phase(PHASES.word(message.phase_value) or message.phase),
-        game_number=message.game_number,
-        games_per_set=message.games_per_set,
-        turn=optional("turn"),
-        waiting_for=WaitingFor(waiting) if waiting else None,
-        step_count=optional("step_count"),
-        four_stop_seats=tuple(message.four_stop_seats),
-        hand=tuple(message.hand) if message.HasField("seat") else None,
-        hands=None,
-        hand_sizes=tuple(message.hand_sizes),
-        field=tuple(message.field) if message.field else None,
-        field_jokers_as=tuple(message.field_jokers_as),
-        field_kind=FIELD_KINDS.word(message.field_kind_value) or message.field_kind or None,
-        field_seat=optional("field_seat"),
-        revolution=message.revolution,
-        eleven_back=ElevenBack(ELEVEN_BACKS.word(message.eleven_back_value) or message.eleven_back),
-        direction=message.direction,
-        suit_lock=tuple(message.suit_lock),
-        number_lock=message.number_lock,
-        suit_run=message.suit_run,
-        suit_run_suits=tuple(message.suit_run_suits),
-        number_run=message.number_run,
-        omen=message.omen,
-        passed=tuple(message.passed),
-        active=tuple(message.active),
-        seating=tuple(message.seating) or tuple(range(message.players)),
-        places=dict(message.places),
-        forbidden=tuple(message.forbidden),
-        fallen=tuple(message.fallen),
-        previous_places=tuple(message.previous_places) or None,
-        results=tuple(tuple(result.places) for result in message.results),
-        blind=tuple(message.blind) if message.blind else None,
-        unused=tuple(message.unused) if message.unused else None,
-        out_of_play=tuple(message.out_of_play),
-        options=dict(_options(message.options.SerializeToString())),
-        two_back=message.two_back,
-        discard_pile=tuple(message.discard_pile),
-        marked=tuple(message.marked),
-        discard_pile_marked=tuple(message.discard_pile_marked),
-        color_lock=message.color_lock or None,
-        partial_lock=message.partial_lock,
-        trick=tuple(message.trick),
-        last_play=tuple(message.last_play.cards) if message.HasField("last_play") else None,
-        last_play_jokers_as=tuple(message.last_play.jokers_as),
-        last_seat=optional("last_seat"),
-        leader=message.leader,
-        trick_leader=message.trick_leader,
-        exchange_steps=tuple(
-            (step.giver, step.receiver, step.count, step.strongest)
-            for step in message.exchange_steps
-        ),
-        pending=tuple(
-            (WaitingFor(WAITS.word(step.step)), step.count, step.seat) for step in message.pending
-        ),
-        window=WaitingFor(WAITS.word(message.window) or WaitingFor.FOUR_STOP),
-        pass_run=message.pass_run,
-        eleven_back_lasts=message.eleven_back_lasts,
-        recent_suits=tuple(message.recent_suits),
-        finished_in_trick=message.finished_in_trick,
-        leisure_seat=optional("leisure_seat"),
-        seats_drawn=message.seats_drawn,
-        bottom=tuple(message.bottom),
-    )
+    return view_fields(message, dict(_options(message.options.SerializeToString())))
 
 
 @functools.lru_cache(maxsize=64)

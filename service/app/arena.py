@@ -29,7 +29,7 @@ from collections.abc import AsyncGenerator
 from dataclasses import dataclass, field
 
 from ..match import BotKind
-from .errors import ServiceError
+from .errors import RefusalCode, ServiceCode, ServiceError
 from .players import Player
 from .ratings import POOLS, Ratings
 from .service import GameService, MatchOptions
@@ -93,13 +93,15 @@ class Arena:
         """Seatings for the key's player in ``pool``, one per match, until the caller
         stops reading; each after the one before is over."""
         if pool not in POOLS:
-            raise ServiceError("bad_request", f"no pool {pool!r}; pools: {', '.join(POOLS)}")
+            raise ServiceError(
+                RefusalCode.BAD_REQUEST, f"no pool {pool!r}; pools: {', '.join(POOLS)}"
+            )
         player = await self.service.players.authenticate(key)
         assert key is not None
         if player.player_id in self._queued:
-            raise ServiceError("already_queued", "that player is queued already")
+            raise ServiceError(ServiceCode.ALREADY_QUEUED, "that player is queued already")
         if len(self._queued) >= MAX_QUEUED:
-            raise ServiceError("busy", "the arena's queues are full; try again later")
+            raise ServiceError(ServiceCode.BUSY, "the arena's queues are full; try again later")
         self._ensure_running()
         while True:
             entry = _Entry(player, key, pool, time.monotonic())

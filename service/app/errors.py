@@ -6,6 +6,9 @@ from __future__ import annotations
 import enum
 from typing import TYPE_CHECKING
 
+from ..match.refusals import MatchRefusalCode as MatchRefusalCode
+from ..rules.vocabulary import RefusalCode as RefusalCode
+
 if TYPE_CHECKING:
     from ..records import SignedRecord
 
@@ -32,41 +35,66 @@ class ErrorKind(enum.StrEnum):
     UNAVAILABLE = "unavailable"  # the event store cannot serve now
 
 
-GAMES_CODE = "too_many_games"  # games per set past the limit: the input, not a quota
+class ServiceCode(enum.StrEnum):
+    """The service's own reasons, beside the rules' (``RefusalCode``), the match's
+    (``MatchRefusalCode``) and the quotas' (``QuotaReason``)."""
+
+    UNAUTHENTICATED = "unauthenticated"
+    BUSY = "busy"  # lost a race: the same request may succeed at once
+    UNAVAILABLE = "unavailable"
+    REQUEST_ID_REUSED = "request_id_reused"  # the same request id for another request
+    ALREADY_QUEUED = "already_queued"
+    NAME_TAKEN = "name_taken"
+    MATCH_NOT_OVER = "match_not_over"
+    # input limits (``inputs``)
+    TOO_LONG = "too_long"
+    TOO_MANY = "too_many"
+    INVALID_NAME = "invalid_name"
+    REQUEST_ID_TOO_SHORT = "request_id_too_short"
+    TURN_TIME_TOO_SHORT = "turn_time_too_short"
+    TOO_MANY_GAMES = "too_many_games"  # games per set past the limit: the input, not a quota
+
+
+# every vocabulary a ServiceError's code comes from
+REASON_VOCABULARIES: tuple[type[enum.StrEnum], ...] = (
+    RefusalCode,
+    MatchRefusalCode,
+    ServiceCode,
+    QuotaReason,
+)
 
 _KIND_OF_CODE: dict[str, ErrorKind] = {
-    "not_found": ErrorKind.NOT_FOUND,
-    "unauthenticated": ErrorKind.UNAUTHENTICATED,
-    "permission_denied": ErrorKind.PERMISSION_DENIED,
-    "busy": ErrorKind.BUSY,
-    "unavailable": ErrorKind.UNAVAILABLE,
+    MatchRefusalCode.NOT_FOUND: ErrorKind.NOT_FOUND,
+    ServiceCode.UNAUTHENTICATED: ErrorKind.UNAUTHENTICATED,
+    MatchRefusalCode.PERMISSION_DENIED: ErrorKind.PERMISSION_DENIED,
+    ServiceCode.BUSY: ErrorKind.BUSY,
+    ServiceCode.UNAVAILABLE: ErrorKind.UNAVAILABLE,
     # the input is wrong whatever the match's state
-    "bad_request": ErrorKind.BAD_INPUT,
-    "invalid_meld": ErrorKind.BAD_INPUT,
-    "too_long": ErrorKind.BAD_INPUT,
-    "too_many": ErrorKind.BAD_INPUT,
-    "invalid_name": ErrorKind.BAD_INPUT,
-    "request_id_too_short": ErrorKind.BAD_INPUT,
-    "turn_time_too_short": ErrorKind.BAD_INPUT,
-    GAMES_CODE: ErrorKind.BAD_INPUT,
+    RefusalCode.BAD_REQUEST: ErrorKind.BAD_INPUT,
+    RefusalCode.INVALID_MELD: ErrorKind.BAD_INPUT,
+    ServiceCode.TOO_LONG: ErrorKind.BAD_INPUT,
+    ServiceCode.TOO_MANY: ErrorKind.BAD_INPUT,
+    ServiceCode.INVALID_NAME: ErrorKind.BAD_INPUT,
+    ServiceCode.REQUEST_ID_TOO_SHORT: ErrorKind.BAD_INPUT,
+    ServiceCode.TURN_TIME_TOO_SHORT: ErrorKind.BAD_INPUT,
+    ServiceCode.TOO_MANY_GAMES: ErrorKind.BAD_INPUT,
     **{reason: ErrorKind.EXHAUSTED for reason in QuotaReason},
 }
 
 
-def kind_of(code: str) -> ErrorKind:
+def kind_of(code: enum.StrEnum) -> ErrorKind:
     """The kind of a refusal's code: a rules reason code not named above is REFUSED."""
     return _KIND_OF_CODE.get(code, ErrorKind.REFUSED)
 
 
 class ServiceError(Exception):
-    """A request the service will not carry out. ``code`` is a rules reason
-    code (docs/RULES.md §7) or one of: not_found, unauthenticated, permission_denied,
-    already_started, not_started, seats_full, busy, request_id_reused, an input
-    limit's (``inputs``: too_long, too_many, invalid_name, request_id_too_short,
-    turn_time_too_short; too_many_games) or a quota's (``QuotaReason``). ``kind`` says
-    which status the adapters answer with."""
+    """A request the service will not carry out. ``code`` is a member of one of
+    ``REASON_VOCABULARIES``: a rules reason code (docs/RULES.md §7), the match's
+    (not_found, permission_denied, seats_full…), the service's own (unauthenticated,
+    busy, request_id_reused, an input limit's) or a quota's. ``kind`` says which
+    status the adapters answer with."""
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: enum.StrEnum, message: str) -> None:
         super().__init__(f"{code}: {message}")
         self.code = code
         self.message = message

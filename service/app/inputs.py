@@ -13,7 +13,7 @@ import unicodedata
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .errors import ServiceError
+from .errors import MatchRefusalCode, RefusalCode, ServiceCode, ServiceError
 
 MAX_CLIENT_SEED_BYTES = 64
 MAX_NAME_CHARS = 32
@@ -35,10 +35,12 @@ REFUSED_IN_NAMES = frozenset({"Cc", "Cf", "Zl", "Zp", "Cs"})
 def check_request_id(request_id: str, secret: bool = False) -> None:
     """A request id: at most 128 characters; ``secret`` (create, join) at least 22."""
     if len(request_id) > MAX_REQUEST_ID_CHARS:
-        raise ServiceError("too_long", f"a request id is at most {MAX_REQUEST_ID_CHARS} chars")
+        raise ServiceError(
+            ServiceCode.TOO_LONG, f"a request id is at most {MAX_REQUEST_ID_CHARS} chars"
+        )
     if secret and request_id and len(request_id) < MIN_SECRET_REQUEST_ID_CHARS:
         raise ServiceError(
-            "request_id_too_short",
+            ServiceCode.REQUEST_ID_TOO_SHORT,
             f"this request id is the caller's secret: give at least "
             f"{MIN_SECRET_REQUEST_ID_CHARS} random characters (128 bits), e.g. a uuid4 in hex",
         )
@@ -46,19 +48,20 @@ def check_request_id(request_id: str, secret: bool = False) -> None:
 
 def check_match_id(match_id: str) -> None:
     if len(match_id) > MAX_MATCH_ID_CHARS:
-        raise ServiceError("not_found", "no match has an id that long")
+        raise ServiceError(MatchRefusalCode.NOT_FOUND, "no match has an id that long")
 
 
 def check_client_seed(seed: bytes) -> None:
     if len(seed) > MAX_CLIENT_SEED_BYTES:
         raise ServiceError(
-            "too_long", f"a client seed is at most {MAX_CLIENT_SEED_BYTES} bytes, not {len(seed)}"
+            ServiceCode.TOO_LONG,
+            f"a client seed is at most {MAX_CLIENT_SEED_BYTES} bytes, not {len(seed)}",
         )
 
 
 def check_client_seeds(seeds: Sequence[bytes], players: int) -> None:
     if len(seeds) > players:
-        raise ServiceError("too_many", f"at most one client seed per seat ({players})")
+        raise ServiceError(ServiceCode.TOO_MANY, f"at most one client seed per seat ({players})")
     for seed in seeds:
         check_client_seed(seed)
 
@@ -66,32 +69,37 @@ def check_client_seeds(seeds: Sequence[bytes], players: int) -> None:
 def check_name(name: str) -> None:
     """A seat's name: at most 32 characters, none of a category in ``REFUSED_IN_NAMES``."""
     if len(name) > MAX_NAME_CHARS:
-        raise ServiceError("too_long", f"a name is at most {MAX_NAME_CHARS} characters")
+        raise ServiceError(ServiceCode.TOO_LONG, f"a name is at most {MAX_NAME_CHARS} characters")
     for char in name:
         if unicodedata.category(char) in REFUSED_IN_NAMES:
             raise ServiceError(
-                "invalid_name", f"a name may not hold the character U+{ord(char):04X}"
+                ServiceCode.INVALID_NAME, f"a name may not hold the character U+{ord(char):04X}"
             )
 
 
 def check_options(options: Mapping[str, Any]) -> None:
     """Option overrides: few, short names, scalar values (the rule set checks the rest)."""
     if len(options) > MAX_OPTIONS:
-        raise ServiceError("too_many", f"at most {MAX_OPTIONS} options")
+        raise ServiceError(ServiceCode.TOO_MANY, f"at most {MAX_OPTIONS} options")
     for name, value in options.items():
         if len(name) > MAX_OPTION_NAME_CHARS:
-            raise ServiceError("too_long", f"an option name is at most {MAX_OPTION_NAME_CHARS}")
+            raise ServiceError(
+                ServiceCode.TOO_LONG, f"an option name is at most {MAX_OPTION_NAME_CHARS}"
+            )
         if isinstance(value, str) and len(value) > MAX_OPTION_VALUE_CHARS:
             raise ServiceError(
-                "too_long", f"option {name!r}: a value is at most {MAX_OPTION_VALUE_CHARS} chars"
+                ServiceCode.TOO_LONG,
+                f"option {name!r}: a value is at most {MAX_OPTION_VALUE_CHARS} chars",
             )
         if value is not None and not isinstance(value, str | bool | int | float):
-            raise ServiceError("bad_request", f"option {name!r} takes a number, bool or string")
+            raise ServiceError(
+                RefusalCode.BAD_REQUEST, f"option {name!r} takes a number, bool or string"
+            )
 
 
 def check_turn_seconds(seconds: float) -> None:
     if 0 < seconds < MIN_TURN_SECONDS:
         raise ServiceError(
-            "turn_time_too_short",
+            ServiceCode.TURN_TIME_TOO_SHORT,
             f"a turn time limit is at least {MIN_TURN_SECONDS:g} s (none: no turn timer)",
         )

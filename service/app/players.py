@@ -39,7 +39,7 @@ import icu
 
 from eventstore import NO_STREAM, ConcurrencyConflict, EventStore, NewEvent, StoredEvent
 
-from .errors import ServiceError
+from .errors import ServiceCode, ServiceError
 
 PLAYER_STREAM = "p:"
 MAX_NAME_CHARS = 24
@@ -91,26 +91,27 @@ def normalized(name: str) -> str:
     """The name as it is kept and shown: NFKC, surrounding spaces removed; refused
     (``invalid_name``, ``too_long``) when no player may have it."""
     if not isinstance(name, str):
-        raise ServiceError("invalid_name", "a name is text")
+        raise ServiceError(ServiceCode.INVALID_NAME, "a name is text")
     if len(name) > 4 * MAX_NAME_CHARS:  # before normalizing: NFKC can grow a string 18-fold
-        raise ServiceError("too_long", f"a name is at most {MAX_NAME_CHARS} characters")
+        raise ServiceError(ServiceCode.TOO_LONG, f"a name is at most {MAX_NAME_CHARS} characters")
     text = unicodedata.normalize("NFKC", name).strip()
     if not text:
-        raise ServiceError("invalid_name", "a name is not empty")
+        raise ServiceError(ServiceCode.INVALID_NAME, "a name is not empty")
     if len(text) > MAX_NAME_CHARS:
-        raise ServiceError("too_long", f"a name is at most {MAX_NAME_CHARS} characters")
+        raise ServiceError(ServiceCode.TOO_LONG, f"a name is at most {MAX_NAME_CHARS} characters")
     for char in text:
         if unicodedata.category(char) in _REFUSED_CATEGORIES:
             raise ServiceError(
-                "invalid_name", f"a name may not hold the character U+{ord(char):04X}"
+                ServiceCode.INVALID_NAME, f"a name may not hold the character U+{ord(char):04X}"
             )
         if char.isspace() and char != " ":
-            raise ServiceError("invalid_name", "a name's only space is U+0020")
+            raise ServiceError(ServiceCode.INVALID_NAME, "a name's only space is U+0020")
     if "  " in text:
-        raise ServiceError("invalid_name", "a name has no two spaces in a row")
+        raise ServiceError(ServiceCode.INVALID_NAME, "a name has no two spaces in a row")
     if _spoof_checker().check(text):
         raise ServiceError(
-            "invalid_name", "a name may not mix scripts (or digits of two systems) that way"
+            ServiceCode.INVALID_NAME,
+            "a name may not mix scripts (or digits of two systems) that way",
         )
     return text
 
@@ -146,10 +147,10 @@ def key_hash(player_id: str, secret: str) -> str:
 def parse_key(key: str) -> tuple[str, str]:
     """(player id, secret) of a key; ``unauthenticated`` when it is not one's shape."""
     if not isinstance(key, str) or len(key) > _MAX_KEY_CHARS:
-        raise ServiceError("unauthenticated", "that is not a player key")
+        raise ServiceError(ServiceCode.UNAUTHENTICATED, "that is not a player key")
     found = _KEY.fullmatch(key)
     if found is None:
-        raise ServiceError("unauthenticated", "that is not a player key")
+        raise ServiceError(ServiceCode.UNAUTHENTICATED, "that is not a player key")
     return found.group(1), found.group(2)
 
 
@@ -220,12 +221,16 @@ class Players:
         like it, is anyone's; names with a bot's or UECda program's prefix are theirs."""
         text = normalized(name)
         if ":" in text:
-            raise ServiceError("invalid_name", "a person's name has no ':' (bot:, uecda:)")
+            raise ServiceError(
+                ServiceCode.INVALID_NAME, "a person's name has no ':' (bot:, uecda:)"
+            )
         player_id = player_id_of(text)
         key, hashed = _new_key(player_id)
         player = await self._create(player_id, text, PlayerKind.PERSON, True, hashed)
         if player is None:
-            raise ServiceError("name_taken", "that name, or one that looks like it, is taken")
+            raise ServiceError(
+                ServiceCode.NAME_TAKEN, "that name, or one that looks like it, is taken"
+            )
         return Registered(player, key)
 
     async def ensure(self, name: str, kind: PlayerKind) -> Player:
@@ -236,7 +241,9 @@ class Players:
         player = created or await self.get(player_id)
         assert player is not None
         if player.kind != kind:  # a person holds a lookalike of it
-            raise ServiceError("name_taken", f"{text!r} looks like {player.name!r}'s name")
+            raise ServiceError(
+                ServiceCode.NAME_TAKEN, f"{text!r} looks like {player.name!r}'s name"
+            )
         return player
 
     async def _create(
@@ -262,13 +269,13 @@ class Players:
         """The person whose key this is: ``unauthenticated`` for any other string (a
         forged key, an old one after a rotation, a keyless player's id)."""
         if not key:
-            raise ServiceError("unauthenticated", "a player key is required")
+            raise ServiceError(ServiceCode.UNAUTHENTICATED, "a player key is required")
         player_id, secret = parse_key(key)
         player = await self.get(player_id)
         expected = player.key_hash if player is not None else ""
         given = key_hash(player_id, secret)
         if player is None or not expected or not hmac.compare_digest(expected, given):
-            raise ServiceError("unauthenticated", "that player key is not valid")
+            raise ServiceError(ServiceCode.UNAUTHENTICATED, "that player key is not valid")
         return player
 
     async def rotate(self, key: str | None) -> Registered:
@@ -279,7 +286,7 @@ class Players:
         try:
             await self.store.append(stream_of(player.player_id), [event], player.version)
         except ConcurrencyConflict:  # rotated meanwhile: this key is the old one
-            raise ServiceError("unauthenticated", "that player key was rotated") from None
+            raise ServiceError(ServiceCode.UNAUTHENTICATED, "that player key was rotated") from None
         rotated = Player(
             player.player_id, player.name, player.kind, True, hashed, player.version + 1
         )

@@ -29,7 +29,7 @@ from eventstore import StoredEvent
 from ..rules.state import MatchState as RulesState
 from ..rules.views import AUDITOR, SPECTATOR, View, build_view
 from .catalog import MatchState
-from .errors import ServiceError
+from .errors import MatchRefusalCode, ServiceCode, ServiceError
 from .match import Match, stream_of
 from .service import GameService
 from .snapshots import NEVER_DELAYED as NEVER_DELAYED  # re-exported: the live stream's too
@@ -101,7 +101,7 @@ def state_of(match: Match) -> MatchState:
 
 def checked_id(match_id: str) -> str:
     if not _MATCH_ID.fullmatch(match_id):
-        raise ServiceError("not_found", f"no match {match_id!r}")
+        raise ServiceError(MatchRefusalCode.NOT_FOUND, f"no match {match_id!r}")
     return match_id
 
 
@@ -151,7 +151,8 @@ class MatchQueries:
         seen = await self.spectate(match_id)
         if seq > seen.visible:
             raise ServiceError(
-                "not_found", f"no event {seq} to see yet (the last is {seen.visible})"
+                MatchRefusalCode.NOT_FOUND,
+                f"no event {seq} to see yet (the last is {seen.visible})",
             )
         match = await self._match_at(seen, seq)
         over = seen.match.over
@@ -171,7 +172,7 @@ class MatchQueries:
         its seed is still secret."""
         seen = await self.spectate(match_id)
         if not seen.match.over:
-            raise ServiceError("match_not_over", "a match is audited once it is over")
+            raise ServiceError(ServiceCode.MATCH_NOT_OVER, "a match is audited once it is over")
         return await self._read(match_id, 0, seen.match.version)
 
     async def _read(self, match_id: str, first: int, last: int) -> list[StoredEvent]:

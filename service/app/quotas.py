@@ -30,7 +30,7 @@ from typing import Any
 from eventstore import StoredEvent
 from eventstore.quotas import Full, Gauge, QuotaStore, Window
 
-from .errors import GAMES_CODE, QuotaReason, ServiceError
+from .errors import QuotaReason, ServiceCode, ServiceError
 from .match import ENDING, match_id_of
 from .scanning import SharedScan
 from .signing import now_ms
@@ -145,14 +145,16 @@ def check_games(limit: int, *asked: Any) -> None:
     """Refuse games per set past ``limit``, whichever field gave them."""
     for games in asked:
         if isinstance(games, int) and not isinstance(games, bool) and games > limit:
-            raise ServiceError(GAMES_CODE, f"a match has at most {limit} games per set")
+            raise ServiceError(
+                ServiceCode.TOO_MANY_GAMES, f"a match has at most {limit} games per set"
+            )
 
 
 class QuotaExceeded(ServiceError):
     """A quota refused the request: try again after ``retry_after`` seconds."""
 
     def __init__(self, reason: QuotaReason, message: str, retry_after: int) -> None:
-        super().__init__(reason.value, message)
+        super().__init__(reason, message)
         self.retry_after: int | None = retry_after
 
 

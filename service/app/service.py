@@ -57,6 +57,7 @@ from ..rules.legal import legal_actions
 from ..rules.notation import format_command
 from ..rules.views import SPECTATOR, View, Viewer, build_view, visible_record
 from .codec import StoreEvents, blinded, decode, encode
+from .errors import MatchRefusalCode, RefusalCode, ServiceCode
 from .errors import ServiceError as ServiceError  # re-exported: its home for adapters
 from .inputs import (
     check_client_seed,
@@ -240,9 +241,9 @@ class GameService:
             start = cached.version + 1 if cached else 0
             newer = await self.store.read(stream_of(match_id), start)
         except InvalidEvent:  # an id no stream can have (braces): no such match
-            raise ServiceError("not_found", f"no match {match_id!r}") from None
+            raise ServiceError(MatchRefusalCode.NOT_FOUND, f"no match {match_id!r}") from None
         if cached is None and not newer:
-            raise ServiceError("not_found", f"no match {match_id!r}")
+            raise ServiceError(MatchRefusalCode.NOT_FOUND, f"no match {match_id!r}")
         match = fold_match(cached, newer, self.decoded.decode) if newer else cached
         assert match is not None
         self._remember(match)
@@ -270,12 +271,14 @@ class GameService:
 
     def authorize(self, match: Match, token: str | None) -> Role:
         if not token:
-            raise ServiceError("unauthenticated", "a seat or host token is required")
+            raise ServiceError(ServiceCode.UNAUTHENTICATED, "a seat or host token is required")
         if not looks_like_token(token):  # not of the form any token has: not a token at all
-            raise ServiceError("unauthenticated", "that is not a seat or host token")
+            raise ServiceError(ServiceCode.UNAUTHENTICATED, "that is not a seat or host token")
         role = self.keyring.identify(match.match_id, token, match.players)
         if role is None:
-            raise ServiceError("permission_denied", "that token is not one of this match's")
+            raise ServiceError(
+                MatchRefusalCode.PERMISSION_DENIED, "that token is not one of this match's"
+            )
         return role
 
     # -- the one loop: load -> fold -> decide -> append ---------------------------
@@ -346,7 +349,7 @@ class GameService:
                 continue
             outcome = next((done for done in prepared if done.stored == result.events), None)
             return Ran(match, decision, result, decided.game, outcome)
-        raise ServiceError("busy", busy)
+        raise ServiceError(ServiceCode.BUSY, busy)
 
     # -- setting up ------------------------------------------------------------
 
@@ -369,11 +372,11 @@ class GameService:
         if options.games_per_set:
             overrides["games_per_set"] = options.games_per_set
         if options.turn_seconds < 0 or options.spectator_delay < 0:
-            raise ServiceError("bad_request", "times cannot be negative")
+            raise ServiceError(RefusalCode.BAD_REQUEST, "times cannot be negative")
         if max(options.turn_seconds, options.spectator_delay) > MAX_SECONDS:
-            raise ServiceError("bad_request", "times are at most 10,000 years")
+            raise ServiceError(RefusalCode.BAD_REQUEST, "times are at most 10,000 years")
         if not 0 <= options.bot_pause <= MAX_BOT_PAUSE:
-            raise ServiceError("bad_request", f"a bot pauses 0 to {MAX_BOT_PAUSE:g} s")
+            raise ServiceError(RefusalCode.BAD_REQUEST, f"a bot pauses 0 to {MAX_BOT_PAUSE:g} s")
         check_turn_seconds(options.turn_seconds)
         digest = self.keyring.request_digest("create", request_id) if request_id else ""
         match_id = self.keyring.match_id(digest)
@@ -487,7 +490,9 @@ class GameService:
         check_request_id(request_id)
         match = await self.load(match_id)
         if self.authorize(match, token) != HOST:
-            raise ServiceError("permission_denied", "only the host token may seat a bot")
+            raise ServiceError(
+                MatchRefusalCode.PERMISSION_DENIED, "only the host token may seat a bot"
+            )
         digest = self.keyring.request_digest("host", request_id) if request_id else ""
         if (
             self.quotas is not None
@@ -609,10 +614,14 @@ class GameService:
 
         def acting(match: Match, role: Role) -> MatchCommand:
             if role.seat is None:
-                raise ServiceError("permission_denied", "the host token does not play a seat")
+                raise ServiceError(
+                    MatchRefusalCode.PERMISSION_DENIED, "the host token does not play a seat"
+                )
             command = command_of(role.seat)
             if command.seat != role.seat:  # a token acts for its own seat, whatever it sends
-                raise ServiceError("permission_denied", "a seat token acts for its seat only")
+                raise ServiceError(
+                    MatchRefusalCode.PERMISSION_DENIED, "a seat token acts for its seat only"
+                )
             return Act(command, self.keyring.seed(match.match_id))
 
         def asked(role: Role) -> str:
@@ -638,7 +647,9 @@ class GameService:
         nothing sent after them on the match is either."""
         role = self.authorize(match, token)
         if role.seat is None or command.seat != role.seat:
-            raise ServiceError("permission_denied", "a seat token acts for its seat only")
+            raise ServiceError(
+                MatchRefusalCode.PERMISSION_DENIED, "a seat token acts for its seat only"
+            )
         match_id = match.match_id
         decided = decide_and_evolve(match, Act(command, self.keyring.seed(match_id)))
         if isinstance(decided, Refusal):
@@ -703,7 +714,7 @@ class GameService:
         def timing_out(match: Match | None) -> MatchCommand:
             assert match is not None
             if match.version != version:
-                raise ServiceError("busy", "the match moved on")
+                raise ServiceError(ServiceCode.BUSY, "the match moved on")
             return TimeOut(self.keyring.seed(match_id))
 
         try:
@@ -739,7 +750,7 @@ class GameService:
         def abandoning(match: Match | None) -> MatchCommand:
             assert match is not None
             if version is not None and match.version != version:
-                raise ServiceError("busy", "the match moved on")
+                raise ServiceError(ServiceCode.BUSY, "the match moved on")
             seed = self.keyring.seed(match_id)
             return AbandonMatch(reason.value, match.version, detail, seed)
 
@@ -783,7 +794,9 @@ class GameService:
         match = self._cache.get(match_id) or await self.load(match_id)
         role = self.authorize(match, token)  # tokens depend on nothing that changes
         if host_only and role.kind != "host":
-            raise ServiceError("permission_denied", "only the host token may do that")
+            raise ServiceError(
+                MatchRefusalCode.PERMISSION_DENIED, "only the host token may do that"
+            )
         viewer = viewer_of(role)
         scoped = self.keyring.request_digest(scope_of(role), request_id) if request_id else ""
 
@@ -971,7 +984,7 @@ class GameService:
         match = cached or await self.load(match_id)
         viewer = viewer_of(self.authorize(match, token))
         if viewer.seat is None:
-            raise ServiceError("permission_denied", "only a seat token has turns")
+            raise ServiceError(MatchRefusalCode.PERMISSION_DENIED, "only a seat token has turns")
         if match is cached and _turn_for(match, viewer, after):
             match = await self.load(match_id)
         # the newest this process has (others may have folded more while it loaded); from
@@ -1090,5 +1103,6 @@ def command_parts(command: SeatCommand | None) -> list[Any]:
 
 def _reused() -> ServiceError:
     return ServiceError(
-        "request_id_reused", "that request id was used for a different request; use a new one"
+        ServiceCode.REQUEST_ID_REUSED,
+        "that request id was used for a different request; use a new one",
     )

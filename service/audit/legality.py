@@ -218,7 +218,7 @@ class _Replay:
                 event.name,
                 _bytes(event.client_seed, seq, "client seed"),
                 event.seat,
-                event.bot,
+                event.bot or "",
                 event.player,
             )
         if isinstance(event, MatchStarted):
@@ -265,7 +265,7 @@ class _Replay:
                 break
             joined.append(seat)
         if event.open_seats:
-            seats = [(seat.seat, seat.bot) for seat in joined]
+            seats = [(seat.seat, seat.bot or "") for seat in joined]
         else:  # the n-th SeatJoined is seat n's: its recorded number is compared
             seats = [(index, seat.bot) for index, seat in enumerate(joined) if seat.bot]
         seeds = tuple(

@@ -20,7 +20,7 @@ from ..rules.refusals import Refused
 from ..rules.views import View
 from .actions import command_from_message
 from .gen.daifugo.v1 import match_service_pb2 as pb
-from .words import ELEVEN_BACKS, FIELD_KINDS, PHASES, WAITS
+from .view_fields import message_fields
 
 DOMAIN = "daifugo.v1"
 MESSAGE_LIMIT = 300  # characters; each may take 12 bytes of trailer (UTF-8, %-encoded)
@@ -74,7 +74,7 @@ def rich_status(error: ServiceError) -> tuple[grpc.StatusCode, status_pb2.Status
     """The gRPC status of a refusal, with an ErrorInfo whose reason is the code (and a
     RetryInfo with when to try again, for a quota's)."""
     code = status_code(error.kind)
-    metadata = {"code": error.code}
+    metadata = {"code": error.code.value}
     if error.receipt is not None:
         metadata["receipt"] = receipt_json(error.receipt)
     info = error_details_pb2.ErrorInfo(reason=error.code.upper(), domain=DOMAIN, metadata=metadata)
@@ -123,79 +123,8 @@ def view_message(
 ) -> pb.View:
     """The View message of ``view``, filled into ``into`` when given (an answer's own
     field: the answer then holds it without a copy of the whole), else a new one."""
-    message = pb.View(
-        viewer=view.viewer,
-        seat=view.seat,
-        preset=view.preset,
-        players=view.players,
-        phase=view.phase,
-        game_number=view.game_number,
-        games_per_set=view.games_per_set,
-        turn=view.turn,
-        waiting_for=view.waiting_for or "",
-        step_count=view.step_count,
-        four_stop_seats=view.four_stop_seats,
-        hand=view.hand or (),
-        hand_sizes=view.hand_sizes,
-        field=view.field or (),
-        field_jokers_as=view.field_jokers_as,
-        field_kind=view.field_kind or "",
-        field_seat=view.field_seat,
-        revolution=view.revolution,
-        eleven_back=view.eleven_back,
-        direction=view.direction,
-        suit_lock=view.suit_lock,
-        number_lock=view.number_lock,
-        suit_run=view.suit_run,
-        suit_run_suits=view.suit_run_suits,
-        number_run=view.number_run,
-        omen=view.omen,
-        passed=view.passed,
-        active=view.active,
-        seating=view.seating,
-        places=view.places,
-        forbidden=view.forbidden,
-        fallen=view.fallen,
-        previous_places=view.previous_places or (),
-        results=[pb.GameResult(places=places) for places in view.results],
-        blind=view.blind or (),
-        unused=view.unused or (),
-        phase_value=PHASES.name(view.phase),
-        waiting_for_value=WAITS.name(view.waiting_for),
-        field_kind_value=FIELD_KINDS.name(view.field_kind),
-        eleven_back_value=ELEVEN_BACKS.name(view.eleven_back),
-        two_back=view.two_back,
-        discard_pile=view.discard_pile,
-        marked=view.marked,
-        discard_pile_marked=view.discard_pile_marked,
-        color_lock=view.color_lock or "",
-        partial_lock=view.partial_lock,
-        trick=view.trick,
-        last_play=None
-        if view.last_play is None
-        else pb.PlayedMeld(cards=view.last_play, jokers_as=view.last_play_jokers_as),
-        last_seat=view.last_seat,
-        leader=view.leader,
-        trick_leader=view.trick_leader,
-        exchange_steps=[
-            pb.ExchangeStep(giver=giver, receiver=receiver, count=count, strongest=strongest)
-            for giver, receiver, count, strongest in view.exchange_steps
-        ],
-        pending=[
-            pb.PendingStep(step=WAITS.name(step), count=count, seat=seat)
-            for step, count, seat in view.pending
-        ],
-        window=WAITS.name(view.window),
-        pass_run=view.pass_run,
-        eleven_back_lasts=view.eleven_back_lasts,
-        recent_suits=view.recent_suits,
-        finished_in_trick=view.finished_in_trick,
-        leisure_seat=view.leisure_seat,
-        out_of_play=view.out_of_play,
-        seats_drawn=view.seats_drawn,
-        bottom=view.bottom,
-        turn_deadline_ms=turn_deadline_ms,
-    )  # an optional field given None is left unset: no seat, no turn, no deadline...
+    message = pb.View(**message_fields(view), turn_deadline_ms=turn_deadline_ms)
+    # (an optional field given None is left unset: no seat, no turn, no deadline...)
     if into is not None:
         into.CopyFrom(message)  # cheap while the options are not in it yet
         message = into

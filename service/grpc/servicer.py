@@ -12,7 +12,7 @@ from grpc_status import rpc_status
 
 from eventstore import EventStoreError, StoreUnavailable
 
-from ..app.errors import ErrorKind
+from ..app.errors import ErrorKind, RefusalCode
 from ..app.quotas import Caller, Network, Proxies, grpc_peer_address
 from ..app.service import GameService, MatchOptions, Seen, ServiceError, seen_by
 from ..rules.views import SPECTATOR, Viewer
@@ -95,11 +95,11 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
         async def work() -> pb.CreateMatchResponse:
             preset = PRESETS.get(request.preset)
             if preset is None:
-                raise ServiceError("bad_request", "choose a preset")
+                raise ServiceError(RefusalCode.BAD_REQUEST, "choose a preset")
             try:
                 overrides = json_format.MessageToDict(request.options)
             except ValueError as error:  # NaN or infinity: no option takes one
-                raise ServiceError("bad_request", f"options: {error}") from None
+                raise ServiceError(RefusalCode.BAD_REQUEST, f"options: {error}") from None
             limit, delay = request.turn_time_limit, request.spectator_delay
             options = MatchOptions(
                 preset=preset,

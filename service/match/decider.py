@@ -15,7 +15,7 @@ from ..rules import Deal, Folded, MatchState, Refusal, RuleSetError, decide_and_
 from ..rules.commands import SeatCommand
 from ..rules.legal import timeout_action
 from ..rules.refusals import Refused
-from ..rules.vocabulary import Phase
+from ..rules.vocabulary import Phase, RefusalCode
 from .commands import (
     AbandonMatch,
     Act,
@@ -41,6 +41,7 @@ from .events import (
     TurnTimedOut,
     bot_name,
 )
+from .refusals import MatchRefusalCode
 from .shuffle import commitment, game_deal
 from .state import Match
 
@@ -80,7 +81,7 @@ def _decide(match: Match | None, command: MatchCommand) -> Evolved:
     if isinstance(command, Create):
         return Evolved(_create(match, command))
     if match is None:
-        raise Refused("not_found", "no such match")
+        raise Refused(MatchRefusalCode.NOT_FOUND, "no such match")
     match command:
         case Join():
             _not_abandoned(match)
@@ -98,7 +99,7 @@ def _decide(match: Match | None, command: MatchCommand) -> Evolved:
             return Evolved([_reveal(command.seed)])
         case Act() | TimeOut() | DealGame() | Reveal():
             if not match.started:
-                raise Refused("not_started", "the match has not started")
+                raise Refused(MatchRefusalCode.NOT_STARTED, "the match has not started")
             _not_ended(match)
             _not_abandoned(match)
             return _play(match, command)
@@ -111,7 +112,7 @@ def _decide(match: Match | None, command: MatchCommand) -> Evolved:
 
 def _create(match: Match | None, command: Create) -> list[MatchEvent]:
     if match is not None:
-        raise Refused("bad_request", "the match exists already")
+        raise Refused(RefusalCode.BAD_REQUEST, "the match exists already")
     players = command.players
     _require(_is_int(players) and MIN_PLAYERS <= players <= MAX_PLAYERS, "a match has 2 to 5 seats")
     _require(isinstance(command.preset, str), "a match names its rule set's preset")
@@ -119,7 +120,7 @@ def _create(match: Match | None, command: Create) -> list[MatchEvent]:
     try:
         rules = rule_set(command.preset, command.options)
     except RuleSetError as error:
-        raise Refused("bad_request", str(error)) from None
+        raise Refused(RefusalCode.BAD_REQUEST, str(error)) from None
     for flag in ("open_seats", "auto_start", "invites", "rated"):
         _require(isinstance(getattr(command, flag), bool), f"{flag} is not true or false")
     for name in ("turn_ms", "spectator_delay_ms", "bot_pause_ms"):
@@ -174,38 +175,42 @@ def _create(match: Match | None, command: Create) -> list[MatchEvent]:
 def _join(match: Match, command: Join) -> list[MatchEvent]:
     seat, bot = command.seat, _bot_kind(command.bot) if command.bot else None
     if bot is not None and command.client_seed:
-        raise Refused("bad_request", "a bot's seat takes no client seed")
+        raise Refused(RefusalCode.BAD_REQUEST, "a bot's seat takes no client seed")
     if seat is None and bot is None and match.invites:
-        raise Refused("permission_denied", "this table's seats are taken with an invite")
+        raise Refused(
+            MatchRefusalCode.PERMISSION_DENIED, "this table's seats are taken with an invite"
+        )
     if seat is not None and not (_is_int(seat) and 0 <= seat < match.players and match.open_seats):
-        raise Refused("bad_request", f"no open seat {seat} in this match")
+        raise Refused(RefusalCode.BAD_REQUEST, f"no open seat {seat} in this match")
     free = match.seats_free
     if seat is not None and seat not in free:
-        raise Refused("seat_taken", f"seat {seat} is taken")
+        raise Refused(MatchRefusalCode.SEAT_TAKEN, f"seat {seat} is taken")
     if not match.open_seats or not free:
-        raise Refused("seats_full", "no free seat in this match")
+        raise Refused(MatchRefusalCode.SEATS_FULL, "no free seat in this match")
     if match.started:
-        raise Refused("already_started", "the match has started")
+        raise Refused(MatchRefusalCode.ALREADY_STARTED, "the match has started")
     if seat is None:
         seat = free[0]
     if bot is not None:
         return [SeatJoined(seat, bot_name(bot, seat), "", bot)]
     if match.rated and not command.player:
-        raise Refused("registration_required", "a rated match seats registered players only")
+        raise Refused(
+            MatchRefusalCode.REGISTRATION_REQUIRED, "a rated match seats registered players only"
+        )
     name = command.name.strip() or f"seat {seat}"
     return [SeatJoined(seat, name, command.client_seed.hex(), player=command.player)]
 
 
 def _start(match: Match, command: Start) -> list[MatchEvent]:
     if match.started:
-        raise Refused("already_started", "the match has started")
+        raise Refused(MatchRefusalCode.ALREADY_STARTED, "the match has started")
     if match.seats_free:
-        raise Refused("not_started", "seats are still free")
+        raise Refused(MatchRefusalCode.NOT_STARTED, "seats are still free")
     committed = command.seed_commitment
     _require(_is_commitment(committed), "the seed commitment is not a sha256 in hex")
     _require(isinstance(command.shuffle_version, str), "no shuffle version")
     if command.seed and commitment(command.seed) != committed:
-        raise Refused("bad_request", "the seed is not the one committed to")
+        raise Refused(RefusalCode.BAD_REQUEST, "the seed is not the one committed to")
     events: list[MatchEvent] = [
         MatchStarted(committed, command.shuffle_version, match.client_seeds)
     ]
@@ -216,46 +221,50 @@ def _start(match: Match, command: Start) -> list[MatchEvent]:
 
 def _not_ended(match: Match) -> None:
     if match.sealed:
-        raise Refused("game_over", "the match is sealed: nothing comes after MatchSealed")
+        raise Refused(RefusalCode.GAME_OVER, "the match is sealed: nothing comes after MatchSealed")
     if match.seed:
-        raise Refused("game_over", "the match is over: only its seal comes after SeedRevealed")
+        raise Refused(
+            RefusalCode.GAME_OVER, "the match is over: only its seal comes after SeedRevealed"
+        )
 
 
 def _not_abandoned(match: Match) -> None:
     if match.abandoned:
-        raise Refused("game_over", f"the match was abandoned ({match.abandoned})")
+        raise Refused(RefusalCode.GAME_OVER, f"the match was abandoned ({match.abandoned})")
 
 
 def _abandon(match: Match, command: AbandonMatch) -> list[MatchEvent]:
     _not_abandoned(match)
     if match.game.phase == Phase.MATCH_OVER:
-        raise Refused("game_over", "the match is over: its seed is revealed next")
+        raise Refused(RefusalCode.GAME_OVER, "the match is over: its seed is revealed next")
     try:
         reason = AbandonReason(command.reason)
     except ValueError:
-        raise Refused("bad_request", f"no abandon reason {command.reason!r}") from None
+        raise Refused(RefusalCode.BAD_REQUEST, f"no abandon reason {command.reason!r}") from None
     _require(_is_int(command.last_seq) and command.last_seq >= 0, "last_seq is not a seq")
     _require(
         isinstance(command.detail, str) and len(command.detail) <= MAX_ABANDON_DETAIL,
         f"an abandonment's detail is at most {MAX_ABANDON_DETAIL} characters",
     )
-    abandoned = MatchAbandoned(reason.value, command.last_seq, command.detail)
+    abandoned = MatchAbandoned(reason, command.last_seq, command.detail)
     return [abandoned, _reveal(command.seed)] if command.seed else [abandoned]
 
 
 def _reveal(seed: bytes) -> SeedRevealed:
     if not seed:
-        raise Refused("bad_request", "no seed to reveal")
+        raise Refused(RefusalCode.BAD_REQUEST, "no seed to reveal")
     return SeedRevealed(seed.hex())
 
 
 def _seal(match: Match, command: Seal) -> list[MatchEvent]:
     if match.sealed:
-        raise Refused("wrong_action", "the match is sealed: nothing comes after MatchSealed")
+        raise Refused(
+            RefusalCode.WRONG_ACTION, "the match is sealed: nothing comes after MatchSealed"
+        )
     if not match.over:
-        raise Refused("wrong_action", "the match is not over")
+        raise Refused(RefusalCode.WRONG_ACTION, "the match is not over")
     if not match.seed:
-        raise Refused("wrong_action", "the seed is not revealed yet")
+        raise Refused(RefusalCode.WRONG_ACTION, "the seed is not revealed yet")
     # what the seal signs is the seal check's to judge, not the decider's
     return [MatchSealed(command.seal)]
 
@@ -273,19 +282,19 @@ def _play(match: Match, command: Act | TimeOut | DealGame | Reveal) -> Evolved:
             return Evolved(events, decided.state if len(events) == len(decided.events) else None)
         case TimeOut(seed):
             if not match.turn_ms:
-                raise Refused("wrong_action", "the match has no turn timer")
+                raise Refused(RefusalCode.WRONG_ACTION, "the match has no turn timer")
             if game.phase != Phase.IN_GAME:
-                raise Refused("wrong_action", "no game is in play")
-            action = timeout_action(game)
-            if action is None:
-                raise Refused("wrong_action", "no seat is to act")
-            timed_out = TurnTimedOut(action.seat, game.waiting_for or "")
+                raise Refused(RefusalCode.WRONG_ACTION, "no game is in play")
+            action, waiting = timeout_action(game), game.waiting_for
+            if action is None or waiting is None:
+                raise Refused(RefusalCode.WRONG_ACTION, "no seat is to act")
+            timed_out = TurnTimedOut(action.seat, waiting)
             return Evolved([timed_out, *_then_chance(match, _rules(game, action), seed)])
         case DealGame(deal):
             return Evolved([*_rules(game, deal).events])
         case Reveal(seed):
             if game.phase != Phase.MATCH_OVER:
-                raise Refused("wrong_action", "the match is not over")
+                raise Refused(RefusalCode.WRONG_ACTION, "the match is not over")
             return Evolved([_reveal(seed)])
         case _:
             assert_never(command)
@@ -321,14 +330,14 @@ def _deal(match: Match, seed: bytes, game_number: int) -> Deal:
 
 def _require(condition: bool, message: str) -> None:
     if not condition:
-        raise Refused("bad_request", message)
+        raise Refused(RefusalCode.BAD_REQUEST, message)
 
 
 def _bot_kind(kind: str) -> BotKind:
     try:
         return BotKind(kind)
     except ValueError:
-        raise Refused("bad_request", f"no bot {kind!r}") from None
+        raise Refused(RefusalCode.BAD_REQUEST, f"no bot {kind!r}") from None
 
 
 def _is_int(value: object) -> bool:

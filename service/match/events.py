@@ -10,6 +10,7 @@ from enum import StrEnum
 from typing import Any, get_args
 
 from ..rules import events as rules_events
+from ..rules.vocabulary import WaitingFor
 
 
 class BotKind(StrEnum):
@@ -51,7 +52,7 @@ class SeatJoined:
     seat: int
     name: str
     client_seed: str = ""  # hex; mixed into every deal
-    bot: str = ""  # a BotKind: the service plays this seat; "": a client holds its token
+    bot: BotKind | None = None  # the service plays this seat; None: a client holds its token
     player: str = ""  # the registered player's id (service.app.players); "": none
 
 
@@ -69,7 +70,7 @@ class TurnTimedOut:
     """The seat's time ran out; the service acts for it in the same append."""
 
     seat: int
-    waiting_for: str
+    waiting_for: WaitingFor
 
 
 class AbandonReason(StrEnum):
@@ -85,7 +86,7 @@ class MatchAbandoned:
     service reveals its seed and seals it as it does a match that was played out.
     Games that ended before it stand; the one in play counts for nobody."""
 
-    reason: str  # an AbandonReason
+    reason: AbandonReason
     last_seq: int  # the seq of the last event stored before it: where the match stopped
     detail: str = ""  # the service's words on it (at most MAX_ABANDON_DETAIL characters)
 

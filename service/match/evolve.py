@@ -67,7 +67,7 @@ def created(event: MatchCreated) -> Match:
         auto_start=event.auto_start,
         invites=event.invites,
         names=("",) * event.players if event.open_seats else ("host",) * event.players,
-        bots=("",) * event.players,
+        bots=(None,) * event.players,
         bot_pause_ms=event.bot_pause_ms,
         client_seeds=(),
         commitment=event.seed_commitment,

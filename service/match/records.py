@@ -5,13 +5,23 @@ store keeps and hashes, and what the auditor reads back."""
 from __future__ import annotations
 
 from dataclasses import fields
+from enum import StrEnum
 from typing import Any
 
 from ..rules import events as rules_events
 from ..rules.records import RecordError
 from ..rules.records import from_record as rules_from_record
 from ..rules.records import to_record as rules_to_record
-from .events import LIFECYCLE_EVENT_TYPES, MatchEvent
+from ..rules.vocabulary import WaitingFor
+from .events import (
+    LIFECYCLE_EVENT_TYPES,
+    AbandonReason,
+    BotKind,
+    MatchAbandoned,
+    MatchEvent,
+    SeatJoined,
+    TurnTimedOut,
+)
 
 MATCH_STREAM = "m:"  # the prefix of a match's stream id
 
@@ -30,13 +40,21 @@ def match_id_of(stream: str) -> str | None:
 # hashes) of every event from before them stay what they were
 _OMITTED_AT_DEFAULT: dict[str, object] = {"rated": False, "player": ""}
 _KEPT = object()
+# fields that hold a word of a vocabulary, recorded as its value
+_WORDS: dict[tuple[type, str], type[StrEnum]] = {
+    (SeatJoined, "bot"): BotKind,
+    (TurnTimedOut, "waiting_for"): WaitingFor,
+    (MatchAbandoned, "reason"): AbandonReason,
+}
+# the ones that may be None (no bot), recorded as "" as they were before they were typed
+_NONE_AS_EMPTY = frozenset({(SeatJoined, "bot")})
 
 
 def to_record(event: MatchEvent) -> dict[str, Any]:
     """The event's data as plain values (its type is its class's name)."""
     if type(event) in _LIFECYCLE:
         return {
-            f.name: list(value) if isinstance(value := getattr(event, f.name), tuple) else value
+            f.name: _plain(type(event), f.name, getattr(event, f.name))
             for f in fields(event)
             if _OMITTED_AT_DEFAULT.get(f.name, _KEPT) != getattr(event, f.name)
         }
@@ -57,8 +75,26 @@ def from_record(type_name: str, data: dict[str, Any]) -> MatchEvent:
         for f in fields(cls)
         if f.name in data
     }
+    for (owner, name), kind in _WORDS.items():
+        if owner is cls and name in values:
+            values[name] = _word(kind, values[name], cls, name)
     event: MatchEvent = cls(**values)
     return event
+
+
+def _plain(cls: type, name: str, value: Any) -> Any:
+    if isinstance(value, tuple):
+        return list(value)
+    return "" if value is None and (cls, name) in _NONE_AS_EMPTY else value
+
+
+def _word(kind: type[StrEnum], value: Any, cls: type, name: str) -> StrEnum | None:
+    if value == "" and (cls, name) in _NONE_AS_EMPTY:
+        return None
+    try:
+        return kind(value)
+    except ValueError:
+        raise RecordError(f"{cls.__name__}: {name} {value!r} is not a {kind.__name__}") from None
 
 
 _LIFECYCLE = frozenset(LIFECYCLE_EVENT_TYPES.values())

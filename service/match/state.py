@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from ..rules import MatchState, RuleSet
 from ..rules.vocabulary import Phase
+from .events import BotKind
 
 
 @dataclass(frozen=True, slots=True)
@@ -21,7 +22,7 @@ class Match:
     auto_start: bool
     invites: bool  # open seats are taken with an invite only
     names: tuple[str, ...]
-    bots: tuple[str, ...]  # per seat: the BotKind the service plays it with, or ""
+    bots: tuple[BotKind | None, ...]  # per seat: the bot the service plays it with, if any
     bot_pause_ms: int
     client_seeds: tuple[str, ...]
     commitment: str  # sha256 of the dealing seed, from the first event

@@ -24,6 +24,8 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
 
+from .codes import RestCode
+
 DEFAULT_WORKERS = 1
 DEFAULT_QUEUED = 4
 DEFAULT_MAX_BYTES = 10_000_000  # the largest body POST /audit reads (a 40,000-event log)
@@ -49,7 +51,9 @@ def _end_with_parent(parent: int) -> None:
 class AuditsBusy(Exception):
     """Every worker is busy and the queue is full (or a worker died): try again later."""
 
-    def __init__(self, code: str, message: str, retry_after: int = RETRY_AFTER_SECONDS) -> None:
+    def __init__(
+        self, code: RestCode, message: str, retry_after: int = RETRY_AFTER_SECONDS
+    ) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
@@ -80,7 +84,7 @@ class AuditPool:
         with self._lock:
             if self._taken >= self.capacity:
                 raise AuditsBusy(
-                    "audit_busy",
+                    RestCode.AUDIT_BUSY,
                     f"{self.capacity} audits are running or waiting: try again later",
                 )
             self._taken += 1
@@ -94,7 +98,9 @@ class AuditPool:
             return await asyncio.wrap_future(future)
         except BrokenProcessPool:  # a worker died (killed, out of memory): start afresh
             self._discard_pool()
-            raise AuditsBusy("audit_unavailable", "the audit worker stopped: try again") from None
+            raise AuditsBusy(
+                RestCode.AUDIT_UNAVAILABLE, "the audit worker stopped: try again"
+            ) from None
 
     def _pool(self) -> ProcessPoolExecutor:
         if self._executor is None:

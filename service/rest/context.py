@@ -16,6 +16,7 @@ from eventstore.limits import RateLimiter
 
 from ..app.arena import Arena
 from ..app.catalog import CatalogProjection
+from ..app.errors import ServiceCode
 from ..app.players import Players, RegistrationLimits
 from ..app.projections import ResultsProjection
 from ..app.queries import MatchQueries
@@ -77,6 +78,6 @@ def bearer(authorization: str | None) -> str | None:
     scheme, _, token = authorization.strip().partition(" ")
     if scheme.lower() != "bearer" or not token.strip():
         raise ServiceError(
-            "unauthenticated", "send a seat token as 'Authorization: Bearer <token>'"
+            ServiceCode.UNAUTHENTICATED, "send a seat token as 'Authorization: Bearer <token>'"
         )
     return token.strip()

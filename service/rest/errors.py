@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import sys
+from enum import StrEnum
 from typing import Any, assert_never
 
 from litestar import MediaType, Request, Response
@@ -20,21 +21,22 @@ from litestar.types.protocols import Logger
 
 from eventstore import EventStoreError, StoreUnavailable
 
-from ..app.errors import ErrorKind, ServiceError
+from ..app.errors import ErrorKind, MatchRefusalCode, RefusalCode, ServiceCode, ServiceError
 from .auditing import AuditsBusy
+from .codes import RestCode
 from .models import Error
 
 log = logging.getLogger("daifugo.rest")
 
 # codes of Litestar's own refusals (routing, validation), by status
-_CODE_OF_STATUS = {
-    400: "bad_request",
-    401: "unauthenticated",
-    403: "permission_denied",
-    404: "not_found",
-    405: "method_not_allowed",
-    413: "too_large",
-    415: "unsupported_media_type",
+_CODE_OF_STATUS: dict[int, StrEnum] = {
+    400: RefusalCode.BAD_REQUEST,
+    401: ServiceCode.UNAUTHENTICATED,
+    403: MatchRefusalCode.PERMISSION_DENIED,
+    404: MatchRefusalCode.NOT_FOUND,
+    405: RestCode.METHOD_NOT_ALLOWED,
+    413: RestCode.TOO_LARGE,
+    415: RestCode.UNSUPPORTED_MEDIA_TYPE,
 }
 # what the OpenAPI schema lists beside most routes' success
 ERROR_RESPONSES = (400, 404, 503)
@@ -56,7 +58,7 @@ class BadInput(Exception):
     """Input the REST layer refuses before the service sees it: 400 with its own
     reason code (too_many_bots, unknown_option…)."""
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: RestCode, message: str) -> None:
         super().__init__(f"{code}: {message}")
         self.code = code
         self.message = message
@@ -94,7 +96,7 @@ def http_status(kind: ErrorKind) -> int:
 
 
 def error_response(
-    status: int, code: str, message: str, receipt: dict[str, Any] | None = None
+    status: int, code: StrEnum | str, message: str, receipt: dict[str, Any] | None = None
 ) -> Response[Error]:
     return Response(Error(code, message, receipt), status_code=status, media_type=MediaType.JSON)
 
@@ -125,7 +127,7 @@ def _audits_busy(_: Request[Any, Any, Any], error: AuditsBusy) -> Response[Error
 def _store_error(request: Request[Any, Any, Any], error: EventStoreError) -> Response[Error]:
     # a corrupt stream is the server's fault, not the caller's
     log.error("event store error on %s: %s", request.url.path, error)
-    return error_response(HTTP_500_INTERNAL_SERVER_ERROR, "store_error", str(error))
+    return error_response(HTTP_500_INTERNAL_SERVER_ERROR, RestCode.STORE_ERROR, str(error))
 
 
 def _network_error(request: Request[Any, Any, Any], error: Exception) -> Response[Error]:
@@ -142,8 +144,10 @@ def _too_deep(error: BaseException | None) -> bool:
 def _recursion(_: Request[Any, Any, Any], error: RecursionError) -> Response[Error]:
     # any other recursion stays the server's fault (logged with its traceback)
     if _too_deep(error):
-        return error_response(400, "bad_request", "the JSON is nested too deeply")
-    return error_response(HTTP_500_INTERNAL_SERVER_ERROR, "internal", "Internal Server Error")
+        return error_response(400, RefusalCode.BAD_REQUEST, "the JSON is nested too deeply")
+    return error_response(
+        HTTP_500_INTERNAL_SERVER_ERROR, RestCode.INTERNAL, "Internal Server Error"
+    )
 
 
 def log_exception(logger: Logger, scope: Scope, _: list[str]) -> None:

@@ -12,7 +12,7 @@ from litestar.params import FromPath, QueryParameter
 
 from ..app import queries
 from ..app.catalog import MatchState
-from ..app.errors import ServiceError
+from ..app.errors import RefusalCode, ServiceError
 from ..app.queries import spectator_view
 from ..rules import PRESETS
 from .context import Context
@@ -39,11 +39,13 @@ async def list_matches(
     cursor: Annotated[str | None, QueryParameter(max_length=100)] = None,
 ) -> MatchPage:
     if preset is not None and preset not in PRESETS:
-        raise ServiceError("bad_request", f"no preset {preset!r}; presets: {sorted(PRESETS)}")
+        raise ServiceError(
+            RefusalCode.BAD_REQUEST, f"no preset {preset!r}; presets: {sorted(PRESETS)}"
+        )
     try:
         listings, after = await ctx.catalog.page(match_state, preset, limit, cursor)
     except ValueError as error:
-        raise ServiceError("bad_request", f"cursor: {error}") from None
+        raise ServiceError(RefusalCode.BAD_REQUEST, f"cursor: {error}") from None
     # as a spectator may see each now: one whose delay still hides that it started is
     # not listed among the live ones
     shown = [await ctx.catalog.as_seen(item, queries.now_ms()) for item in listings]

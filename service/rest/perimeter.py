@@ -27,6 +27,8 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
+from .codes import RestCode
+
 # raw ASGI: this sits outside Litestar, whose typed scopes it needs none of
 Scope = dict[str, Any]
 Message = dict[str, Any]
@@ -136,24 +138,24 @@ class Perimeter:
 
         await self.app(scope, receive, with_headers)
 
-    def _refusal(self, scope: Scope, headers: dict[str, str]) -> tuple[int, str, str] | None:
+    def _refusal(self, scope: Scope, headers: dict[str, str]) -> tuple[int, RestCode, str] | None:
         server = scope.get("server")
         port = int(server[1]) if server and server[1] is not None else None
         host = headers.get("host", "")
         if not self.hosts.allows(host, port):
-            return 421, "host_not_allowed", "this service is not served under that host name"
+            return 421, RestCode.HOST_NOT_ALLOWED, "this service is not served under that host name"
         if scope["method"] in SAFE_METHODS:
             return None
         origin = headers.get("origin")
         if origin is not None and urlsplit(origin).netloc.lower() != host.lower():
-            return 403, "origin_not_allowed", "a page of another site may not act here"
+            return 403, RestCode.ORIGIN_NOT_ALLOWED, "a page of another site may not act here"
         media = headers.get("content-type", "").partition(";")[0].strip().lower()
         if scope["path"] == AUDIT_PATH:
             accepted = media in JSON_LINES
         else:
             accepted = media == JSON or (not media and not _has_body(headers))
         if not accepted:
-            return 415, "unsupported_media_type", f"send the body as {JSON}"
+            return 415, RestCode.UNSUPPORTED_MEDIA_TYPE, f"send the body as {JSON}"
         return None
 
 
@@ -173,7 +175,7 @@ def _answer_headers(policy: str) -> list[tuple[bytes, bytes]]:
     return [(b"content-security-policy", policy.encode()), *COMMON_HEADERS]
 
 
-async def _refuse(send: Send, policy: str, status: int, code: str, message: str) -> None:
+async def _refuse(send: Send, policy: str, status: int, code: RestCode, message: str) -> None:
     body = json.dumps({"code": code, "message": message}).encode()
     await send(
         {

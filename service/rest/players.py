@@ -17,6 +17,7 @@ from eventstore.limits import RateLimiter
 
 from ..app.players import MAX_NAME_CHARS, Player, Players, RegistrationLimits
 from ..app.quotas import network_of
+from .codes import RestCode
 from .context import Authorization, Context, bearer
 from .errors import error_response, responses
 
@@ -77,7 +78,7 @@ async def register(
     wait = await _limited(ctx.registration_limiter, ctx.registration_limits, address)
     if wait:
         refused = error_response(
-            429, "too_many_registrations", f"too many sign-ups; try again in {wait} s"
+            429, RestCode.TOO_MANY_REGISTRATIONS, f"too many sign-ups; try again in {wait} s"
         )
         refused.headers["Retry-After"] = str(wait)
         return refused

@@ -10,7 +10,7 @@ from litestar.di import NamedDependency
 from litestar.params import FromPath, QueryParameter
 from msgspec import Struct
 
-from ..app.errors import ServiceError
+from ..app.errors import MatchRefusalCode, RefusalCode, ServiceError
 from ..app.ratings import POOLS, PoolFold, Ratings
 from .context import Context
 from .errors import responses
@@ -51,7 +51,7 @@ class PlayerRatings(Struct):
 
 async def _fold(ctx: Context, pool: str) -> PoolFold:
     if pool not in POOLS:
-        raise ServiceError("bad_request", f"no pool {pool!r}; pools: {', '.join(POOLS)}")
+        raise ServiceError(RefusalCode.BAD_REQUEST, f"no pool {pool!r}; pools: {', '.join(POOLS)}")
     assert ctx.ratings is not None
     ratings: Ratings = ctx.ratings
     return await ratings.pool(pool)
@@ -115,7 +115,7 @@ async def player_ratings(
                 for c in item.history
             ]
             return PlayerRatings(pool, rating, games)
-    raise ServiceError("not_found", f"no rated player {player_id!r} in {pool}")
+    raise ServiceError(MatchRefusalCode.NOT_FOUND, f"no rated player {player_id!r} in {pool}")
 
 
 HANDLERS = [leaderboard, player_ratings]

@@ -22,7 +22,7 @@ from litestar.openapi.spec import (
 )
 from litestar.params import FromPath, FromQuery
 
-from ..app.errors import ServiceError
+from ..app.errors import RefusalCode, ServiceError
 from ..audit import INPUT_ERROR, export_jsonl, report_of_events, report_of_log, report_of_request
 from .context import Context
 from .errors import ERROR_RESPONSES, responses
@@ -147,7 +147,7 @@ async def audit_log(ctx: NamedDependency[Context], request: Request[Any, Any, An
         async with ctx.audit_slot(request):
             report = await ctx.audits.run(report_of_log, (body, ctx.signing_keys, None))
     if INPUT_ERROR in report:
-        raise ServiceError("bad_request", report[INPUT_ERROR])
+        raise ServiceError(RefusalCode.BAD_REQUEST, report[INPUT_ERROR])
     return msgspec.convert(report, AuditResult)
 
 

@@ -18,12 +18,14 @@ from litestar.di import NamedDependency
 from litestar.params import FromPath, JSONBody
 from msgspec import Meta, Struct
 
+from ..app.errors import MatchRefusalCode
 from ..app.inputs import check_name, check_request_id
 from ..app.queries import checked_id
 from ..app.service import MAX_BOT_PAUSE, MAX_SECONDS, MatchOptions, ServiceError
 from ..match.events import BotKind
 from ..rules import PRESETS
 from ..rules.rulesets import LOCAL_RULES
+from .codes import RestCode
 from .context import Authorization, Context, bearer
 from .errors import BadInput, responses
 
@@ -143,7 +145,7 @@ class Presets(Struct):
     local_rules: list[str]  # the option names that are local rules, in docs/RULES.md order
 
 
-def refuse(code: str, message: str) -> BadInput:
+def refuse(code: RestCode, message: str) -> BadInput:
     return BadInput(code, message)
 
 
@@ -151,36 +153,38 @@ def bot_seats(data: NewMatch) -> dict[int, BotKind]:
     """Which seats bots take, and which kind each is."""
     bots = data.bots
     if isinstance(bots, bool):
-        raise refuse("bad_bots", "bots is a number of seats, a list of seats or seat: kind")
+        raise refuse(RestCode.BAD_BOTS, "bots is a number of seats, a list of seats or seat: kind")
     if isinstance(bots, int):
         if not 0 <= bots <= data.players:
-            raise refuse("too_many_bots", f"{bots} bots do not fit {data.players} seats")
+            raise refuse(RestCode.TOO_MANY_BOTS, f"{bots} bots do not fit {data.players} seats")
         return {seat: data.bot_kind for seat in range(data.players - bots, data.players)}
     if isinstance(bots, list):
         chosen: dict[int, BotKind] = {seat: data.bot_kind for seat in bots}
         if len(chosen) != len(bots):
-            raise refuse("bad_bots", "a seat is named twice")
+            raise refuse(RestCode.BAD_BOTS, "a seat is named twice")
     else:
         chosen = {}
         for key, kind in bots.items():
             if not key.isascii() or not key.isdigit() or len(key) > 1:
-                raise refuse("bad_bots", "bots' keys are seat numbers")
+                raise refuse(RestCode.BAD_BOTS, "bots' keys are seat numbers")
             chosen[int(key)] = kind
     if len(chosen) > data.players:
-        raise refuse("too_many_bots", f"{len(chosen)} bots do not fit {data.players} seats")
+        raise refuse(RestCode.TOO_MANY_BOTS, f"{len(chosen)} bots do not fit {data.players} seats")
     outside = sorted(seat for seat in chosen if seat >= data.players)
     if outside:
-        raise refuse("bad_bots", f"no seat {outside[0]} in a match of {data.players}")
+        raise refuse(RestCode.BAD_BOTS, f"no seat {outside[0]} in a match of {data.players}")
     return chosen
 
 
 def checked_options(data: NewMatch) -> dict[str, OptionValue]:
     if data.preset not in PRESETS:
-        raise refuse("unknown_preset", f"no preset {data.preset!r}; presets: {sorted(PRESETS)}")
+        raise refuse(
+            RestCode.UNKNOWN_PRESET, f"no preset {data.preset!r}; presets: {sorted(PRESETS)}"
+        )
     known = PRESETS[data.preset].options()
     unknown = sorted(name for name in data.options if name not in known or name == "preset")
     if unknown:
-        raise refuse("unknown_option", f"no option {unknown[0]!r}")
+        raise refuse(RestCode.UNKNOWN_OPTION, f"no option {unknown[0]!r}")
     return dict(data.options)
 
 
@@ -204,9 +208,9 @@ async def create_table(
     options = checked_options(data)
     bots = bot_seats(data)
     if data.seat is not None and (data.seat >= data.players or data.seat in bots):
-        raise refuse("bad_seat", f"seat {data.seat} is not free for the creator")
+        raise refuse(RestCode.BAD_SEAT, f"seat {data.seat} is not free for the creator")
     if data.turn_time_limit > MAX_SECONDS:  # also checked by the service: stay in step
-        raise refuse("bad_time", "times are at most a day")
+        raise refuse(RestCode.BAD_TIME, "times are at most a day")
     service = ctx.service
     created = await service.create(
         MatchOptions(
@@ -275,7 +279,9 @@ async def take_seat(
     match = await service.load(checked_id(match_id))
     seat = service.keyring.invited_seat(match.match_id, data.secret, match.players)
     if seat is None:
-        raise ServiceError("permission_denied", "that invite is not one of this match's")
+        raise ServiceError(
+            MatchRefusalCode.PERMISSION_DENIED, "that invite is not one of this match's"
+        )
     request = f"invite:{data.request_id}" if data.request_id else ""
     seated = await service.claim_seat(match.match_id, seat, data.name, request_id=request)
     assert seated.token is not None

@@ -101,6 +101,7 @@ from .vocabulary import (
     FinishCause,
     FlushReason,
     GiveReason,
+    LocalRule,
     Phase,
     RefusalCode,
     RevolutionCause,
@@ -110,8 +111,8 @@ from .vocabulary import (
 
 Decision = list[ev.Event] | Refusal
 # the rules each group of effects needs, to pass it by cheaply when all are off
-_PICK_STEP_RULES = frozenset(("kings_march", "zombie", "king_pastor"))
-_STRENGTH_RULES = frozenset(("eleven_back", "two_back"))
+_PICK_STEP_RULES = frozenset((LocalRule.KINGS_MARCH, LocalRule.ZOMBIE, LocalRule.KING_PASTOR))
+_STRENGTH_RULES = frozenset((LocalRule.ELEVEN_BACK, LocalRule.TWO_BACK))
 # the steps that put cards in the discard pile
 _PILE_STEPS = frozenset((TEN_DISCARD, QUEEN_BOMBER))
 
@@ -438,7 +439,7 @@ def _start_game(work: _Work, *, skip_exchange: bool) -> None:
     state = work.state
     previous = state.previous_places
     if previous is not None and not skip_exchange:
-        if rule_on(state, "tenpenchi"):
+        if rule_on(state, LocalRule.TENPENCHI):
             for lower, upper in tenpenchi_swaps(state.hands, previous):
                 hands = work.state.hands
                 work.emit(ev.HandsSwapped((lower, upper), (hands[upper], hands[lower])))
@@ -584,7 +585,7 @@ def _answer_four_stop(state: MatchState, command: Play) -> _Work:
     four_stop = state.waiting_for is FOUR_STOP and meld is not None and is_four_stop_answer(meld)
     eights = (
         meld is not None
-        and rule_on(state, "eight_cut_return")
+        and rule_on(state, LocalRule.EIGHT_CUT_RETURN)
         and is_eight_cut_answer(meld, state.field)
     )
     if meld is None or not (four_stop or eights):
@@ -617,7 +618,7 @@ def _open_answer_window(work: _Work, seat: int, meld: Meld) -> None:
     four_stop = four_stop_applies(state, meld)
     if not seats:
         _flush(work, FlushReason.EIGHT_CUT)
-    elif rule_on(state, "eight_cut_return") and meld.kind in (Kind.SINGLE, Kind.GROUP):
+    elif rule_on(state, LocalRule.EIGHT_CUT_RETURN) and meld.kind in (Kind.SINGLE, Kind.GROUP):
         work.emit(ev.EightCutReturnOffered(seats, four_stop))
     else:
         work.emit(ev.FourStopOffered(seats))
@@ -666,22 +667,22 @@ def _choose_for_pastor(state: MatchState, command: Give) -> _Work:
     return work
 
 
-def _pick_steps(work: _Work, seat: int, meld: Meld, applying: frozenset[str]) -> None:
+def _pick_steps(work: _Work, seat: int, meld: Meld, applying: frozenset[LocalRule]) -> None:
     """King's march, zombie and king pastor after a play (docs/RULES.md §5.5 step 4)."""
     state = work.state
     # a ten-discard or a queen bomb to come may put cards in the pile before the
     # pick, which is judged when its turn comes (_lapse_picks)
     discarding = any(step in _PILE_STEPS for step, _, _ in state.pending)
-    kings = meld.real_count(KINGS_MARCH_RANK) if "kings_march" in applying else 0
+    kings = meld.real_count(KINGS_MARCH_RANK) if LocalRule.KINGS_MARCH in applying else 0
     if kings and state.is_active(seat) and state.hands[seat]:
         if pickable(state) or discarding:
             work.emit(ev.StepRequired(seat, KINGS_MARCH, kings))
-    if "zombie" in applying and group_of(meld, ZOMBIE_SIZE, ZOMBIE_RANK):
+    if LocalRule.ZOMBIE in applying and group_of(meld, ZOMBIE_SIZE, ZOMBIE_RANK):
         state = work.state
         present = state.is_active(seat) or not state.hands[seat]
         if present and state.next_active(seat) is not None and (pickable(state) or discarding):
             work.emit(ev.StepRequired(seat, ZOMBIE, 1))
-    if "king_pastor" in applying and meld.real_count(RANK_K):
+    if LocalRule.KING_PASTOR in applying and meld.real_count(RANK_K):
         state = work.state
         first = seat if state.is_active(seat) else state.next_active(seat)
         if first is not None:
@@ -697,7 +698,7 @@ def _queue_salvage(work: _Work) -> bool:
     state = work.state
     last = state.last_play
     owner = state.last_seat
-    if last is None or owner is None or "salvage" not in state.in_force:
+    if last is None or owner is None or LocalRule.SALVAGE not in state.in_force:
         return False
     if not last.real_count(SALVAGE_RANK) or not state.is_active(owner):
         return False
@@ -724,7 +725,7 @@ def _play(state: MatchState, command: Play) -> _Work:
         tuple(command.jokers_as),
         reversed_order=state.reversed_order,
         stairs_allowed=rules.stairs,
-        emperor_allowed="emperor" in state.in_force,
+        emperor_allowed=LocalRule.EMPEROR in state.in_force,
         past_ends=rules.stairs_past_ends,
         joker_suits=rules.joker_suits,
     )
@@ -759,7 +760,7 @@ def _apply_play(work: _Work, seat: int, meld: Meld, *, reason: str) -> None:
     four_stop = flush is FlushReason.EIGHT_CUT and four_stop_applies(before, meld)
     answered = (
         flush is FlushReason.EIGHT_CUT
-        and "eight_cut_return" in applying
+        and LocalRule.EIGHT_CUT_RETURN in applying
         and meld.kind in (Kind.SINGLE, Kind.GROUP)
     )
     great_revolution = cause is RevolutionCause.GREAT_REVOLUTION
@@ -770,7 +771,7 @@ def _apply_play(work: _Work, seat: int, meld: Meld, *, reason: str) -> None:
         ev.CardsPlayed(seat, meld.mask, int(meld.kind), meld.low, meld.high, meld.jokers_as, reason)
     )
     state = work.state
-    if "queen_release" in applying and meld.real_count(RANK_Q) and any_lock(before):
+    if LocalRule.QUEEN_RELEASE in applying and meld.real_count(RANK_Q) and any_lock(before):
         # it ends every lock, those it would start too (docs/RULES.md §5.6 #2)
         work.emit(ev.LocksReleased(EndCause.QUEEN_RELEASE))
     else:
@@ -809,7 +810,7 @@ def _apply_play(work: _Work, seat: int, meld: Meld, *, reason: str) -> None:
     # §5's effects do not apply from an omen play itself on (docs/RULES.md §5.1)
     in_force = state.in_force
     # a finish flush to come cancels the play's reverses, as any flush does
-    finish_flush = (finishing or great_revolution) and "finish_flush" in in_force
+    finish_flush = (finishing or great_revolution) and LocalRule.FINISH_FLUSH in in_force
     if flush is None and not finish_flush and not in_force.isdisjoint(REVERSE_RULES):
         for rule in reverses_of(in_force, meld):
             work.emit(ev.DirectionReversed(-work.state.direction, rule))
@@ -820,29 +821,34 @@ def _apply_play(work: _Work, seat: int, meld: Meld, *, reason: str) -> None:
         tens = ten_discard_count(in_force, meld)
         if tens:
             work.emit(ev.StepRequired(seat, WaitingFor.TEN_DISCARD, tens))
-    queens = meld.real_count(RANK_Q) if "queen_bomber" in in_force else 0
+    queens = meld.real_count(RANK_Q) if LocalRule.QUEEN_BOMBER in in_force else 0
     # a player who has left takes no further step, but a bomber whose play emptied their
     # hand still names the ranks (docs/RULES.md §3 Clarifications 1)
     if queens and (work.state.is_active(seat) or not work.state.hands[seat]):
         work.emit(ev.StepRequired(seat, WaitingFor.QUEEN_BOMBER, queens))
     if not applying.isdisjoint(_PICK_STEP_RULES):
         _pick_steps(work, seat, meld, applying)
-    if flush is not None and "salvage" in applying:
+    if flush is not None and LocalRule.SALVAGE in applying:
         _queue_salvage(work)  # after the play's steps, before the lead (§5.5 step 5)
     _lapse_picks(work)
     if not work.state.pending:
         _end_turn(work, seat)  # the leader is chosen now, the action done (§5.6 #23)
 
 
-def _further_locks(work: _Work, applying: frozenset[str]) -> None:
+def _further_locks(work: _Work, applying: frozenset[LocalRule]) -> None:
     """The colour and partial locks starting (docs/RULES.md §5 #38, #39), after as
     many plays as the preset's suit lock; a partial lock only where no suit
     lock is in force."""
     state = work.state
     color, shared = lock_starting(state.recent_suits, state.rules.suit_lock_after)
-    if color and "color_lock" in applying and not state.color_lock:
+    if color and LocalRule.COLOR_LOCK in applying and not state.color_lock:
         work.emit(ev.ColorLocked(COLORS[color]))
-    if shared and "partial_lock" in applying and state.rules.suit_lock and not state.suit_lock:
+    if (
+        shared
+        and LocalRule.PARTIAL_LOCK in applying
+        and state.rules.suit_lock
+        and not state.suit_lock
+    ):
         work.emit(ev.SuitLocked(shared, partial=True))
 
 
@@ -851,13 +857,17 @@ def _strength_effects(work: _Work, before: MatchState, meld: Meld) -> None:
     §5.5's order; they change the order for the plays that follow only."""
     in_force = work.state.in_force
     reading = before.rules.eleven_back
-    js = meld.real_count(RANK_J) if "eleven_back" in in_force else 0
+    js = meld.real_count(RANK_J) if LocalRule.ELEVEN_BACK in in_force else 0
     if ends_eleven_back(work.state, meld):
         work.emit(ev.ElevenBackEnded(EndCause.SIX_RETURN))  # a J beside the 6 starts none (§5.6 #4)
     elif js:
         if starts_eleven_back(before, meld):
             work.emit(ev.ElevenBackStarted(reading))
-        if js >= 3 and "strong_eleven_back" in in_force and not work.state.eleven_back_lasts:
+        if (
+            js >= 3
+            and LocalRule.STRONG_ELEVEN_BACK in in_force
+            and not work.state.eleven_back_lasts
+        ):
             work.emit(ev.ElevenBackStrengthened())
     if starts_two_back(work.state, meld):
         work.emit(ev.TwoBackStarted())
@@ -870,7 +880,7 @@ def _end_turn(work: _Work, seat: int) -> None:
     if state.field is None:
         _give_lead(work, state.trick_leader)
         return
-    if state.finished_in_trick and "finish_flush" in state.in_force:
+    if state.finished_in_trick and LocalRule.FINISH_FLUSH in state.in_force:
         _flush(work, FlushReason.FINISH_FLUSH)  # once nothing of the action is pending (§5 #35)
         return
     last = state.last_play
@@ -1001,7 +1011,7 @@ def _finish(
     state = work.state
     if not forbidden and len(state.finished) == 1 and state.previous_places is not None:
         previous = state.previous_places
-        if rule_on(state, "gekokujo") and seat == seat_at(previous, state.players):
+        if rule_on(state, LocalRule.GEKOKUJO) and seat == seat_at(previous, state.players):
             _end_game(work, tuple(state.players + 1 - place for place in previous), gekokujo=True)
             return True
         fallen = seat_at(previous, 1)

@@ -23,6 +23,7 @@ from .vocabulary import (
     SALVAGE,
     ZOMBIE,
     FlushReason,
+    LocalRule,
     RefusalCode,
     ReverseCause,
     RevolutionCause,
@@ -33,13 +34,16 @@ RANK_4, RANK_5, RANK_6, RANK_7, RANK_9, RANK_T, RANK_Q, RANK_K = 1, 2, 3, 4, 6, 
 
 # rules that reverse turn order once per play holding a real card of the rank,
 # in docs/RULES.md §5.5's order (two of them in one play flip twice and cancel)
-REVERSES = ((ReverseCause.NINE_REVERSE, RANK_9), (ReverseCause.SIX_REVERSE, RANK_6),
-            (ReverseCause.QUEEN_REVERSE, RANK_Q), (ReverseCause.KING_REVERSE, RANK_K))  # fmt: skip
+REVERSES = ((LocalRule.NINE_REVERSE, ReverseCause.NINE_REVERSE, RANK_9),
+            (LocalRule.SIX_REVERSE, ReverseCause.SIX_REVERSE, RANK_6),
+            (LocalRule.QUEEN_REVERSE, ReverseCause.QUEEN_REVERSE, RANK_Q),
+            (LocalRule.KING_REVERSE, ReverseCause.KING_REVERSE, RANK_K))  # fmt: skip
 # rules that skip one player per real card of the rank; one play's skips add up
-SKIPS = ((SkipCause.FIVE_SKIP, RANK_5), (SkipCause.KING_SKIP, RANK_K),
-         (SkipCause.TEN_SKIP, RANK_T))  # fmt: skip
-REVERSE_RULES = frozenset(rule for rule, _ in REVERSES)
-SKIP_RULES = frozenset(rule for rule, _ in SKIPS)
+SKIPS = ((LocalRule.FIVE_SKIP, SkipCause.FIVE_SKIP, RANK_5),
+         (LocalRule.KING_SKIP, SkipCause.KING_SKIP, RANK_K),
+         (LocalRule.TEN_SKIP, SkipCause.TEN_SKIP, RANK_T))  # fmt: skip
+REVERSE_RULES = frozenset(rule for rule, _, _ in REVERSES)
+SKIP_RULES = frozenset(rule for rule, _, _ in SKIPS)
 # the ranks whose real cards ask for a pick (docs/RULES.md §5 #49–#51): a flushed play
 # holding 3s salvages, Ks march, exactly three 3s raise a zombie
 SALVAGE_RANK, KINGS_MARCH_RANK, ZOMBIE_RANK, ZOMBIE_SIZE = RANK_3, RANK_K, RANK_3, 3
@@ -49,36 +53,36 @@ SEVEN_PASS_RANK, TEN_DISCARD_RANK = RANK_7, RANK_T
 FOUR_STOP_RANK, FOUR_STOP_SIZE = RANK_4, 2
 
 
-def rule_on(state: Position, name: str) -> bool:
+def rule_on(state: Position, name: LocalRule) -> bool:
     """Whether local rule ``name`` is on and not switched off by an omen."""
     return name in state.in_force
 
 
-def skips_of(in_force: frozenset[str], meld: Meld) -> tuple[int, tuple[SkipCause, ...]]:
+def skips_of(in_force: frozenset[LocalRule], meld: Meld) -> tuple[int, tuple[SkipCause, ...]]:
     """How many players ``meld`` skips, and the rules that skip them."""
     count, causes = 0, list[SkipCause]()
-    for rule, rank in SKIPS:
+    for rule, cause, rank in SKIPS:
         if rule in in_force:
             real = meld.real_count(rank)
             if real:
                 count += real
-                causes.append(rule)
+                causes.append(cause)
     return count, tuple(causes)
 
 
-def reverses_of(in_force: frozenset[str], meld: Meld) -> list[ReverseCause]:
+def reverses_of(in_force: frozenset[LocalRule], meld: Meld) -> list[ReverseCause]:
     """The reverse rules ``meld`` triggers, each flipping turn order once."""
-    return [rule for rule, rank in REVERSES if rule in in_force and meld.real_count(rank)]
+    return [cause for rule, cause, rank in REVERSES if rule in in_force and meld.real_count(rank)]
 
 
-def seven_pass_count(in_force: frozenset[str], meld: Meld) -> int:
+def seven_pass_count(in_force: frozenset[LocalRule], meld: Meld) -> int:
     """How many cards a play of ``meld`` passes on to the next player (seven-pass)."""
-    return meld.real_count(SEVEN_PASS_RANK) if "seven_pass" in in_force else 0
+    return meld.real_count(SEVEN_PASS_RANK) if LocalRule.SEVEN_PASS in in_force else 0
 
 
-def ten_discard_count(in_force: frozenset[str], meld: Meld) -> int:
+def ten_discard_count(in_force: frozenset[LocalRule], meld: Meld) -> int:
     """How many cards a play of ``meld`` discards to the pile (ten-discard)."""
-    return meld.real_count(TEN_DISCARD_RANK) if "ten_discard" in in_force else 0
+    return meld.real_count(TEN_DISCARD_RANK) if LocalRule.TEN_DISCARD in in_force else 0
 
 
 def pick_triggers(state: Position) -> int:
@@ -133,37 +137,37 @@ def is_spade3_return(state: Position, meld: Meld) -> bool:
         and field.is_single_joker
         and meld.size == 1
         and meld.mask == 1 << SPADE_3
-        and rule_on(state, "spade3_return")
+        and rule_on(state, LocalRule.SPADE3_RETURN)
     )
 
 
 def joker_returners(state: Position) -> int:
     """The cards that, played alone, beat a single joker by the spade-3 return
     (docs/RULES.md §3): the ♠3 while the rule is in force."""
-    return 1 << SPADE_3 if "spade3_return" in state.in_force else 0
+    return 1 << SPADE_3 if LocalRule.SPADE3_RETURN in state.in_force else 0
 
 
 def is_emperor(state: Position, meld: Meld) -> bool:
-    return "emperor" in state.in_force and (
+    return LocalRule.EMPEROR in state.in_force and (
         meld.kind == Kind.EMPEROR
         or (meld.kind == Kind.GROUP and meld.size == 4 and not meld.jokers)
     )
 
 
 def is_sandstorm(state: Position, meld: Meld) -> bool:
-    return "sandstorm" in state.in_force and group_of(meld, 3, RANK_3)
+    return LocalRule.SANDSTORM in state.in_force and group_of(meld, 3, RANK_3)
 
 
 def is_great_revolution(state: Position, meld: Meld) -> bool:
-    return rule_on(state, "great_revolution") and group_of(meld, 4, RANK_2)
+    return rule_on(state, LocalRule.GREAT_REVOLUTION) and group_of(meld, 4, RANK_2)
 
 
 def is_omen(state: Position, meld: Meld) -> bool:
-    return rule_on(state, "omen") and group_of(meld, 3, RANK_6)
+    return rule_on(state, LocalRule.OMEN) and group_of(meld, 3, RANK_6)
 
 
 def is_lucky_seven(state: Position, meld: Meld) -> bool:
-    return rule_on(state, "lucky_seven") and group_of(meld, 3, RANK_7)
+    return rule_on(state, LocalRule.LUCKY_SEVEN) and group_of(meld, 3, RANK_7)
 
 
 def revolution_cause(state: Position, meld: Meld) -> RevolutionCause | None:
@@ -172,7 +176,7 @@ def revolution_cause(state: Position, meld: Meld) -> RevolutionCause | None:
         return None
     if meld.size < 3:
         # both jokers together, whatever they stand for (docs/RULES.md §5 #37)
-        if meld.jokers == 2 == meld.size and rule_on(state, "joker_revolution"):
+        if meld.jokers == 2 == meld.size and rule_on(state, LocalRule.JOKER_REVOLUTION):
             return RevolutionCause.JOKER_REVOLUTION
         return None
     rules = state.rules
@@ -182,7 +186,7 @@ def revolution_cause(state: Position, meld: Meld) -> RevolutionCause | None:
         return RevolutionCause.GREAT_REVOLUTION
     if is_emperor(state, meld):
         return RevolutionCause.EMPEROR
-    if rule_on(state, "coup") and group_of(meld, 3, RANK_9):
+    if rule_on(state, LocalRule.COUP) and group_of(meld, 3, RANK_9):
         return RevolutionCause.COUP
     if rules.revolution:
         if meld.kind == Kind.GROUP and meld.size >= 4:
@@ -190,13 +194,13 @@ def revolution_cause(state: Position, meld: Meld) -> RevolutionCause | None:
         revolts = rules.stairs_revolt and meld.size >= rules.stairs_revolt_from
         if meld.kind == Kind.STAIRS and revolts:
             return RevolutionCause.STAIRS_REVOLUTION
-    if rule_on(state, "nanasan_revolution") and group_of(meld, 3, RANK_7):
+    if rule_on(state, LocalRule.NANASAN_REVOLUTION) and group_of(meld, 3, RANK_7):
         return RevolutionCause.NANASAN_REVOLUTION  # exactly three real 7s (§5 #36)
     return None
 
 
 def flush_reason(
-    state: Position, meld: Meld, in_force: frozenset[str] | None = None
+    state: Position, meld: Meld, in_force: frozenset[LocalRule] | None = None
 ) -> FlushReason | None:
     """Which flush effect this play has, in docs/RULES.md §5.5's order, or None;
     ``in_force``: the rules that apply to it (less an omen play's own)."""
@@ -213,9 +217,9 @@ def flush_reason(
     if size == 1:
         return FlushReason.SPADE3_RETURN if is_spade3_return(state, meld) else None
     if size == 2:
-        if group_of(meld, 2, RANK_9) and rule_on(state, "ambulance"):
+        if group_of(meld, 2, RANK_9) and rule_on(state, LocalRule.AMBULANCE):
             return FlushReason.AMBULANCE
-        if group_of(meld, 2, RANK_6) and rule_on(state, "rokurokubi"):
+        if group_of(meld, 2, RANK_6) and rule_on(state, LocalRule.ROKUROKUBI):
             return FlushReason.ROKUROKUBI
     if size == 3 and is_sandstorm(state, meld):
         return FlushReason.SANDSTORM
@@ -227,19 +231,27 @@ def flush_reason(
 def starts_eleven_back(state: Position, meld: Meld) -> bool:
     """Whether a play of ``meld`` on ``state`` starts an eleven-back: a jack while
     none is in force (docs/RULES.md §3)."""
-    return rule_on(state, "eleven_back") and not state.eleven_back and meld.real_count(RANK_J) > 0
+    return (
+        rule_on(state, LocalRule.ELEVEN_BACK)
+        and not state.eleven_back
+        and meld.real_count(RANK_J) > 0
+    )
 
 
 def ends_eleven_back(state: Position, meld: Meld) -> bool:
     """Whether a play of ``meld`` on ``state`` ends the eleven-back in force: a six
     under six-return (docs/RULES.md §5 #42); a jack beside it starts none."""
-    return bool(state.eleven_back) and rule_on(state, "six_return") and meld.real_count(RANK_6) > 0
+    return (
+        bool(state.eleven_back)
+        and rule_on(state, LocalRule.SIX_RETURN)
+        and meld.real_count(RANK_6) > 0
+    )
 
 
 def starts_two_back(state: Position, meld: Meld) -> bool:
     """Whether a play of ``meld`` on ``state`` starts a two-back: a real 2 while none
     is in force (docs/RULES.md §5 #43)."""
-    return rule_on(state, "two_back") and not state.two_back and meld.real_count(RANK_2) > 0
+    return rule_on(state, LocalRule.TWO_BACK) and not state.two_back and meld.real_count(RANK_2) > 0
 
 
 def starts_suit_lock(after: Position) -> bool:
@@ -262,7 +274,7 @@ def starts_number_lock(after: Position) -> bool:
 
 def four_stop_applies(state: Position, meld: Meld) -> bool:
     return (
-        rule_on(state, "four_stop")
+        rule_on(state, LocalRule.FOUR_STOP)
         and meld.kind == Kind.SINGLE
         and meld.real_count(RANK_8) == 1
         and is_eight_cut(state, meld)
@@ -319,7 +331,7 @@ def holds_only_forbidden(state: Position, hand: int) -> bool:
     """Federation's forced forbidden finish: a leader holding nothing else."""
     top = RANK_3 if state.revolution else RANK_2
     forbidden = JOKER_BITS | rank_mask(top) | 1 << SPADE_3
-    if rule_on(state, "eight_cut"):
+    if rule_on(state, LocalRule.EIGHT_CUT):
         forbidden |= rank_mask(RANK_8)
     return hand != 0 and hand & ~forbidden == 0
 
@@ -345,7 +357,7 @@ def field_refusal(state: Position, meld: Meld) -> tuple[RefusalCode, str] | None
     if meld.kind != field.kind or meld.size != field.size:
         return (RefusalCode.SHAPE_MISMATCH, f"the field needs {_shape(field)}")
     reversed_order = state.reversed_order
-    if "assassination" in state.in_force and is_assassination(
+    if LocalRule.ASSASSINATION in state.in_force and is_assassination(
         state.in_force, reversed_order, meld, field
     ):
         return None  # under any lock (docs/RULES.md §5 #33)
@@ -373,7 +385,7 @@ def field_refusal(state: Position, meld: Meld) -> tuple[RefusalCode, str] | None
         if not number_lock_admits(strength, to_beat):
             return (RefusalCode.NUMBER_LOCKED, "the field is locked to the next rank")
     if strength > to_beat or (
-        "down_number" in state.in_force and _is_down_number(meld, field, strength, to_beat)
+        LocalRule.DOWN_NUMBER in state.in_force and _is_down_number(meld, field, strength, to_beat)
     ):
         return None
     return (RefusalCode.NOT_STRONGER, "the play does not beat the field")

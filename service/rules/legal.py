@@ -43,6 +43,7 @@ from .vocabulary import (
     QUEEN_BOMBER,
     SEVEN_PASS,
     TEN_DISCARD,
+    LocalRule,
 )
 
 # every non-empty subset of a 4-bit suit set
@@ -76,7 +77,7 @@ def legal_actions(state: MatchState) -> list[SeatCommand]:
         size = state.field.size if state.field is not None else 0
         if waiting is FOUR_STOP:
             answers += [Play(seat, p << RANK_4 * 4) for p in _SUBSETS_BY_SIZE[fours][2]]
-        if "eight_cut_return" in state.in_force and size <= 4:
+        if LocalRule.EIGHT_CUT_RETURN in state.in_force and size <= 4:
             # real 8s of the pending cut's size (docs/RULES.md §5 #34)
             answers += [Play(seat, e << RANK_8 * 4) for e in _SUBSETS_BY_SIZE[eights][size]]
         return answers
@@ -176,7 +177,7 @@ def _candidates(state: MatchState, hand: int, field: Meld | None) -> list[Meld]:
     """Melds worth checking against the field: its shape, plus those that may be
     played on any field (sandstorm, emperor, the spade-3 return)."""
     jokers = joker_count(hand)
-    emperor_on = "emperor" in state.in_force
+    emperor_on = LocalRule.EMPEROR in state.in_force
     rules = state.rules
     suited, past_ends = rules.joker_suits, rules.stairs_past_ends
     if field is None:
@@ -191,18 +192,18 @@ def _candidates(state: MatchState, hand: int, field: Meld | None) -> list[Meld]:
     anywhere: list[Meld] = []
     if field.is_single_joker:
         melds = _groups(hand, jokers, 1)
-        if "triple_three_return" in state.in_force:
+        if LocalRule.TRIPLE_THREE_RETURN in state.in_force:
             anywhere += [m for m in _groups(hand, 0, 3, range(1)) if m.real_count(0) == 3]
     elif field.kind == Kind.STAIRS:
         melds = _stairs(hand, jokers, size, past_ends) if rules.stairs else []
     else:
         melds = _groups(hand, jokers, size, _ranks_that_may_follow(state, field), suited)
-        if size == 1 and "assassination" in state.in_force:
+        if size == 1 and LocalRule.ASSASSINATION in state.in_force:
             weakest = 12 if state.reversed_order else 0  # the 2 reversed, else the 3
             anywhere += _groups(hand, 0, 1, range(weakest, weakest + 1))
     if emperor_on:
         anywhere += _emperors(hand) + _groups(hand, 0, 4)
-    if "sandstorm" in state.in_force:
+    if LocalRule.SANDSTORM in state.in_force:
         anywhere += [m for m in _groups(hand, 0, 3) if is_sandstorm(state, m)]
     if anywhere:
         listed = {m.mask for m in melds}
@@ -218,7 +219,9 @@ def _ranks_that_may_follow(state: MatchState, field: Meld) -> range:
     for the down number. A cheap first cut; ``field_refusal`` still judges."""
     reversed_order = state.reversed_order
     to_beat = field.strength(reversed_order)
-    reach = 2 if "down_number" in state.in_force else 0  # one weaker is two below one stronger
+    reach = (
+        2 if LocalRule.DOWN_NUMBER in state.in_force else 0
+    )  # one weaker is two below one stronger
     if reversed_order:  # strength 12 - rank
         return range(0, min(13, max(0, 12 - to_beat + reach)))
     return range(max(0, to_beat + 1 - reach), 13)

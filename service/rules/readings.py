@@ -7,16 +7,17 @@ from __future__ import annotations
 from .cards import RANK_2, RANK_3, RANK_8, RANK_J, SUIT_S, make_card
 from .melds import Kind, Meld
 from .rulesets import RuleSet
-from .vocabulary import Color, FlushReason
+from .vocabulary import Color, FlushReason, LocalRule
 
 SPADE_3 = make_card(RANK_3, SUIT_S)
 SPADE_2 = make_card(RANK_2, SUIT_S)
 RANK_5, RANK_6, RANK_7 = 2, 3, 4
 # the cuts in revolution (docs/RULES.md §5 #27 to #29): the eight-cut's reading, another rank
-X_CUTS = (("five_cut", RANK_5), ("six_cut", RANK_6), ("seven_cut", RANK_7))
+X_CUTS = ((LocalRule.FIVE_CUT, RANK_5), (LocalRule.SIX_CUT, RANK_6), (LocalRule.SEVEN_CUT, RANK_7))
 FURTHER_FLUSHES = frozenset(
-    ("five_cut", "six_cut", "seven_cut", "spade2_return", "triple_three_return", "assassination")
-)
+    (LocalRule.FIVE_CUT, LocalRule.SIX_CUT, LocalRule.SEVEN_CUT, LocalRule.SPADE2_RETURN,
+     LocalRule.TRIPLE_THREE_RETURN, LocalRule.ASSASSINATION)
+)  # fmt: skip
 
 
 def group_of(meld: Meld, size: int, rank: int) -> bool:
@@ -72,10 +73,10 @@ def lock_suits(meld: Meld) -> int:
     return suits
 
 
-def cuts_eight(rules: RuleSet, in_force: frozenset[str], meld: Meld) -> bool:
+def cuts_eight(rules: RuleSet, in_force: frozenset[LocalRule], meld: Meld) -> bool:
     """The eight-cut in each preset's reading (docs/RULES.md §2), from the rules
     alone: bots, which see a view and not the state, judge with it too."""
-    if "eight_cut" not in in_force:
+    if LocalRule.EIGHT_CUT not in in_force:
         return False
     return cuts_as(rules, meld, RANK_8)
 
@@ -98,26 +99,26 @@ def cuts_as(rules: RuleSet, meld: Meld, rank: int) -> bool:
 
 
 def joker_return(
-    in_force: frozenset[str], reversed_order: bool, meld: Meld, field: Meld | None
-) -> str | None:
+    in_force: frozenset[LocalRule], reversed_order: bool, meld: Meld, field: Meld | None
+) -> LocalRule | None:
     """Which of §5's plays onto a single joker ``meld`` is (#30 to #32), or None."""
     if field is None or not field.is_single_joker:
         return None
-    if "spade2_return" in in_force and reversed_order and meld.mask == 1 << SPADE_2:
-        return "spade2_return"
-    if "triple_three_return" in in_force and group_of(meld, 3, RANK_3):
-        return "triple_three_return"
-    if "joker_return" in in_force and meld.is_single_joker:
-        return "joker_return"
+    if LocalRule.SPADE2_RETURN in in_force and reversed_order and meld.mask == 1 << SPADE_2:
+        return LocalRule.SPADE2_RETURN
+    if LocalRule.TRIPLE_THREE_RETURN in in_force and group_of(meld, 3, RANK_3):
+        return LocalRule.TRIPLE_THREE_RETURN
+    if LocalRule.JOKER_RETURN in in_force and meld.is_single_joker:
+        return LocalRule.JOKER_RETURN
     return None
 
 
 def is_assassination(
-    in_force: frozenset[str], reversed_order: bool, meld: Meld, field: Meld | None
+    in_force: frozenset[LocalRule], reversed_order: bool, meld: Meld, field: Meld | None
 ) -> bool:
     """A real single of the weakest rank on a real single of the strongest, in
     the order in force (docs/RULES.md §5 #33)."""
-    if "assassination" not in in_force or field is None:
+    if LocalRule.ASSASSINATION not in in_force or field is None:
         return False
     if meld.kind != Kind.SINGLE or field.kind != Kind.SINGLE or meld.jokers or field.jokers:
         return False
@@ -127,7 +128,7 @@ def is_assassination(
 
 def further_flush(
     rules: RuleSet,
-    in_force: frozenset[str],
+    in_force: frozenset[LocalRule],
     revolution: bool,
     reversed_order: bool,
     meld: Meld,
@@ -142,7 +143,7 @@ def further_flush(
             if rule in in_force and cuts_as(rules, meld, rank):
                 return FlushReason(rule)
     returned = joker_return(in_force, reversed_order, meld, field)
-    if returned is not None and returned != "joker_return":
+    if returned is not None and returned is not LocalRule.JOKER_RETURN:
         return FlushReason(returned)
     if is_assassination(in_force, reversed_order, meld, field):
         return FlushReason.ASSASSINATION
@@ -151,7 +152,7 @@ def further_flush(
 
 def finishes_forbidden(
     rules: RuleSet,
-    in_force: frozenset[str],
+    in_force: frozenset[LocalRule],
     meld: Meld,
     *,
     revolution: bool,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 
 from .vocabulary import RefusalCode
 
@@ -13,8 +14,8 @@ REASON_CODES: tuple[RefusalCode, ...] = tuple(RefusalCode)
 @dataclass(frozen=True, slots=True)
 class Refusal:
     # a RefusalCode from the rules; the match lifecycle (service/match) refuses
-    # with its own kinds too (not_found, seat_taken...)
-    code: str
+    # with its own vocabulary too (not_found, seat_taken...)
+    code: StrEnum
     message: str
 
     def __str__(self) -> str:
@@ -24,6 +25,6 @@ class Refusal:
 class Refused(Exception):
     """Raised inside the decider to stop at the first rule a command breaks."""
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: StrEnum, message: str) -> None:
         super().__init__(f"{code}: {message}")
         self.refusal = Refusal(code, message)

@@ -12,37 +12,28 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, Literal
 
-from .vocabulary import ElevenBack
+from .vocabulary import ElevenBack, LocalRule
 
 EightCutReading = Literal["federation", "torasobi", "classic", "uecda"]
 ForbiddenReading = Literal["federation", "torasobi", "classic"]
 BottomOrder = Literal["federation", "newest_last"]
 
-# Seed 001's 26 local rules, in the seed's order (docs/RULES.md §3).
-SEED_RULES = (
-    "revolution", "stairs", "eight_cut", "spade3_return", "forbidden_finish",
-    "suit_lock", "number_lock", "miyako_ochi", "gekokujo", "eleven_back",
-    "queen_bomber", "sandstorm", "ambulance", "rokurokubi", "four_stop",
-    "five_skip", "seven_pass", "ten_discard", "nine_reverse", "emperor", "coup",
-    "great_revolution", "omen", "down_number", "lucky_seven", "tenpenchi",
-)  # fmt: skip
-# The further local rules of docs/RULES.md §5, in its order (#27 on).
-FURTHER_RULES = (
-    "five_cut", "six_cut", "seven_cut", "spade2_return", "triple_three_return", "joker_return",
-    "assassination", "eight_cut_return", "finish_flush", "nanasan_revolution",
-    "joker_revolution", "color_lock", "partial_lock", "queen_release", "strong_eleven_back",
-    "six_return", "two_back", "six_reverse", "queen_reverse", "king_reverse", "king_skip",
-    "ten_skip", "salvage", "kings_march", "zombie", "king_pastor", "kyo_ochi",
-    "daifugo_leisure", "d3_start",
-)  # fmt: skip
-LOCAL_RULES = SEED_RULES + FURTHER_RULES
+# Seed 001's 26 local rules, in the seed's order (docs/RULES.md §3), then the further
+# local rules of docs/RULES.md §5, in its order (#27 on).
+LOCAL_RULES: tuple[LocalRule, ...] = tuple(LocalRule)
+SEED_RULES, FURTHER_RULES = LOCAL_RULES[:26], LOCAL_RULES[26:]
 
 # what an omen switches off for the rest of the game (docs/RULES.md §3 #23, §5.1 Omen):
 # §3's effects and §5's, but not the locks, the places and the first lead
-CANCELLED_BY_OMEN = (
-    frozenset(SEED_RULES[8:]) | {"revolution", "eight_cut", "spade3_return"}
-) | (frozenset(FURTHER_RULES) - {"color_lock", "partial_lock", "kyo_ochi", "daifugo_leisure",
-                                  "d3_start"})  # fmt: skip
+CANCELLED_BY_OMEN: frozenset[LocalRule] = (
+    frozenset(SEED_RULES[8:])
+    | {LocalRule.REVOLUTION, LocalRule.EIGHT_CUT, LocalRule.SPADE3_RETURN}
+    | (
+        frozenset(FURTHER_RULES)
+        - {LocalRule.COLOR_LOCK, LocalRule.PARTIAL_LOCK, LocalRule.KYO_OCHI,
+           LocalRule.DAIFUGO_LEISURE, LocalRule.D3_START}
+    )
+)  # fmt: skip
 # option names an older rule set used, and the names they go by now
 _RENAMED = {"first_lead_must_include_d3": "d3_start"}
 
@@ -150,8 +141,8 @@ class RuleSet:
             changes[name] = _checked_option(name, value)
         return replace(self, **changes)
 
-    def switched_on(self) -> frozenset[str]:
-        """The names of the local rules that are on."""
+    def switched_on(self) -> frozenset[LocalRule]:
+        """The local rules that are on."""
         return frozenset(name for name in LOCAL_RULES if getattr(self, name))
 
     def options(self) -> dict[str, Any]:

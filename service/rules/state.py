@@ -26,6 +26,7 @@ from .vocabulary import (
     STRENGTH,
     Bottom,
     ElevenBack,
+    LocalRule,
     Phase,
     WaitingFor,
 )
@@ -38,7 +39,7 @@ class Position:
 
     rules: RuleSet
     players: int
-    in_force: frozenset[str]  # local rules on and not switched off by an omen
+    in_force: frozenset[LocalRule]  # local rules on and not switched off by an omen
     phase: Phase = Phase.BEFORE_DEAL
     game_number: int = 0
     previous_places: tuple[int, ...] | None = None

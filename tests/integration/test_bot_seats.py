@@ -30,7 +30,7 @@ async def test_three_bot_seats_and_a_client_play_a_match_to_its_end(
     options = MatchOptions("torasobi", 4, {}, games_per_set=2, bots=bots)
     created = await service.create(options)
     match = await service.load(created.match_id)
-    assert match.bots == ("", "random", "greedy", "stronger")
+    assert match.bots == (None, "random", "greedy", "stronger")
     assert match.names[1:] == ("random bot 1", "greedy bot 2", "stronger bot 3")
     await service.start(created.match_id, created.host_token)
     seat = client.seat(created.match_id, created.seat_tokens[0])

@@ -244,7 +244,7 @@ async def test_the_host_gives_an_open_seat_to_a_bot(
     assert last.json() | {"receipts": None} == {"seat": 2, "started": True, "receipts": None}
     assert len(last.json()["receipts"]) == 2  # full: the auto start, with its receipt
     match = await served.service.load(table["match_id"])
-    assert match.bots == ("", "random", "stronger")
+    assert match.bots == (None, "random", "stronger")
     # the invite to a seat a bot took is good for nothing now
     taken = await http.post(
         f"/matches/{table['match_id']}/seats", json={"secret": table["invites"][0]["secret"]}

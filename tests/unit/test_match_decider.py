@@ -130,7 +130,7 @@ def test_an_open_match_seats_only_its_bots_and_its_flags_need_open_seats() -> No
         None, creating(players=3, open_seats=True, bots=((2, "greedy"),), auto_start=True)
     )
     assert events[1:] == [SeatJoined(2, "greedy bot 2", "", "greedy")]
-    assert match.seats_free == (0, 1) and match.bots == ("", "", "greedy") and match.auto_start
+    assert match.seats_free == (0, 1) and match.bots == (None, None, "greedy") and match.auto_start
     created = apply(None, creating(auto_start=True, invites=True))[1][0]
     assert isinstance(created, MatchCreated) and not created.auto_start and not created.invites
 
@@ -191,7 +191,7 @@ def test_a_named_seat_is_claimed_and_a_bot_gets_its_kind_s_name() -> None:
     assert events == [SeatJoined(2, "bea")]
     match, events = apply(match, Join("ignored", bot=BotKind.STRONGER))
     assert events == [SeatJoined(0, "stronger bot 0", "", "stronger")]
-    assert match.bots == ("stronger", "", "")
+    assert match.bots == ("stronger", None, None)
 
 
 def test_an_invite_table_gives_seats_by_invite_or_to_bots_only() -> None:

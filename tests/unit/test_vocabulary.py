@@ -175,3 +175,82 @@ def test_states_hold_the_members_themselves_which_the_engine_compares_by_identit
                 ), value
             seen.update(held)
         assert words.ElevenBack.ORDER in seen and words.WaitingFor.EXCHANGE in seen
+
+
+def test_the_local_rules_are_the_rule_sets_switches_in_the_documents_order() -> None:
+    from service.rules.rulesets import FURTHER_RULES, SEED_RULES, RuleSet
+
+    options = {f.name for f in dataclasses.fields(RuleSet)}
+    assert {rule.value for rule in words.LocalRule} <= options
+    assert (len(SEED_RULES), len(FURTHER_RULES)) == (26, 29)
+    assert SEED_RULES[0] is words.LocalRule.REVOLUTION
+    assert FURTHER_RULES[0] is words.LocalRule.FIVE_CUT
+    everything_on = rule_set("federation").with_options({rule: True for rule in words.LocalRule})
+    assert everything_on.switched_on() == frozenset(words.LocalRule)
+
+
+def _rule_name_literals(tree: ast.AST) -> list[str]:
+    """Rules named by strings where a rule is asked about: a rule's name beside ``in``,
+    any string ``in`` a set of rules in force, ``rule_on(state, "x")`` (a typo there
+    would be a rule silently off)."""
+    names = {rule.value for rule in words.LocalRule}
+    sets_of_rules = {"in_force", "applying", "UNSEEN_MOVES"}
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Compare) and any(
+            isinstance(op, ast.In | ast.NotIn) for op in node.ops
+        ):
+            right = node.comparators[-1]
+            of_rules = (getattr(right, "id", None) or getattr(right, "attr", None)) in sets_of_rules
+            found += [
+                operand.value
+                for operand in (node.left, *node.comparators)
+                if isinstance(operand, ast.Constant)
+                and isinstance(operand.value, str)
+                and (operand.value in names or of_rules)
+            ]
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "rule_on":
+            found += [a.value for a in node.args if isinstance(a, ast.Constant)]
+    return found
+
+
+def test_the_engine_and_the_bots_name_local_rules_by_their_members() -> None:
+    root = Path(__file__).parents[2]
+    offenders = {
+        str(path.relative_to(root)): literals
+        for folder in ("service", "clients", "bench")
+        for path in sorted((root / folder).rglob("*.py"))
+        if "gen" not in path.parts
+        and (literals := _rule_name_literals(ast.parse(path.read_text())))
+    }
+    assert offenders == {}
+    typos = '"queen_releas" in applying or "omen" in state.in_force or rule_on(s, "omen")'
+    assert _rule_name_literals(ast.parse(typos)) == ["queen_releas", "omen", "omen"]
+
+
+def test_lifecycle_words_are_typed_and_recorded_as_before() -> None:
+    from service.match.events import AbandonReason, BotKind, MatchAbandoned, SeatJoined
+    from service.match.events import TurnTimedOut as TimedOut
+    from service.match.records import from_record, to_record
+    from service.rules.records import RecordError
+
+    # the records (and so the hashes) of events from before the fields were typed
+    assert to_record(SeatJoined(0, "ann")) == {
+        "seat": 0,
+        "name": "ann",
+        "client_seed": "",
+        "bot": "",
+    }
+    assert to_record(SeatJoined(1, "b", "", BotKind.GREEDY))["bot"] == "greedy"
+    assert from_record("SeatJoined", {"seat": 0, "name": "ann", "bot": ""}).bot is None
+    assert (
+        from_record("SeatJoined", {"seat": 1, "name": "b", "bot": "greedy"}).bot is BotKind.GREEDY
+    )
+    timed_out = from_record("TurnTimedOut", {"seat": 2, "waiting_for": "seven_pass"})
+    assert timed_out == TimedOut(2, words.WaitingFor.SEVEN_PASS)
+    assert timed_out.waiting_for is words.WaitingFor.SEVEN_PASS
+    abandoned = from_record("MatchAbandoned", {"reason": "idle", "last_seq": 4})
+    assert isinstance(abandoned, MatchAbandoned) and abandoned.reason is AbandonReason.IDLE
+    for record in ({"seat": 0, "name": "x", "bot": "cheater"}, {"seat": 0, "waiting_for": ""}):
+        with pytest.raises(RecordError):
+            from_record("SeatJoined" if "bot" in record else "TurnTimedOut", record)
