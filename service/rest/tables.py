@@ -18,7 +18,7 @@ from litestar.di import NamedDependency
 from litestar.params import FromPath, JSONBody
 from msgspec import Meta, Struct
 
-from ..app.errors import MatchRefusalCode
+from ..app.errors import MatchRefusalCode, ServiceCode
 from ..app.inputs import check_name, check_request_id
 from ..app.queries import checked_id
 from ..app.service import MAX_BOT_PAUSE, MAX_SECONDS, MatchOptions, ServiceError
@@ -346,7 +346,7 @@ async def presets() -> Presets:
     description="With Authorization: Bearer <seat token> of a finished match: its one rematch "
     "(the same preset, options, times and bots; the first seat to ask opens it), and the "
     "caller's same seat there with its new token. Every seat that asks gets the same table; "
-    "it starts once every seat of a person is back. 409 not_over before the match ends.",
+    "it starts once every seat of a person is back. 409 match_not_over before the match ends.",
     responses=responses(401, 403, 404, 409, 503),
 )
 async def rematch(
@@ -356,9 +356,11 @@ async def rematch(
     old = await service.load(checked_id(match_id))
     role = service.authorize(old, bearer(authorization))
     if role.kind != "seat" or role.seat is None:
-        raise ServiceError("permission_denied", "only a seat of the match may sit at its rematch")
+        raise ServiceError(
+            MatchRefusalCode.PERMISSION_DENIED, "only a seat of the match may sit at its rematch"
+        )
     if not old.over:
-        raise ServiceError("not_over", "a rematch opens once the match is over")
+        raise ServiceError(ServiceCode.MATCH_NOT_OVER, "a rematch opens once the match is over")
     rules = old.rules.options()
     preset = PRESETS[old.rules.preset].options()  # only the changes: options are few
     request_id = service.keyring.rematch_request(old.match_id)
@@ -417,7 +419,7 @@ async def rematch_opened(
     old = await service.load(checked_id(match_id))
     role = service.authorize(old, bearer(authorization))
     if role.kind != "seat":
-        raise ServiceError("permission_denied", "only a seat of the match may ask")
+        raise ServiceError(MatchRefusalCode.PERMISSION_DENIED, "only a seat of the match may ask")
     new = await service.load(service.keyring.rematch_id(old.match_id))
     return RematchOpened(new.match_id, list(new.names), new.started)
 

@@ -24,7 +24,7 @@ async def test_every_seat_of_a_finished_match_sits_at_the_same_rematch(
     path = f"/matches/{match_id}/rematch"
     # before the end, without a token, with the host's token: no rematch, no table
     early = await http.post(path, headers=bearer(created.seat_tokens[0]))
-    assert early.status_code == 409 and early.json()["code"] == "not_over"
+    assert early.status_code == 409 and early.json()["code"] == "match_not_over"
     await play_out(grpc_client, created)
     nobody = await http.post(path)
     assert nobody.status_code == 401
