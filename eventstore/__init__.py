@@ -26,12 +26,14 @@ from .errors import (
     InvalidEvent,
     RequestIdReused,
     StoreUnavailable,
+    StreamClosed,
 )
 from .feed import GlobalSubscription, RedisCheckpoints
 from .hashing import canonical_json, envelope, event_hash, recompute_hash
 from .lease import InMemoryLease, RedisLease
 from .memory import InMemoryCheckpoints, InMemoryEventStore
 from .model import (
+    CLOSING_TYPE,
     GENESIS_HASH,
     NO_STREAM,
     AppendResult,
@@ -60,6 +62,7 @@ from .store import RedisEventStore
 from .subscription import StreamSubscription
 
 __all__ = [
+    "CLOSING_TYPE",
     "FORMAT",
     "GENESIS_HASH",
     "NO_STREAM",
@@ -102,6 +105,7 @@ __all__ = [
     "Storage",
     "StoreUnavailable",
     "StoredEvent",
+    "StreamClosed",
     "StreamSubscription",
     "Subscription",
     "Upcaster",

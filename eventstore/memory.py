@@ -23,9 +23,9 @@ from dataclasses import dataclass, field
 from types import TracebackType
 from typing import TYPE_CHECKING
 
-from .chain import ChainCheck, auto_request_id, check_append_args, encode_batch
+from .chain import ChainCheck, auto_request_id, check_append_args, closes, encode_batch
 from .codec import BODY_FIELD, HASH_FIELD, Upcasters, decode_entries
-from .errors import ConcurrencyConflict, EventStoreError, RequestIdReused
+from .errors import ConcurrencyConflict, EventStoreError, RequestIdReused, StreamClosed
 from .keys import check_stream_id
 from .model import (
     GENESIS_HASH,
@@ -68,6 +68,7 @@ class _Stream:
     entries: list[Entry] = field(default_factory=list)
     head: str = GENESIS_HASH
     requests: dict[str, tuple[int, int, str]] = field(default_factory=dict)  # first, last, fp
+    closed: bool = False  # its last append ended with the seal: nothing comes after
 
     @property
     def version(self) -> int:
@@ -209,6 +210,8 @@ class InMemoryEventStore:
                 if first_fingerprint != fingerprint:
                     raise RequestIdReused(stream, request_id)
                 return AppendResult(first, last, True, (), first_fingerprint)
+            if known.closed:
+                raise StreamClosed(stream, known.version)
         version = known.version if known is not None else NO_STREAM
         if version != expected_version:
             raise ConcurrencyConflict(stream, expected_version, version)
@@ -221,6 +224,7 @@ class InMemoryEventStore:
         first, last = expected_version + 1, stored[-1].seq
         target.head = stored[-1].hash
         target.requests[request_id] = (first, last, fingerprint)
+        target.closed = closes(events)
         for waiter in self._data.waiters.pop(stream, ()):
             _wake(waiter)
         for feed in self._data.feeds:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from redis.exceptions import NoScriptError, ResponseError
 
 from .cache import BoundedCache
-from .chain import ChainCheck, auto_request_id, check_append_args, encode_batch
+from .chain import ChainCheck, auto_request_id, check_append_args, closes, encode_batch
 from .codec import Upcasters, decode_entries, parse_entry_id
 from .connection import (
     REDIS_FAILURES,
@@ -29,6 +29,7 @@ from .errors import (
     CorruptEvent,
     EventStoreError,
     RequestIdReused,
+    StreamClosed,
 )
 from .keys import Keys, check_stream_id
 from .model import GENESIS_HASH, AppendResult, NewEvent, SentAppend, StoredEvent, Verification
@@ -191,6 +192,7 @@ class RedisEventStore:
                 keys.index,
                 keys.index_counter,
             ]
+        closing = "1" if closes(events) else "0"
         head = self._head(stream, expected_version)
         if head is None:  # the head is learnt first: refuse unstorable data before that too
             encode_batch([], [], stream, events, expected_version, request_id, at, GENESIS_HASH)
@@ -202,6 +204,7 @@ class RedisEventStore:
                 stream,
                 self.feed_maxlen,
                 fingerprint,
+                closing,
             ]
             stored: list[StoredEvent] = []
             if head is not None:  # else no events: only learn the head (never writes)
@@ -234,6 +237,8 @@ class RedisEventStore:
                 raise ConcurrencyConflict(stream, expected_version, reply[1])
             if code == 4:
                 raise RequestIdReused(stream, request_id)
+            if code == 5:
+                raise StreamClosed(stream, reply[1])
             head = reply[2].decode() if isinstance(reply[2], bytes) else str(reply[2])
             self._remember(stream, reply[1], head)
         raise EventStoreError(f"append to {stream!r}: the stream's head kept changing")
@@ -274,6 +279,7 @@ class RedisEventStore:
             stream,
             self.feed_maxlen,
             fingerprint,
+            "1" if closes(events) else "0",
         ]
         stored: list[StoredEvent] = []
         encode_batch(args, stored, stream, events, expected_version, request_id, at, head)
@@ -594,6 +600,8 @@ class _Sent:
             return AppendResult(answer[1], answer[2], True, (), self.fingerprint)
         if code == 4:
             raise RequestIdReused(stream, self.written[0].request_id)
+        if code == 5:
+            raise StreamClosed(stream, answer[1])
         # 2, or 3: chained from a head that is not the stream's (one sent before failed)
         raise ConcurrencyConflict(stream, expected_version, answer[1])
 
