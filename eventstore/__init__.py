@@ -6,6 +6,7 @@ and JSON-compatible data. See eventstore/README.md for the key layout, the Lua s
 the hashed envelope and how the global feed never skips.
 """
 
+from .archive import Archive, FolderArchive, InMemoryArchive, move_to_archive
 from .codec import FORMAT, Upcaster, Upcasters
 from .datadir import daifugo_data_dir
 from .embedded import (
@@ -68,6 +69,7 @@ __all__ = [
     "NO_STREAM",
     "PROJECTION_OPS",
     "AppendResult",
+    "Archive",
     "CheckpointGap",
     "Checkpoints",
     "ConcurrencyConflict",
@@ -76,7 +78,9 @@ __all__ = [
     "EventStore",
     "EventStoreError",
     "FeedSubscription",
+    "FolderArchive",
     "GlobalSubscription",
+    "InMemoryArchive",
     "InMemoryCheckpoints",
     "InMemoryEventStore",
     "InMemoryLease",
@@ -117,6 +121,7 @@ __all__ = [
     "envelope",
     "event_hash",
     "find_redis_server",
+    "move_to_archive",
     "recompute_hash",
     "redacted_url",
     "redis_url_or_embedded",

@@ -128,6 +128,17 @@ return {0, expected + 1, last}
 """
 )
 
+# Drop a sealed stream (once archived). Reply: 1 dropped, 0 not sealed (kept), 2 no stream.
+DROP_SEALED = Script(
+    """
+-- KEYS[1] events, KEYS[2] meta
+if redis.call('EXISTS', KEYS[2]) == 0 then return 2 end
+if redis.call('HEXISTS', KEYS[2], 'closed') == 0 then return 0 end
+redis.call('DEL', KEYS[1], KEYS[2])
+return 1
+"""
+)
+
 # Register a stream in the index (idempotent). Reply: 1 added, 0 already there.
 INDEX = Script(
     """
