@@ -128,13 +128,17 @@ return {0, expected + 1, last}
 """
 )
 
-# Drop a sealed stream (once archived). Reply: 1 dropped, 0 not sealed (kept), 2 no stream.
+# Drop a sealed stream and its snapshots (once archived).
+# Reply: 1 dropped, 0 not sealed (kept), 2 no stream.
 DROP_SEALED = Script(
     """
--- KEYS[1] events, KEYS[2] meta
-if redis.call('EXISTS', KEYS[2]) == 0 then return 2 end
+-- KEYS[1] events, KEYS[2] meta, KEYS[3..5] its snapshots (one slot: the stream's tag)
+if redis.call('EXISTS', KEYS[2]) == 0 then
+  redis.call('DEL', KEYS[3], KEYS[4], KEYS[5])
+  return 2
+end
 if redis.call('HEXISTS', KEYS[2], 'closed') == 0 then return 0 end
-redis.call('DEL', KEYS[1], KEYS[2])
+redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5])
 return 1
 """
 )

@@ -459,14 +459,15 @@ class RedisEventStore:
                 return out
 
     async def drop_sealed(self, stream: str) -> bool:
-        """Delete a sealed stream (its entries, head, request ids) and its place in the
-        index, once it is archived: False, and nothing deleted, when it is not sealed.
+        """Delete a sealed stream (its entries, head, request ids, snapshots) and its place
+        in the index, once it is archived: False, and nothing deleted, when it is not sealed.
         Dropping a stream already gone clears what is left of it (its index entry)."""
         check_stream_id(stream)
         keys = self.keys
         with unavailable_as(f"drop {stream!r}", self.url):
             client = self.connector.executor or await self.connector.runner()
-            done = await DROP_SEALED.run(client, [keys.events(stream), keys.meta(stream)], [])
+            stream_keys = [keys.events(stream), keys.meta(stream), *keys.snapshots(stream)]
+            done = await DROP_SEALED.run(client, stream_keys, [])
             if done == 0:
                 return False
             # the index lives in another slot on a cluster: after the stream, so that a

@@ -1,0 +1,113 @@
+"""Sealed matches leave the live store for the archive once they have been sealed for
+``keep_live`` (eventstore/archive.py: written, read back and compared, then dropped with
+their snapshots). It runs on the replica holding the background lease: at start it finds
+every sealed match still in the store (the scan every worker starts from), then takes
+each seal from the feed. A move cut short (a crash, the store or the archive away) is
+done again from the start the next time: every step of it can be repeated."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from eventstore import CLOSING_TYPE, Archive, EventStoreError, Snapshots, StoredEvent
+from eventstore.archive import move_to_archive
+
+from .match import match_id_of, stream_of
+from .scanning import SharedScan
+from .service import GameService
+from .ticking import tick_until_stopped
+
+log = logging.getLogger("daifugo.archiver")
+KEEP_LIVE_MS = 24 * 3600 * 1000  # a day: the default --keep-live
+RETRY_MS = 60_000
+
+
+@dataclass
+class Moved:
+    matches: int = 0
+    bytes: int = 0
+
+
+class Archiver:
+    name = "archiver"
+    pace = 5.0  # a move is due a day after the seal: its feed may lag
+
+    def __init__(
+        self,
+        service: GameService,
+        archive: Archive,
+        snapshots: Snapshots,
+        keep_live_ms: int = KEEP_LIVE_MS,
+        tick: float = 1.0,
+        scan: SharedScan | None = None,
+    ) -> None:
+        self.service = service
+        self.archive = archive
+        self.snapshots = snapshots
+        self.keep_live_ms = keep_live_ms
+        self.tick = tick
+        self.scan = scan
+        self.due: dict[str, int] = {}  # match id -> when it may leave, ms
+        self.moved = Moved()
+        self._stopping = asyncio.Event()
+
+    def stop(self) -> None:
+        self._stopping.set()
+
+    async def run(self) -> None:
+        await tick_until_stopped(self._stopping, self.tick, self.move_due)
+
+    async def start(self) -> Mapping[str, int]:
+        """Every sealed match in the store is due ``keep_live`` after its seal."""
+        scan = await (self.scan or SharedScan(self.service.store)).scan()
+        sealed = [m for m, type_ in scan.last_types.items() if type_ == CLOSING_TYPE]
+        last = await self.service.store.last_events([stream_of(m) for m in sealed])
+        for match_id, event in zip(sealed, last, strict=True):
+            if event is not None:
+                self.due[match_id] = event.at + self.keep_live_ms
+        return scan.positions
+
+    async def take(self, event: StoredEvent) -> None:
+        match_id = match_id_of(event.stream)
+        if match_id is not None and event.type == CLOSING_TYPE:
+            self.due[match_id] = event.at + self.keep_live_ms
+
+    async def move_due(self, now_ms: int) -> None:
+        for match_id in [match for match, at in self.due.items() if at <= now_ms]:
+            if self._stopping.is_set():
+                return
+            try:
+                await self.move(match_id)
+            except (EventStoreError, OSError) as error:
+                log.warning("archiving %s failed: %s; trying again", match_id, error)
+                self.due[match_id] = now_ms + RETRY_MS
+                continue
+            self.due.pop(match_id, None)
+
+    async def move(self, match_id: str) -> int:
+        """Move one sealed match; the archived object's size (0: moved before)."""
+        stream = stream_of(match_id)
+        size = await move_to_archive(self.service.store, self.archive, stream)
+        await self.snapshots.drop(stream)
+        self.moved.matches += 1
+        self.moved.bytes += size
+        return size
+
+
+async def archive_now(
+    service: GameService,
+    archive: Archive,
+    snapshots: Snapshots,
+    keep_live_ms: int,
+    now_ms: int | None = None,
+) -> Archiver:
+    """Move every match sealed ``keep_live_ms`` before ``now_ms`` (default: now), once
+    (``daifugo archive run``, the benchmarks); the archiver says what it moved."""
+    archiver = Archiver(service, archive, snapshots, keep_live_ms)
+    await archiver.start()
+    await archiver.move_due(time.time_ns() // 1_000_000 if now_ms is None else now_ms)
+    return archiver
