@@ -25,6 +25,7 @@ from eventstore import (
     Storage,
     redis_url_or_embedded,
 )
+from eventstore.datadir import archive_dir
 from eventstore.embedded import URL_FILE
 
 from .app import STORE_PREFIX
@@ -77,7 +78,7 @@ def default_archive(storage: Storage, embedded: EmbeddedRedis | None) -> Archive
     if not storage.durable:
         return InMemoryArchive()
     if embedded is not None:
-        return FolderArchive(embedded.data_dir.parent / "archive")
+        return FolderArchive(archive_dir())
     return None
 
 

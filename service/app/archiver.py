@@ -10,15 +10,14 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from eventstore import CLOSING_TYPE, Archive, EventStoreError, Snapshots, StoredEvent
+from eventstore import CLOSING_TYPE, Archive, EventStore, EventStoreError, Snapshots, StoredEvent
 from eventstore.archive import move_to_archive
 
 from .match import match_id_of, stream_of
 from .scanning import SharedScan
-from .service import GameService
 from .ticking import tick_until_stopped
 
 log = logging.getLogger("daifugo.archiver")
@@ -38,14 +37,14 @@ class Archiver:
 
     def __init__(
         self,
-        service: GameService,
+        store: EventStore,
         archive: Archive,
         snapshots: Snapshots,
         keep_live_ms: int = KEEP_LIVE_MS,
         tick: float = 1.0,
         scan: SharedScan | None = None,
     ) -> None:
-        self.service = service
+        self.store = store
         self.archive = archive
         self.snapshots = snapshots
         self.keep_live_ms = keep_live_ms
@@ -63,9 +62,9 @@ class Archiver:
 
     async def start(self) -> Mapping[str, int]:
         """Every sealed match in the store is due ``keep_live`` after its seal."""
-        scan = await (self.scan or SharedScan(self.service.store)).scan()
+        scan = await (self.scan or SharedScan(self.store)).scan()
         sealed = [m for m, type_ in scan.last_types.items() if type_ == CLOSING_TYPE]
-        last = await self.service.store.last_events([stream_of(m) for m in sealed])
+        last = await self.store.last_events([stream_of(m) for m in sealed])
         for match_id, event in zip(sealed, last, strict=True):
             if event is not None:
                 self.due[match_id] = event.at + self.keep_live_ms
@@ -91,7 +90,7 @@ class Archiver:
     async def move(self, match_id: str) -> int:
         """Move one sealed match; the archived object's size (0: moved before)."""
         stream = stream_of(match_id)
-        size = await move_to_archive(self.service.store, self.archive, stream)
+        size = await move_to_archive(self.store, self.archive, stream)
         await self.snapshots.drop(stream)
         self.moved.matches += 1
         self.moved.bytes += size
@@ -99,15 +98,22 @@ class Archiver:
 
 
 async def archive_now(
-    service: GameService,
+    store: EventStore,
     archive: Archive,
     snapshots: Snapshots,
     keep_live_ms: int,
     now_ms: int | None = None,
+    moved: Callable[[int], None] | None = None,
 ) -> Archiver:
     """Move every match sealed ``keep_live_ms`` before ``now_ms`` (default: now), once
-    (``daifugo archive run``, the benchmarks); the archiver says what it moved."""
-    archiver = Archiver(service, archive, snapshots, keep_live_ms)
+    (``daifugo archive run``, the benchmarks); the archiver says what it moved.
+    ``moved``: told each match's object size as it is moved (a progress bar)."""
+    archiver = Archiver(store, archive, snapshots, keep_live_ms)
     await archiver.start()
-    await archiver.move_due(time.time_ns() // 1_000_000 if now_ms is None else now_ms)
+    now = time.time_ns() // 1_000_000 if now_ms is None else now_ms
+    for match_id in [match for match, at in archiver.due.items() if at <= now]:
+        size = await archiver.move(match_id)
+        archiver.due.pop(match_id)
+        if moved is not None:
+            moved(size)
     return archiver

@@ -126,7 +126,9 @@ class Background:
             workers.append(LapsedTables(self.service, self.table_deadlines))
         if self.archive is not None:
             snapshots = self.storage.snapshots()
-            archiver = Archiver(self.service, self.archive, snapshots, self.keep_live_ms, scan=scan)
+            archiver = Archiver(
+                self.service.store, self.archive, snapshots, self.keep_live_ms, scan=scan
+            )
             followers.append(archiver)
             workers.append(archiver)
         workers.append(SharedFeed(self.storage.events, followers))

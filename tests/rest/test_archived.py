@@ -65,7 +65,9 @@ async def test_an_archived_match_reads_as_it_did_live() -> None:
         before = await every_read(http, match_id)
         assert before["audit"]["verdict"] == "valid"
         assert before["match"]["match_id"] == match_id
-        mover = await archive_now(running.service, archive, storage.snapshots(), keep_live_ms=0)
+        mover = await archive_now(
+            running.service.store, archive, storage.snapshots(), keep_live_ms=0
+        )
         assert mover.moved.matches == 1 and list(archive.objects) == [stream_of(match_id)]
         assert await storage.events.read_as_stored(stream_of(match_id)) == []
         assert await storage.events.read_as_stored(stream_of(live.match_id)) != []
@@ -83,7 +85,7 @@ async def test_a_match_sealed_less_than_keep_live_ago_stays() -> None:
     storage, archive, signer = InMemoryStorage(), InMemoryArchive(), ephemeral_signer()
     async with serving(storage, archive, signer) as (running, _http, grpc_client):
         match_id = await finished_match(grpc_client, "classic", 3)
-        mover = await archive_now(running.service, archive, storage.snapshots(), 3_600_000)
+        mover = await archive_now(running.service.store, archive, storage.snapshots(), 3_600_000)
         assert mover.moved.matches == 0 and archive.objects == {}
         assert await storage.events.read_as_stored(stream_of(match_id)) != []
         assert mover.due  # due in an hour
@@ -95,6 +97,6 @@ async def test_moving_again_moves_nothing_twice(moves: int) -> None:
     async with serving(storage, archive, signer) as (running, http, grpc_client):
         match_id = await finished_match(grpc_client, "classic", 3)
         for _ in range(moves):
-            await archive_now(running.service, archive, storage.snapshots(), keep_live_ms=0)
+            await archive_now(running.service.store, archive, storage.snapshots(), keep_live_ms=0)
         assert list(archive.objects) == [stream_of(match_id)]
         assert (await http.get(f"/matches/{match_id}/audit")).json()["verdict"] == "valid"
