@@ -458,6 +458,19 @@ class RedisEventStore:
             if len(entries) < READ_PAGE:
                 return out
 
+    async def used_memory(self) -> int:
+        """The bytes Redis uses (``INFO memory``'s ``used_memory``; on a cluster, the
+        node the connection reaches)."""
+        with unavailable_as("INFO memory", self.url):
+            info = await self.connector.execute("INFO", "memory")
+        if isinstance(info, dict):
+            return int(info["used_memory"])
+        text = info.decode() if isinstance(info, bytes) else str(info)
+        for line in text.splitlines():
+            if line.startswith("used_memory:"):
+                return int(line.partition(":")[2])
+        raise EventStoreError("INFO memory has no used_memory")
+
     async def drop_sealed(self, stream: str) -> bool:
         """Delete a sealed stream (its entries, head, request ids, snapshots) and its place
         in the index, once it is archived: False, and nothing deleted, when it is not sealed.

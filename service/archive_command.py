@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 import sys
 import time
-from typing import Any
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
@@ -99,9 +98,8 @@ async def _status(store: RedisEventStore, archive: FolderArchive, url: str) -> N
     sealed = sum(1 for type_ in scan.last_types.values() if type_ == CLOSING_TYPE)
     ending = sum(1 for type_ in scan.last_types.values() if type_ in ENDING) - sealed
     objects, size = await archive.size()
-    memory: Any = await store.connector.execute("INFO", "memory")
-    used = memory.get("used_memory") if isinstance(memory, dict) else None
-    print(f"store: Redis at {redacted_url(url)}, {used or '?'} bytes used")
+    used = await store.used_memory()
+    print(f"store: Redis at {redacted_url(url)}, {used:,} bytes used")
     print(f"  streams: {len(scan.positions)} (matches live {len(live)}, ending {ending}, ")
     print(f"           sealed and awaiting the archive {sealed})")
     if live:

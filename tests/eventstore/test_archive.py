@@ -28,7 +28,9 @@ from eventstore import (
     Upcasters,
     move_to_archive,
 )
-from eventstore.archive import Archive, pack, unpack
+from eventstore.archive import Archive, columns, pack, unpack
+from eventstore.hashing import event_hash
+from eventstore.model import GENESIS_HASH
 
 from .contract import ClusterRedis, InMemory, Recorder, SingleRedis
 
@@ -210,13 +212,29 @@ async def test_packing_keeps_what_cannot_be_derived_and_checks_the_rest() -> Non
         unpack("m", b"not zstd at all")
     import zstandard
 
-    raw = bytearray(zstandard.ZstdDecompressor().decompress(blob))
+    raw = bytearray(columns(events))  # an object without the dictionary reads too
     at = raw.index(b"3S")
     raw[at : at + 2] = b"4S"  # a played card changed: the chain no longer ends at its head
     with pytest.raises(CorruptEvent, match="head"):
         unpack("m", zstandard.ZstdCompressor().compress(bytes(raw)))
+    other = zstandard.ZstdCompressionDict(
+        b"MatchCreated CardsPlayed" * 200, dict_type=zstandard.DICT_TYPE_RAWCONTENT
+    )
+    with pytest.raises(CorruptEvent):  # compressed with a dictionary this code does not have
+        unpack("m", zstandard.ZstdCompressor(dict_data=other).compress(columns(events)))
     with pytest.raises(CorruptEvent):  # a bomb is refused before it fills the memory
         unpack("m", zstandard.ZstdCompressor().compress(b"\0" * (65 * 1024 * 1024)))
+
+
+def test_request_ids_of_every_shape_unpack_as_they_were() -> None:
+    shapes = ["auto-" + "ab" * 16, "auto-" + "AB" * 16, "auto-" + "ab" * 15, "auto-", "x"]
+    events: list[StoredEvent] = []
+    prev = GENESIS_HASH
+    for seq, request_id in enumerate([*shapes, shapes[0], CLOSING_TYPE]):
+        hash_ = event_hash("s", seq, "T", 1, 5, request_id, {}, prev)
+        events.append(StoredEvent("s", seq, "T", 1, {}, request_id, 5, prev, hash_))
+        prev = hash_
+    assert unpack("s", pack(events)) == events
 
 
 async def test_a_folder_archive_keeps_whole_objects_of_its_own(tmp_path: Path) -> None:
