@@ -10,7 +10,10 @@ The matches are generated directly: one match per preset and player count is pla
 through the real service (in memory, one game, every seat acting its first legal
 action), and its events are written again under N stream ids, one append each (so the
 chains are the stores' own; the copies' seals sign the template's head, which the
-archive does not check). A private redis-server (no AOF) runs for each N.
+archive does not check). A copy is one append, so one request id: its object is smaller
+than a played match's (the per-preset table is of played ones). A private redis-server
+(no AOF) runs for each N. Only the event store is filled: the catalog's listings and the
+projections' checkpoints, which stay in Redis per match, are not.
 """
 
 from __future__ import annotations
