@@ -28,6 +28,7 @@ import msgspec
 import zstandard
 
 from .cache import BoundedCache
+from .datadir import ARCHIVE_ENV, archive_dir
 from .errors import CorruptEvent, InvalidEvent
 from .hashing import event_hash
 from .keys import check_stream_id
@@ -274,6 +275,21 @@ class FolderArchive:
             return 0, 0
         sizes = [path.stat().st_size for path in self.folder.glob("*" + SUFFIX)]
         return len(sizes), sum(sizes)
+
+
+def archive_at(where: str) -> Archive:
+    """The archive ``where`` names: ``s3://bucket/prefix`` (S3Archive), else a folder."""
+    if where.startswith("s3://"):
+        from .s3_archive import S3Archive  # boto3 only when asked for
+
+        return S3Archive(where)
+    return FolderArchive(where)
+
+
+def configured_archive() -> Archive:
+    """The archive this machine's commands read: ``DAIFUGO_ARCHIVE`` (a folder or an
+    ``s3://`` URL), else ``archive/`` in the data folder."""
+    return archive_at(os.environ.get(ARCHIVE_ENV) or str(archive_dir()))
 
 
 class Droppable(Protocol):

@@ -13,14 +13,14 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from eventstore import (
     CLOSING_TYPE,
+    Archive,
     EventStoreError,
-    FolderArchive,
     RedisEventStore,
     RedisSnapshots,
     redacted_url,
     store_redis_url,
 )
-from eventstore.datadir import archive_dir
+from eventstore.archive import configured_archive
 
 from .app import STORE_PREFIX
 from .app.archiver import Archiver, archive_now
@@ -31,7 +31,7 @@ from .audit import export_jsonl
 
 def run_archive(action: str, keep_live: float, match_id: str) -> int:
     """Exit 0 when done; 1 when a match asked for is nowhere; 2 with no store."""
-    archive = FolderArchive(archive_dir())
+    archive = configured_archive()
     try:
         with store_redis_url() as url:
             if url is None:
@@ -43,9 +43,7 @@ def run_archive(action: str, keep_live: float, match_id: str) -> int:
         return 2
 
 
-async def _run(
-    action: str, url: str, archive: FolderArchive, keep_live: float, match_id: str
-) -> int:
+async def _run(action: str, url: str, archive: Archive, keep_live: float, match_id: str) -> int:
     store = RedisEventStore.from_url(url, prefix=STORE_PREFIX)  # no upcasters: as stored
     store.use_archive(archive)
     try:
@@ -64,7 +62,7 @@ async def _run(
         await store.close()
 
 
-async def _move(store: RedisEventStore, archive: FolderArchive, keep_live_ms: int) -> int:
+async def _move(store: RedisEventStore, archive: Archive, keep_live_ms: int) -> int:
     due = Archiver(store, archive, RedisSnapshots(store), keep_live_ms)
     await due.start()
     now = time.time_ns() // 1_000_000
@@ -92,7 +90,7 @@ async def _move(store: RedisEventStore, archive: FolderArchive, keep_live_ms: in
     return 0
 
 
-async def _status(store: RedisEventStore, archive: FolderArchive, url: str) -> None:
+async def _status(store: RedisEventStore, archive: Archive, url: str) -> None:
     scan = await scan_streams(store)
     live = scan.live()
     sealed = sum(1 for type_ in scan.last_types.values() if type_ == CLOSING_TYPE)

@@ -17,13 +17,12 @@ from typing import TextIO
 
 from eventstore import (
     EventStoreError,
-    FolderArchive,
     RedisEventStore,
     StoredEvent,
     redacted_url,
     store_redis_url,
 )
-from eventstore.datadir import archive_dir
+from eventstore.archive import configured_archive
 
 from .app import STORE_PREFIX
 from .app.match import stream_of
@@ -116,7 +115,7 @@ def _read_match_of(target: str, redis_url: str | None) -> list[StoredEvent]:
 async def _read_match(match_id: str, redis_url: str) -> list[StoredEvent]:
     # no upcasters: the auditor checks the events as they were hashed
     store = RedisEventStore.from_url(redis_url, prefix=STORE_PREFIX)
-    store.use_archive(FolderArchive(archive_dir()))  # a match sealed long ago is there
+    store.use_archive(configured_archive())  # a match sealed long ago is there
     try:
         return await store.read(stream_of(match_id), 0)
     finally:

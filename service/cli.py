@@ -47,7 +47,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     serve.add_argument(
         "--archive",
-        metavar="FOLDER|none",
+        metavar="FOLDER|s3://BUCKET/PREFIX|none",
         default=os.environ.get("DAIFUGO_ARCHIVE"),
         help="where sealed matches go once --keep-live has passed (default: DAIFUGO_ARCHIVE, "
         "else archive/ in the data folder beside an embedded Redis, memory with --store "
@@ -412,11 +412,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _archive_of(given: str | None) -> Archive | Literal["default"] | None:
-    from eventstore import FolderArchive
+    from eventstore.archive import archive_at
 
     if given is None:
         return "default"
-    return None if given == "none" else FolderArchive(given)
+    return None if given == "none" else archive_at(given)
 
 
 async def _serve(args: argparse.Namespace, rest: RestSettings, limits: Limits) -> int:

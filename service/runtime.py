@@ -19,13 +19,12 @@ from clients.bots import bot_of_kind
 from eventstore import (
     Archive,
     EmbeddedRedis,
-    FolderArchive,
     InMemoryArchive,
     RedisStorage,
     Storage,
     redis_url_or_embedded,
 )
-from eventstore.datadir import archive_dir
+from eventstore.archive import configured_archive
 from eventstore.embedded import URL_FILE
 
 from .app import STORE_PREFIX
@@ -78,7 +77,7 @@ def default_archive(storage: Storage, embedded: EmbeddedRedis | None) -> Archive
     if not storage.durable:
         return InMemoryArchive()
     if embedded is not None:
-        return FolderArchive(archive_dir())
+        return configured_archive()
     return None
 
 
