@@ -8,6 +8,7 @@ done again from the start the next time: every step of it can be repeated."""
 from __future__ import annotations
 
 import asyncio
+import heapq
 import logging
 import time
 from collections.abc import Callable, Mapping
@@ -51,6 +52,7 @@ class Archiver:
         self.tick = tick
         self.scan = scan
         self.due: dict[str, int] = {}  # match id -> when it may leave, ms
+        self._order: list[tuple[int, str]] = []  # (when, match id), a heap: a day of seals
         self.moved = Moved()
         self._stopping = asyncio.Event()
 
@@ -67,23 +69,38 @@ class Archiver:
         last = await self.store.last_events([stream_of(m) for m in sealed])
         for match_id, event in zip(sealed, last, strict=True):
             if event is not None:
-                self.due[match_id] = event.at + self.keep_live_ms
+                self._plan(match_id, event.at + self.keep_live_ms)
         return scan.positions
+
+    def _plan(self, match_id: str, at: int) -> None:
+        self.due[match_id] = at
+        heapq.heappush(self._order, (at, match_id))
+
+    def due_by(self, now_ms: int) -> list[str]:
+        """The matches due by ``now_ms``, soonest first (each once)."""
+        found: list[str] = []
+        while self._order and self._order[0][0] <= now_ms:
+            at, match_id = heapq.heappop(self._order)
+            if self.due.get(match_id) == at and match_id not in found:
+                found.append(match_id)
+        return found
 
     async def take(self, event: StoredEvent) -> None:
         match_id = match_id_of(event.stream)
         if match_id is not None and event.type == CLOSING_TYPE:
-            self.due[match_id] = event.at + self.keep_live_ms
+            self._plan(match_id, event.at + self.keep_live_ms)
 
     async def move_due(self, now_ms: int) -> None:
-        for match_id in [match for match, at in self.due.items() if at <= now_ms]:
-            if self._stopping.is_set():
+        for index, match_id in enumerate(due := self.due_by(now_ms)):
+            if self._stopping.is_set():  # the rest stay due
+                for left in due[index:]:
+                    self._plan(left, self.due[left])
                 return
             try:
                 await self.move(match_id)
             except (EventStoreError, OSError) as error:
                 log.warning("archiving %s failed: %s; trying again", match_id, error)
-                self.due[match_id] = now_ms + RETRY_MS
+                self._plan(match_id, now_ms + RETRY_MS)
                 continue
             self.due.pop(match_id, None)
 
@@ -111,7 +128,7 @@ async def archive_now(
     archiver = Archiver(store, archive, snapshots, keep_live_ms)
     await archiver.start()
     now = time.time_ns() // 1_000_000 if now_ms is None else now_ms
-    for match_id in [match for match, at in archiver.due.items() if at <= now]:
+    for match_id in archiver.due_by(now):
         size = await archiver.move(match_id)
         archiver.due.pop(match_id)
         if moved is not None:
