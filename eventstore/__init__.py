@@ -6,6 +6,7 @@ and JSON-compatible data. See eventstore/README.md for the key layout, the Lua s
 the hashed envelope and how the global feed never skips.
 """
 
+from .archive import Archive, FolderArchive, InMemoryArchive, move_to_archive
 from .codec import FORMAT, Upcaster, Upcasters
 from .datadir import daifugo_data_dir
 from .embedded import (
@@ -26,12 +27,14 @@ from .errors import (
     InvalidEvent,
     RequestIdReused,
     StoreUnavailable,
+    StreamClosed,
 )
 from .feed import GlobalSubscription, RedisCheckpoints
 from .hashing import canonical_json, envelope, event_hash, recompute_hash
 from .lease import InMemoryLease, RedisLease
 from .memory import InMemoryCheckpoints, InMemoryEventStore
 from .model import (
+    CLOSING_TYPE,
     GENESIS_HASH,
     NO_STREAM,
     AppendResult,
@@ -60,11 +63,13 @@ from .store import RedisEventStore
 from .subscription import StreamSubscription
 
 __all__ = [
+    "CLOSING_TYPE",
     "FORMAT",
     "GENESIS_HASH",
     "NO_STREAM",
     "PROJECTION_OPS",
     "AppendResult",
+    "Archive",
     "CheckpointGap",
     "Checkpoints",
     "ConcurrencyConflict",
@@ -73,7 +78,9 @@ __all__ = [
     "EventStore",
     "EventStoreError",
     "FeedSubscription",
+    "FolderArchive",
     "GlobalSubscription",
+    "InMemoryArchive",
     "InMemoryCheckpoints",
     "InMemoryEventStore",
     "InMemoryLease",
@@ -102,6 +109,7 @@ __all__ = [
     "Storage",
     "StoreUnavailable",
     "StoredEvent",
+    "StreamClosed",
     "StreamSubscription",
     "Subscription",
     "Upcaster",
@@ -113,6 +121,7 @@ __all__ = [
     "envelope",
     "event_hash",
     "find_redis_server",
+    "move_to_archive",
     "recompute_hash",
     "redacted_url",
     "redis_url_or_embedded",

@@ -12,7 +12,7 @@ from typing import Any
 from .codec import check_keys, decode_entry, encode_body
 from .errors import CorruptEvent, InvalidEvent
 from .hashing import canonical_json, recompute_hash
-from .model import GENESIS_HASH, NewEvent, StoredEvent, Verification
+from .model import CLOSING_TYPE, GENESIS_HASH, NewEvent, StoredEvent, Verification
 
 
 def check_new_event(event: NewEvent) -> None:
@@ -49,10 +49,17 @@ def check_append_args(
         raise InvalidEvent(f"expected_version must be an int >= -1: {expected_version!r}")
     for event in events:
         check_new_event(event)
+    if any(event.type == CLOSING_TYPE for event in events[:-1]):
+        raise InvalidEvent(f"{CLOSING_TYPE} closes its stream: it is the last event of its append")
     if request_id is not None and (type(request_id) is not str or not request_id):
         raise InvalidEvent(f"request_id must be a non-empty str: {request_id!r}")
     if type(fingerprint) is not str:
         raise InvalidEvent(f"fingerprint must be a str: {fingerprint!r}")
+
+
+def closes(events: Sequence[NewEvent]) -> bool:
+    """Whether the append of ``events`` closes its stream (its last is the seal)."""
+    return events[-1].type == CLOSING_TYPE
 
 
 def encode_batch(

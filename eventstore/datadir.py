@@ -13,3 +13,14 @@ def daifugo_data_dir(env: Mapping[str, str] | None = None) -> Path:
     env = os.environ if env is None else env
     base = env.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
     return Path(base) / "daifugo"
+
+
+ARCHIVE_ENV = "DAIFUGO_ARCHIVE"
+
+
+def archive_dir(env: Mapping[str, str] | None = None) -> Path:
+    """Where sealed matches are archived on this machine: ``$DAIFUGO_ARCHIVE``, else
+    ``archive/`` in the data folder (beside the embedded Redis's ``redis/``)."""
+    env = os.environ if env is None else env
+    given = env.get(ARCHIVE_ENV)
+    return Path(given) if given else daifugo_data_dir(env) / "archive"

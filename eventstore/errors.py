@@ -33,6 +33,19 @@ class RequestIdReused(EventStoreError):
         self.request_id = request_id
 
 
+class StreamClosed(EventStoreError):
+    """The stream ended with its closing event (model.CLOSING_TYPE, the seal): nothing is
+    appended after it; nothing was written. A retry of an append that was stored (same
+    request id and fingerprint) still returns that append, as a duplicate."""
+
+    def __init__(self, stream: str, version: int) -> None:
+        super().__init__(
+            f"stream {stream!r} is closed at seq {version} by its seal; nothing was written"
+        )
+        self.stream = stream
+        self.version = version
+
+
 class StoreUnavailable(EventStoreError):
     """Redis could not be reached or did not answer in time.
 

@@ -23,9 +23,10 @@ from dataclasses import dataclass, field
 from types import TracebackType
 from typing import TYPE_CHECKING
 
-from .chain import ChainCheck, auto_request_id, check_append_args, encode_batch
+from .archive import Archive, ArchivedStreams
+from .chain import ChainCheck, auto_request_id, check_append_args, closes, encode_batch
 from .codec import BODY_FIELD, HASH_FIELD, Upcasters, decode_entries
-from .errors import ConcurrencyConflict, EventStoreError, RequestIdReused
+from .errors import ConcurrencyConflict, EventStoreError, RequestIdReused, StreamClosed
 from .keys import check_stream_id
 from .model import (
     GENESIS_HASH,
@@ -68,6 +69,7 @@ class _Stream:
     entries: list[Entry] = field(default_factory=list)
     head: str = GENESIS_HASH
     requests: dict[str, tuple[int, int, str]] = field(default_factory=dict)  # first, last, fp
+    closed: bool = False  # its last append ended with the seal: nothing comes after
 
     @property
     def version(self) -> int:
@@ -101,6 +103,7 @@ class InMemoryEventStore:
     def __init__(self, *, upcasters: Upcasters | None = None) -> None:
         self.upcasters = upcasters or Upcasters()
         self._data = _Data()
+        self.archived: ArchivedStreams | None = None  # where sealed streams went
         self._subscriptions: weakref.WeakSet[
             InMemorySubscription | InMemoryFeedSubscription | InMemoryHints
         ] = weakref.WeakSet()
@@ -110,7 +113,21 @@ class InMemoryEventStore:
         with its own upcasters and subscriptions."""
         other = InMemoryEventStore(upcasters=upcasters)
         other._data = self._data
+        other.archived = self.archived
         return other
+
+    def use_archive(self, archive: Archive) -> None:
+        """Read the streams moved to ``archive`` as if still here; see ``RedisEventStore``."""
+        self.archived = ArchivedStreams(archive)
+
+    async def _archived(self, stream: str) -> list[StoredEvent] | None:
+        if self.archived is None or stream in self._data.streams:
+            return None
+        events = await self.archived.events(stream)
+        if events is None:
+            return None
+        upcast = self.upcasters.upcast
+        return [upcast(event) for event in events]
 
     async def __aenter__(self) -> InMemoryEventStore:
         return self
@@ -154,6 +171,8 @@ class InMemoryEventStore:
         check_stream_id(stream)
         check_append_args(events, expected_version, request_id, fingerprint)
         await _turn()
+        if expected_version == NO_STREAM and (archived := await self._archived(stream)):
+            raise StreamClosed(stream, archived[-1].seq)  # sealed, and left: never again
         return self._append_now(
             stream, events, expected_version, request_id, fingerprint, meanwhile
         )
@@ -209,6 +228,8 @@ class InMemoryEventStore:
                 if first_fingerprint != fingerprint:
                     raise RequestIdReused(stream, request_id)
                 return AppendResult(first, last, True, (), first_fingerprint)
+            if known.closed:
+                raise StreamClosed(stream, known.version)
         version = known.version if known is not None else NO_STREAM
         if version != expected_version:
             raise ConcurrencyConflict(stream, expected_version, version)
@@ -221,6 +242,7 @@ class InMemoryEventStore:
         first, last = expected_version + 1, stored[-1].seq
         target.head = stored[-1].hash
         target.requests[request_id] = (first, last, fingerprint)
+        target.closed = closes(events)
         for waiter in self._data.waiters.pop(stream, ()):
             _wake(waiter)
         for feed in self._data.feeds:
@@ -233,6 +255,8 @@ class InMemoryEventStore:
         check_stream_id(stream)
         await _turn()
         known = self._data.streams.get(stream)
+        if known is None and (archived := await self._archived(stream)):
+            return archived[-1].seq
         return known.version if known is not None else NO_STREAM
 
     async def last_events(self, streams: Sequence[str]) -> list[StoredEvent | None]:
@@ -243,7 +267,11 @@ class InMemoryEventStore:
         for stream in streams:
             known = self._data.streams.get(stream)
             version = known.version if known is not None else NO_STREAM
-            last.append(self._slice(stream, version, 1)[0] if version >= 0 else None)
+            if version >= 0:
+                last.append(self._slice(stream, version, 1)[0])
+            else:
+                archived = await self._archived(stream)
+                last.append(archived[-1] if archived else None)
         return last
 
     async def request_result(self, stream: str, request_id: str) -> AppendResult | None:
@@ -264,6 +292,8 @@ class InMemoryEventStore:
         if limit is not None and limit <= 0:
             return []
         await _turn()
+        if stream not in self._data.streams and (archived := await self._archived(stream)):
+            return archived[from_seq : None if limit is None else from_seq + limit]
         return self._slice(stream, from_seq, limit)
 
     async def read_pages(
@@ -271,6 +301,10 @@ class InMemoryEventStore:
     ) -> AsyncIterator[list[StoredEvent]]:
         check_stream_id(stream)
         from_seq = max(from_seq, 0)
+        if stream not in self._data.streams and (archived := await self._archived(stream)):
+            for at in range(from_seq, len(archived), page_size):
+                yield archived[at : at + page_size]
+            return
         while True:
             page = self._slice(stream, from_seq, page_size)
             if page:
@@ -278,6 +312,23 @@ class InMemoryEventStore:
             if len(page) < page_size:
                 return
             from_seq = page[-1].seq + 1
+
+    async def read_as_stored(self, stream: str) -> list[StoredEvent]:
+        """The whole stream as stored (not upcast); see ``RedisEventStore``."""
+        check_stream_id(stream)
+        await _turn()
+        known = self._data.streams.get(stream)
+        return decode_entries(stream, known.entries, 0, None) if known is not None else []
+
+    async def drop_sealed(self, stream: str) -> bool:
+        """Forget a sealed stream once archived; see ``RedisEventStore.drop_sealed``."""
+        check_stream_id(stream)
+        await _turn()
+        known = self._data.streams.get(stream)
+        if known is not None and not known.closed:
+            return False
+        self._data.streams.pop(stream, None)
+        return True
 
     def _slice(self, stream: str, from_seq: int, limit: int | None) -> list[StoredEvent]:
         known = self._data.streams.get(stream)
@@ -290,6 +341,8 @@ class InMemoryEventStore:
         check_stream_id(stream)
         check = ChainCheck(stream)
         known = self._data.streams.get(stream)
+        if known is None and self.archived and (archived := await self._archived(stream)):
+            return self.archived.verification(archived)
         if known is None:
             return check.against_head(NO_STREAM, GENESIS_HASH, has_head=False)
         bad = check.check(known.entries)

@@ -9,6 +9,10 @@ from typing import Any
 GENESIS_HASH = "0" * 64
 """The ``prev_hash`` of a stream's first event (seq 0)."""
 
+CLOSING_TYPE = "MatchSealed"
+"""The type of a stream's final event (a match's seal): the store refuses any append after
+it (StreamClosed), so "nothing after the seal" holds whoever writes."""
+
 NO_STREAM = -1
 """The version of a stream with no events: ``expected_version`` for a stream's first append."""
 

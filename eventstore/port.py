@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Protocol, Self, runtime_checkable
 from .model import AppendResult, NewEvent, SentAppend, StoredEvent, Verification
 
 if TYPE_CHECKING:  # ports of their own modules, each with its implementations
+    from .archive import Archive
     from .deadlines import Deadlines
     from .limits import RateLimiter
     from .quotas import QuotaStore
@@ -157,6 +158,20 @@ class EventStore(Protocol):
 
     async def version(self, stream: str) -> int:
         """The seq of the stream's last event; -1 when it has none."""
+        ...
+
+    async def read_as_stored(self, stream: str) -> list[StoredEvent]:
+        """The whole stream as stored (not upcast): what an archive keeps."""
+        ...
+
+    async def drop_sealed(self, stream: str) -> bool:
+        """Delete a sealed stream (once archived: archive.move_to_archive); False, and
+        nothing deleted, when it is not sealed."""
+        ...
+
+    def use_archive(self, archive: Archive) -> None:
+        """Read the streams moved to ``archive`` as if they were still in the store (every
+        read above, ``last_events`` and ``verify``), and refuse to start one again."""
         ...
 
     async def last_events(self, streams: Sequence[str]) -> list[StoredEvent | None]:

@@ -63,17 +63,20 @@ def _once(call: Callable[[], None]) -> Callable[[], None]:
 # Replies: {0, first, last} appended | {1, first, last} duplicate request id
 #          {2, version} version conflict | {3, version, head} the client chained from a
 #          stale head hash (retry with that head) | {4} the request id was used with
-#          another fingerprint.
+#          another fingerprint | {5, version} the stream is closed (its seal was its
+#          last append): nothing is written after it.
 APPEND = Script(
     """
 -- KEYS[1] events, KEYS[2] meta: hash of 'head' = '<seq> <hash>' of the last event and
--- 'r:<request id>' = '<first seq> <last seq>[ <fingerprint>]' of every append, forever.
+-- 'r:<request id>' = '<first seq> <last seq>[ <fingerprint>]' of every append, forever,
+-- and 'closed' = '<seq>' once the append ending in the closing event (the seal) is in.
 -- On a single server only (never on a cluster, where they live in another slot):
 -- KEYS[3] feed, KEYS[4] index, KEYS[5] index counter.
 -- ARGV[1] expected version, ARGV[2] request id, ARGV[3] head hash the client chained from,
 -- ARGV[4] stream id, ARGV[5] feed max length (0: no trim), ARGV[6] fingerprint,
--- ARGV[7..] hash, body, ...
-local got = redis.call('HMGET', KEYS[2], 'r:' .. ARGV[2], 'head')
+-- ARGV[7] '1' when the batch's last event closes the stream (nothing may follow), else '0',
+-- ARGV[8..] hash, body, ...
+local got = redis.call('HMGET', KEYS[2], 'r:' .. ARGV[2], 'head', 'closed')
 if got[1] then
   local cut = string.find(got[1], ' ', 1, true)
   local rest = string.sub(got[1], cut + 1)
@@ -86,6 +89,7 @@ if got[1] then
   if fingerprint ~= ARGV[6] then return {4} end
   return {1, tonumber(string.sub(got[1], 1, cut - 1)), tonumber(rest)}
 end
+if got[3] then return {5, tonumber(got[3])} end
 local version, head = -1, '"""
     + GENESIS_HASH
     + """'
@@ -99,16 +103,17 @@ end
 local expected = tonumber(ARGV[1])
 if version ~= expected then return {2, version} end
 -- no events (a probe for the head) or a stale head: tell the client the head, write nothing
-if head ~= ARGV[3] or #ARGV < 8 then return {3, version, head} end
-local n = (#ARGV - 6) / 2
+if head ~= ARGV[3] or #ARGV < 9 then return {3, version, head} end
+local n = (#ARGV - 7) / 2
 for i = 0, n - 1 do
-  redis.call('XADD', KEYS[1], (expected + 1 + i) .. '-1', 'h', ARGV[7 + 2 * i],
-    'e', ARGV[8 + 2 * i])
+  redis.call('XADD', KEYS[1], (expected + 1 + i) .. '-1', 'h', ARGV[8 + 2 * i],
+    'e', ARGV[9 + 2 * i])
 end
 local last = expected + n
 local record = (expected + 1) .. ' ' .. last
 if ARGV[6] ~= '' then record = record .. ' ' .. ARGV[6] end
 redis.call('HSET', KEYS[2], 'r:' .. ARGV[2], record, 'head', last .. ' ' .. ARGV[#ARGV - 1])
+if ARGV[7] == '1' then redis.call('HSET', KEYS[2], 'closed', last) end
 if #KEYS >= 5 then
   if expected == -1 and not redis.call('ZSCORE', KEYS[4], ARGV[4]) then
     redis.call('ZADD', KEYS[4], redis.call('INCR', KEYS[5]), ARGV[4])
@@ -120,6 +125,21 @@ if #KEYS >= 5 then
   end
 end
 return {0, expected + 1, last}
+"""
+)
+
+# Drop a sealed stream and its snapshots (once archived).
+# Reply: 1 dropped, 0 not sealed (kept), 2 no stream.
+DROP_SEALED = Script(
+    """
+-- KEYS[1] events, KEYS[2] meta, KEYS[3..5] its snapshots (one slot: the stream's tag)
+if redis.call('EXISTS', KEYS[2]) == 0 then
+  redis.call('DEL', KEYS[3], KEYS[4], KEYS[5])
+  return 2
+end
+if redis.call('HEXISTS', KEYS[2], 'closed') == 0 then return 0 end
+redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5])
+return 1
 """
 )
 

@@ -39,7 +39,13 @@ class Snapshot:
 class Snapshots(Protocol):
     """Snapshots of streams, kept with them. Saving a seq again replaces it."""
 
-    async def save(self, stream: str, snapshot: Snapshot) -> None: ...
+    async def save(self, stream: str, snapshot: Snapshot) -> None:
+        """Keep ``snapshot`` (nothing is kept for a stream dropped: ``drop``)."""
+        ...
+
+    async def drop(self, stream: str) -> None:
+        """Forget the stream's snapshots for good (it left for the archive)."""
+        ...
 
     async def at_or_before(self, stream: str, seq: int) -> Snapshot | None:
         """The snapshot of the highest seq not past ``seq``; None when there is none."""
@@ -62,10 +68,17 @@ class InMemorySnapshots:
 
     def __init__(self) -> None:
         self._streams: dict[str, dict[int, Snapshot]] = {}
+        self._dropped: set[str] = set()
 
     async def save(self, stream: str, snapshot: Snapshot) -> None:
         _check(stream, snapshot)
-        self._streams.setdefault(stream, {})[snapshot.seq] = snapshot
+        if stream not in self._dropped:
+            self._streams.setdefault(stream, {})[snapshot.seq] = snapshot
+
+    async def drop(self, stream: str) -> None:
+        check_stream_id(stream)
+        self._dropped.add(stream)
+        self._streams.pop(stream, None)
 
     async def at_or_before(self, stream: str, seq: int) -> Snapshot | None:
         kept = [item for item in self._streams.get(stream, {}).values() if item.seq <= seq]
@@ -76,9 +89,11 @@ class InMemorySnapshots:
         return max(kept, key=lambda item: (item.at, item.seq), default=None)
 
 
-# KEYS: bodies, seqs, times; ARGV: member, seq, at, body
+# KEYS: bodies, seqs, times, the stream's meta; ARGV: member, seq, at, body. Nothing is
+# saved beside a stream that is not here (archived: its snapshots left with it).
 _SAVE = Script(
     """
+if redis.call('EXISTS', KEYS[4]) == 0 then return 0 end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[4])
 redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
 redis.call('ZADD', KEYS[3], ARGV[3], ARGV[1])
@@ -111,7 +126,14 @@ class RedisSnapshots:
         args: list[str | bytes | int] = [member, snapshot.seq, snapshot.at, snapshot.body]
         with unavailable_as(f"save a snapshot of {stream}", self.store.url):
             client = await self.store.connector.runner()
-            await _SAVE.run(client, self.store.keys.snapshots(stream), args)
+            keys = [*self.store.keys.snapshots(stream), self.store.keys.meta(stream)]
+            await _SAVE.run(client, keys, args)
+
+    async def drop(self, stream: str) -> None:
+        check_stream_id(stream)
+        with unavailable_as(f"drop the snapshots of {stream}", self.store.url):
+            client = await self.store.connector.runner()
+            await client.execute_command("DEL", *self.store.keys.snapshots(stream))
 
     async def at_or_before(self, stream: str, seq: int) -> Snapshot | None:
         return await self._find(stream, 1, seq)

@@ -13,8 +13,9 @@ from typing import TYPE_CHECKING, Any
 
 from redis.exceptions import NoScriptError, ResponseError
 
+from .archive import Archive, ArchivedStreams
 from .cache import BoundedCache
-from .chain import ChainCheck, auto_request_id, check_append_args, encode_batch
+from .chain import ChainCheck, auto_request_id, check_append_args, closes, encode_batch
 from .codec import Upcasters, decode_entries, parse_entry_id
 from .connection import (
     REDIS_FAILURES,
@@ -29,10 +30,11 @@ from .errors import (
     CorruptEvent,
     EventStoreError,
     RequestIdReused,
+    StreamClosed,
 )
 from .keys import Keys, check_stream_id
 from .model import GENESIS_HASH, AppendResult, NewEvent, SentAppend, StoredEvent, Verification
-from .scripts import APPEND, INDEX, Script
+from .scripts import APPEND, DROP_SEALED, INDEX, Script
 
 if TYPE_CHECKING:
     from .feed import FeedHints, GlobalSubscription
@@ -72,6 +74,27 @@ class RedisEventStore:
             StreamSubscription | GlobalSubscription | FeedHints
         ] = weakref.WeakSet()
         self._append_script: Script = APPEND
+        self.archived: ArchivedStreams | None = None  # where sealed streams went (use_archive)
+
+    def use_archive(self, archive: Archive) -> None:
+        """Read the streams moved to ``archive`` as if they were still here, and refuse
+        to start a stream again there (a create retried after its match left)."""
+        self.archived = ArchivedStreams(archive)
+
+    async def _archived(self, stream: str) -> list[StoredEvent] | None:
+        """The stream's events, upcast, when it left for the archive; None when it is here
+        or nowhere."""
+        if self.archived is None:
+            return None
+        with unavailable_as(f"whereabouts of {stream!r}", self.url):
+            here = await self.connector.execute("EXISTS", self.keys.meta(stream))
+        if here:
+            return None
+        events = await self.archived.events(stream)
+        if events is None:
+            return None
+        upcast = self.upcasters.upcast
+        return [upcast(event) for event in events]
 
     @classmethod
     def from_url(
@@ -158,6 +181,10 @@ class RedisEventStore:
         if request_id is None:
             request_id = auto_request_id()
         at = time.time_ns() // 1_000_000
+        if expected_version == -1 and self.archived is not None:
+            archived = await self._archived(stream)
+            if archived is not None:  # it was sealed, and left: nothing starts it again
+                raise StreamClosed(stream, archived[-1].seq)
         try:
             return await self._append(
                 stream, events, expected_version, request_id, fingerprint, at, meanwhile
@@ -191,6 +218,7 @@ class RedisEventStore:
                 keys.index,
                 keys.index_counter,
             ]
+        closing = "1" if closes(events) else "0"
         head = self._head(stream, expected_version)
         if head is None:  # the head is learnt first: refuse unstorable data before that too
             encode_batch([], [], stream, events, expected_version, request_id, at, GENESIS_HASH)
@@ -202,6 +230,7 @@ class RedisEventStore:
                 stream,
                 self.feed_maxlen,
                 fingerprint,
+                closing,
             ]
             stored: list[StoredEvent] = []
             if head is not None:  # else no events: only learn the head (never writes)
@@ -234,6 +263,8 @@ class RedisEventStore:
                 raise ConcurrencyConflict(stream, expected_version, reply[1])
             if code == 4:
                 raise RequestIdReused(stream, request_id)
+            if code == 5:
+                raise StreamClosed(stream, reply[1])
             head = reply[2].decode() if isinstance(reply[2], bytes) else str(reply[2])
             self._remember(stream, reply[1], head)
         raise EventStoreError(f"append to {stream!r}: the stream's head kept changing")
@@ -274,6 +305,7 @@ class RedisEventStore:
             stream,
             self.feed_maxlen,
             fingerprint,
+            "1" if closes(events) else "0",
         ]
         stored: list[StoredEvent] = []
         encode_batch(args, stored, stream, events, expected_version, request_id, at, head)
@@ -331,6 +363,10 @@ class RedisEventStore:
         check_stream_id(stream)
         with unavailable_as(f"version of {stream!r}", self.url):
             head = await self.connector.execute("HGET", self.keys.meta(stream), "head")
+        if head is None and self.archived is not None:
+            archived = await self._archived(stream)
+            if archived is not None:
+                return archived[-1].seq
         return parse_head(head)[0]
 
     async def last_events(self, streams: Sequence[str]) -> list[StoredEvent | None]:
@@ -346,7 +382,8 @@ class RedisEventStore:
             if isinstance(reply, BaseException):
                 raise store_error(reply, f"last event of {stream!r}", self.url) from reply
             if not reply:
-                last.append(None)
+                archived = await self._archived(stream) if self.archived is not None else None
+                last.append(archived[-1] if archived else None)
                 continue
             seq = parse_entry_id(stream, reply[0][0])
             last.append(self.decode(stream, reply, seq)[0])
@@ -374,15 +411,21 @@ class RedisEventStore:
         """
         check_stream_id(stream)
         from_seq = max(from_seq, 0)
-        if limit is not None:
-            return await self._read_page(stream, from_seq, limit) if limit > 0 else []
+        if limit is not None and limit <= 0:
+            return []
         out: list[StoredEvent] = []
         while True:
-            page = await self._read_page(stream, from_seq, READ_PAGE)
+            page = await self._read_page(stream, from_seq, limit or READ_PAGE)
             out.extend(page)
-            if len(page) < READ_PAGE:
-                return out
+            if limit is not None or len(page) < READ_PAGE:
+                break
             from_seq = page[-1].seq + 1
+        if not out and self.archived is not None:
+            archived = await self._archived(stream)
+            if archived is not None:
+                end = None if limit is None else from_seq + limit
+                return archived[from_seq:end]
+        return out
 
     async def read_pages(
         self, stream: str, from_seq: int = 0, page_size: int = 1000
@@ -390,13 +433,62 @@ class RedisEventStore:
         """The stream from ``from_seq`` to its current end, one page at a time."""
         check_stream_id(stream)
         from_seq = max(from_seq, 0)
+        first = True
         while True:
             page = await self._read_page(stream, from_seq, page_size)
+            if first and not page and self.archived is not None:
+                archived = await self._archived(stream)
+                for at in range(from_seq, len(archived or ()), page_size):
+                    yield (archived or [])[at : at + page_size]
+                return
+            first = False
             if page:
                 yield page
             if len(page) < page_size:
                 return
             from_seq = page[-1].seq + 1
+
+    async def read_as_stored(self, stream: str) -> list[StoredEvent]:
+        """The whole stream as stored (not upcast): what an archive keeps."""
+        check_stream_id(stream)
+        out: list[StoredEvent] = []
+        while True:
+            entries = await self._xrange(stream, len(out), READ_PAGE)
+            out.extend(decode_entries(stream, entries, len(out), None))
+            if len(entries) < READ_PAGE:
+                return out
+
+    async def used_memory(self) -> int:
+        """The bytes Redis uses (``INFO memory``'s ``used_memory``; on a cluster, the
+        node the connection reaches)."""
+        with unavailable_as("INFO memory", self.url):
+            info = await self.connector.execute("INFO", "memory")
+        if isinstance(info, dict):
+            return int(info["used_memory"])
+        text = info.decode() if isinstance(info, bytes) else str(info)
+        for line in text.splitlines():
+            if line.startswith("used_memory:"):
+                return int(line.partition(":")[2])
+        raise EventStoreError("INFO memory has no used_memory")
+
+    async def drop_sealed(self, stream: str) -> bool:
+        """Delete a sealed stream (its entries, head, request ids, snapshots) and its place
+        in the index, once it is archived: False, and nothing deleted, when it is not sealed.
+        Dropping a stream already gone clears what is left of it (its index entry)."""
+        check_stream_id(stream)
+        keys = self.keys
+        with unavailable_as(f"drop {stream!r}", self.url):
+            client = self.connector.executor or await self.connector.runner()
+            stream_keys = [keys.events(stream), keys.meta(stream), *keys.snapshots(stream)]
+            done = await DROP_SEALED.run(client, stream_keys, [])
+            if done == 0:
+                return False
+            # the index lives in another slot on a cluster: after the stream, so that a
+            # crash between the two leaves an index entry the next drop clears
+            await self.connector.execute("ZREM", keys.index, stream)
+        self._heads.pop(stream, None)
+        self._indexed.pop(stream, None)
+        return True
 
     async def _read_page(self, stream: str, from_seq: int, count: int) -> list[StoredEvent]:
         entries = await self._xrange(stream, from_seq, count)
@@ -422,6 +514,10 @@ class RedisEventStore:
         previous hash, each hash matching the contents, the last event matching the head
         record the append script keeps. Reports the first bad seq."""
         check_stream_id(stream)
+        if self.archived is not None:
+            archived = await self._archived(stream)
+            if archived is not None:
+                return self.archived.verification(archived)
         check = ChainCheck(stream)
         while True:
             entries = await self._xrange(stream, check.checked, page_size)
@@ -594,6 +690,8 @@ class _Sent:
             return AppendResult(answer[1], answer[2], True, (), self.fingerprint)
         if code == 4:
             raise RequestIdReused(stream, self.written[0].request_id)
+        if code == 5:
+            raise StreamClosed(stream, answer[1])
         # 2, or 3: chained from a head that is not the stream's (one sent before failed)
         raise ConcurrencyConflict(stream, expected_version, answer[1])
 

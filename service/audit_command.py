@@ -15,7 +15,14 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from eventstore import EventStoreError, RedisEventStore, StoredEvent, redacted_url, store_redis_url
+from eventstore import (
+    EventStoreError,
+    RedisEventStore,
+    StoredEvent,
+    redacted_url,
+    store_redis_url,
+)
+from eventstore.archive import configured_archive
 
 from .app import STORE_PREFIX
 from .app.match import stream_of
@@ -108,6 +115,7 @@ def _read_match_of(target: str, redis_url: str | None) -> list[StoredEvent]:
 async def _read_match(match_id: str, redis_url: str) -> list[StoredEvent]:
     # no upcasters: the auditor checks the events as they were hashed
     store = RedisEventStore.from_url(redis_url, prefix=STORE_PREFIX)
+    store.use_archive(configured_archive())  # a match sealed long ago is there
     try:
         return await store.read(stream_of(match_id), 0)
     finally:

@@ -10,12 +10,14 @@ import os
 import signal
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from .match.events import BotKind
 from .rules import PRESETS
 
 if TYPE_CHECKING:
+    from eventstore import Archive
+
     from .app.quotas import Limits
     from .rest.app import RestSettings
 
@@ -42,6 +44,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         choices=("redis", "memory"),
         default="redis",
         help="where matches are kept; memory: no Redis, and nothing kept once it stops",
+    )
+    serve.add_argument(
+        "--archive",
+        metavar="FOLDER|s3://BUCKET/PREFIX|none",
+        default=os.environ.get("DAIFUGO_ARCHIVE"),
+        help="where sealed matches go once --keep-live has passed (default: DAIFUGO_ARCHIVE, "
+        "else archive/ in the data folder beside an embedded Redis, memory with --store "
+        "memory, none with a Redis of yours); none: they stay in Redis",
+    )
+    serve.add_argument(
+        "--keep-live",
+        type=float,
+        default=86400.0,
+        metavar="SECONDS",
+        help="how long a sealed match stays in Redis before it is archived (default a day)",
     )
     serve.add_argument("--uecda-port", type=int, help="also serve UECda clients (protocol 20070)")
     serve.add_argument("--uecda-games", type=int, default=1000, help="games per UECda table")
@@ -253,6 +270,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--receipts", metavar="FILE", help="receipts to check against the log (JSON Lines)"
     )
 
+    archive = commands.add_parser(
+        "archive", help="the archive of sealed matches: status, run, get MATCH_ID"
+    )
+    archive_actions = archive.add_subparsers(dest="action", required=True)
+    archive_actions.add_parser("status", help="what is live, sealed and archived, and its size")
+    running = archive_actions.add_parser("run", help="archive the matches due now, at once")
+    running.add_argument(
+        "--keep-live", type=float, default=86400.0, metavar="SECONDS", help="default a day"
+    )
+    getting = archive_actions.add_parser("get", help="print a match's JSONL export")
+    getting.add_argument("match_id")
     keys = commands.add_parser("keys", help="the signing keys: new, rotate, show")
     keys.add_argument("action", choices=("new", "rotate", "show"))
     keys.add_argument(
@@ -288,6 +316,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .audit_command import run_audit
 
         return run_audit(args.target, key=args.key, receipts=args.receipts)
+    if args.command == "archive":
+        from .archive_command import run_archive
+
+        return run_archive(
+            args.action, getattr(args, "keep_live", 0.0), getattr(args, "match_id", "")
+        )
     if args.command == "keys":
         from pathlib import Path
 
@@ -378,6 +412,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     return asyncio.run(play_in_terminal(args.grpc, args.preset, args.players, args.games))
 
 
+def _archive_of(given: str | None) -> Archive | Literal["default"] | None:
+    from eventstore.archive import archive_at
+
+    if given is None:
+        return "default"
+    return None if given == "none" else archive_at(given)
+
+
 async def _serve(args: argparse.Namespace, rest: RestSettings, limits: Limits) -> int:
     from eventstore import InMemoryStorage
     from eventstore.embedded import URL_FILE
@@ -437,6 +479,8 @@ async def _serve(args: argparse.Namespace, rest: RestSettings, limits: Limits) -
             bots_after=args.arena_bots_after, games_per_set=args.arena_games
         ),
         storage=InMemoryStorage() if args.store == "memory" else None,
+        archive=_archive_of(args.archive),
+        keep_live=args.keep_live,
     ) as running:
         tables = f", UECda on {running.uecda_port}" if running.uecda_port is not None else ""
         print(

@@ -11,14 +11,24 @@ import gc
 import logging
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from typing import Literal
 
 import grpc
 
 from clients.bots import bot_of_kind
-from eventstore import EmbeddedRedis, RedisStorage, Storage, redis_url_or_embedded
+from eventstore import (
+    Archive,
+    EmbeddedRedis,
+    InMemoryArchive,
+    RedisStorage,
+    Storage,
+    redis_url_or_embedded,
+)
+from eventstore.archive import configured_archive
 from eventstore.embedded import URL_FILE
 
 from .app import STORE_PREFIX
+from .app.archiver import KEEP_LIVE_MS
 from .app.arena import Arena, ArenaSettings
 from .app.background import Background, stop_tasks
 from .app.catalog import CatalogProjection
@@ -57,6 +67,18 @@ class Running:
     storage: Storage
     uecda_port: int | None = None  # None: no UECda listener
     uecda: UecdaServer | None = None
+    archive: Archive | None = None  # where sealed matches go (archiver.py)
+
+
+def default_archive(storage: Storage, embedded: EmbeddedRedis | None) -> Archive | None:
+    """Memory beside memory; the data folder's ``archive/`` beside the embedded Redis
+    (whose data is there too); none beside a Redis of the operator's, whose replicas may
+    run on several machines (``--archive`` names a folder they share)."""
+    if not storage.durable:
+        return InMemoryArchive()
+    if embedded is not None:
+        return configured_archive()
+    return None
 
 
 def tune_gc_for_serving() -> None:
@@ -85,6 +107,8 @@ async def running_service(
     arena_settings: ArenaSettings | None = None,
     grpc_max_connections: int = GRPC_MAX_CONNECTIONS,
     storage: Storage | None = None,
+    archive: Archive | Literal["default"] | None = "default",
+    keep_live: float = KEEP_LIVE_MS / 1000,
 ) -> AsyncIterator[Running]:
     """Start the service; stop all of it (an embedded Redis too) on exit.
     ``http_port``: serve REST there too (0 picks a free port; None: no REST).
@@ -99,7 +123,10 @@ async def running_service(
     ``limits``: the callers' quotas and the idle limit (None: no quota, no idle limit:
     tests and tools that are their own only caller).
     ``storage``: where everything is kept (``InMemoryStorage``: nothing outlives the
-    process); None: Redis at ``redis_url``, else an embedded one."""
+    process); None: Redis at ``redis_url``, else an embedded one.
+    ``archive``: where matches sealed ``keep_live`` seconds ago go (archiver.py);
+    "default": in memory for a memory storage, the data folder's ``archive/`` beside an
+    embedded Redis, none (matches stay in Redis) with a Redis of the caller's."""
     settings = rest or RestSettings()
     uecda_settings = uecda or UecdaSettings()
     connection_limits, grpc_max_connections = share_open_files(
@@ -121,6 +148,10 @@ async def running_service(
         else:
             url = redis_url
         storage = RedisStorage.from_url(url, prefix=prefix)
+    if archive == "default":
+        archive = default_archive(storage, embedded)
+    if archive is not None:
+        storage.events.use_archive(archive)
     if not storage.durable:
         log.warning("storage in %s: every match is lost when the service stops", storage.where)
     try:
@@ -150,6 +181,8 @@ async def running_service(
             make_bot=bot_of_kind,
             idle_ms=idle_ms,
             table_deadlines=table_deadlines,
+            archive=archive,
+            keep_live_ms=round(keep_live * 1000),
         )
         background_task = asyncio.create_task(background.run())
         # what REST reads of the projections, whichever replica writes them
@@ -201,6 +234,7 @@ async def running_service(
                 storage,
                 uecda_bound,
                 tables,
+                archive,
             )
         finally:
             if tables is not None:

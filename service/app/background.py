@@ -12,9 +12,10 @@ import contextlib
 import logging
 from typing import Protocol
 
-from eventstore import Storage
+from eventstore import Archive, Storage
 from eventstore.deadlines import Deadlines
 
+from .archiver import KEEP_LIVE_MS, Archiver
 from .bot_seats import BotFactory, BotSeats
 from .catalog import CatalogProjection
 from .following import Follower, SharedFeed
@@ -47,11 +48,16 @@ class Background:
         make_bot: BotFactory | None = None,
         idle_ms: int = 0,
         table_deadlines: Deadlines | None = None,
+        archive: Archive | None = None,
+        keep_live_ms: int = KEEP_LIVE_MS,
     ) -> None:
         """``storage``: where the lease and the projections' state live (beside the
         events ``service`` appends); ``idle_ms``: abandon a match nobody acted in for this
         long (0: never); ``table_deadlines``: abandon a match whose adapter table's
-        deadline there lapsed (lapsed_tables.py; None: never)."""
+        deadline there lapsed (lapsed_tables.py; None: never); ``archive``: where sealed
+        matches go ``keep_live_ms`` after their seal (archiver.py; None: they stay)."""
+        self.archive = archive
+        self.keep_live_ms = keep_live_ms
         self.table_deadlines = table_deadlines
         self.service = service
         self.storage = storage
@@ -118,6 +124,13 @@ class Background:
             workers.append(bots)
         if self.table_deadlines is not None:
             workers.append(LapsedTables(self.service, self.table_deadlines))
+        if self.archive is not None:
+            snapshots = self.storage.snapshots()
+            archiver = Archiver(
+                self.service.store, self.archive, snapshots, self.keep_live_ms, scan=scan
+            )
+            followers.append(archiver)
+            workers.append(archiver)
         workers.append(SharedFeed(self.storage.events, followers))
         self._running = [(worker, asyncio.create_task(worker.run())) for worker in workers]
 

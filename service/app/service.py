@@ -27,6 +27,7 @@ from eventstore import (
     RequestIdReused,
     Snapshots,
     StoredEvent,
+    StreamClosed,
 )
 from eventstore.cache import BoundedCache
 from eventstore.fanout import Fanout
@@ -926,6 +927,10 @@ class GameService:
                 )
             except RequestIdReused:
                 raise _reused() from None
+            except StreamClosed:  # the store's own guard: the seal was the last append
+                raise ServiceError(
+                    "game_over", "the match is sealed: nothing is appended after its seal"
+                ) from None
             self.fanout.appended(stream, result.events)  # its listeners here need no read
         return result
 

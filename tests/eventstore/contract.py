@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from eventstore import (
+    CLOSING_TYPE,
     GENESIS_HASH,
     AppendResult,
     ConcurrencyConflict,
@@ -30,6 +31,7 @@ from eventstore import (
     RedisEventStore,
     RequestIdReused,
     StoredEvent,
+    StreamClosed,
     Upcasters,
     recompute_hash,
 )
@@ -444,6 +446,52 @@ class RequestIdCase(StoreCase):
         assert (await store.append("t", [ev()], 0, "r", odd)).duplicate
         with pytest.raises(RequestIdReused):
             await store.append("t", [ev()], 0, "r", odd.strip())
+
+
+class SealCase(StoreCase):
+    """The seal (CLOSING_TYPE) is a stream's final append: the store refuses any after it."""
+
+    async def test_nothing_is_appended_after_the_seal(self, recorder: Recorder) -> None:
+        store = recorder.store()
+        await store.append("m", [ev(n=0), ev(n=1)], -1, "play")
+        sealed = await store.append("m", [ev(n=2), ev(CLOSING_TYPE)], 1, "seal", "fp")
+        assert sealed.last_seq == 3
+        # refused from this writer, from another that does not know the head, whatever
+        # version it expects, under a request id never used
+        for writer in (store, recorder.sharing(store)):
+            for expected in (3, 2, -1, 9):
+                with pytest.raises(StreamClosed) as info:
+                    await writer.append("m", [ev(late=True)], expected, f"late-{expected}")
+                assert (info.value.stream, info.value.version) == ("m", 3)
+                assert isinstance(info.value, EventStoreError)
+            with pytest.raises(StreamClosed):  # a second seal is an append after the seal
+                await writer.append("m", [ev(CLOSING_TYPE)], 3, "seal-again")
+        # a retry of the seal itself is that first append, as every retry is
+        again = await store.append("m", [ev(n=2), ev(CLOSING_TYPE)], 1, "seal", "fp")
+        assert again == AppendResult(2, 3, True, fingerprint="fp")
+        with pytest.raises(RequestIdReused):
+            await store.append("m", [ev(CLOSING_TYPE)], 3, "seal", "other")
+        assert await store.version("m") == 3
+        assert [e.type for e in await store.read("m")][-1] == CLOSING_TYPE
+        assert all("late" not in e.data for e in await store.read("m"))
+        assert await store.request_result("m", "late-3") is None
+        assert (await store.verify("m")).ok
+        # other streams are not closed by it
+        assert (await store.append("n", [ev()], -1, "play")).last_seq == 0
+
+    async def test_a_stream_whose_first_append_is_its_seal_is_closed(
+        self, store: EventStore
+    ) -> None:
+        await store.append("s", [ev(CLOSING_TYPE)], -1)
+        with pytest.raises(StreamClosed):
+            await store.append("s", [ev()], 0)
+
+    async def test_the_seal_ends_its_append(self, store: EventStore) -> None:
+        with pytest.raises(InvalidEvent):
+            await store.append("x", [ev(CLOSING_TYPE), ev(n=1)], -1)
+        assert await store.version("x") == -1
+        await store.append("x", [ev(n=0)], -1)  # the stream stays open
+        assert (await store.append("x", [ev(n=1)], 0)).last_seq == 1
 
 
 class SubscriptionCase(StoreCase):

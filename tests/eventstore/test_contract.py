@@ -12,6 +12,7 @@ from .contract import (
     InMemory,
     OverlapCase,
     RequestIdCase,
+    SealCase,
     SingleRedis,
     SubscriptionCase,
     UpcastCase,
@@ -30,6 +31,10 @@ class TestOverlapInMemory(InMemory, OverlapCase):
 
 
 class TestRequestIdInMemory(InMemory, RequestIdCase):
+    pass
+
+
+class TestSealInMemory(InMemory, SealCase):
     pass
 
 
@@ -72,6 +77,10 @@ class TestRequestIdRedis(SingleRedis, RequestIdCase):
     pass
 
 
+class TestSealRedis(SingleRedis, SealCase):
+    pass
+
+
 class TestSubscriptionRedis(SingleRedis, SubscriptionCase):
     pass
 
@@ -108,6 +117,10 @@ class TestOverlapCluster(ClusterRedis, OverlapCase):
 
 
 class TestRequestIdCluster(ClusterRedis, RequestIdCase):
+    pass
+
+
+class TestSealCluster(ClusterRedis, SealCase):
     pass
 
 

@@ -11,6 +11,7 @@ import pytest
 import redis
 
 from eventstore import (
+    CLOSING_TYPE,
     ConcurrencyConflict,
     EventStore,
     EventStoreError,
@@ -18,6 +19,7 @@ from eventstore import (
     NewEvent,
     RedisEventStore,
     SentAppend,
+    StreamClosed,
 )
 
 from ..redis_support import unique
@@ -83,6 +85,26 @@ async def test_when_one_does_not_land_none_sent_after_it_does(stores: list[Event
     assert all(isinstance(outcome, ConcurrencyConflict) for outcome in outcomes)
     stored = await ours.read("s")
     assert [e.type for e in stored] == ["Start", "E", "F", "E", "F", "Theirs"]
+    assert (await ours.verify("s")).ok
+
+
+async def test_appends_sent_after_the_seal_do_not_land(stores: list[EventStore]) -> None:
+    ours, theirs = stores
+    await ours.append("s", [NewEvent("Start")], -1)
+    seal = ours.send_append("s", [NewEvent("E"), NewEvent(CLOSING_TYPE)], 0, "seal")
+    after = ours.send_append("s", [NewEvent("Late")], 2, "late")  # chained on the seal
+    assert seal is not None and after is not None
+    assert (await seal.result).last_seq == 2
+    with pytest.raises(StreamClosed):
+        await after.result
+    with pytest.raises(StreamClosed):  # nor from another writer, sent or appended
+        await theirs.append("s", [NewEvent("Late")], 2, "late-2")
+    resent = theirs.send_append("s", [NewEvent("Late")], 2, "late-3")
+    if resent is not None:  # a writer that does not know the head appends instead
+        with pytest.raises(StreamClosed):
+            await resent.result
+    stored = await ours.read("s")
+    assert [e.type for e in stored] == ["Start", "E", CLOSING_TYPE]
     assert (await ours.verify("s")).ok
 
 

@@ -7,7 +7,14 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from eventstore import InMemorySnapshots, InvalidEvent, RedisSnapshots, Snapshot, Snapshots
+from eventstore import (
+    InMemorySnapshots,
+    InvalidEvent,
+    NewEvent,
+    RedisSnapshots,
+    Snapshot,
+    Snapshots,
+)
 
 from .conftest import Backend, same_slot
 
@@ -79,6 +86,8 @@ class TestSnapshotsRedis(SnapshotsCase):
         url = request.getfixturevalue("redis_url" if single else "cluster_url")
         backend = Backend(request.param, url, not single)
         store = backend.store()
+        for stream in ("m:1", "m:2"):  # snapshots are kept beside a stream that is there
+            await store.append(stream, [NewEvent("Created")], -1)
         try:
             yield RedisSnapshots(store)
         finally:

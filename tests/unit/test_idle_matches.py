@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from eventstore import InMemoryEventStore
+from eventstore import InMemoryEventStore, NewEvent, StreamClosed
 from service.app.idle import IdleMatches
 from service.app.keyring import Keyring
 from service.app.match import stream_of
@@ -53,6 +53,8 @@ async def test_a_match_nobody_acts_in_is_abandoned_revealed_and_sealed(
     assert match.abandoned == "idle" and match.seed and match.sealed
     types = [event.type for event in await service.store.read(stream_of(made.match_id))]
     assert types[-3:] == ["MatchAbandoned", "SeedRevealed", "MatchSealed"]
+    with pytest.raises(StreamClosed):  # its seal closed its stream too
+        await service.store.append(stream_of(made.match_id), [NewEvent("Late")], match.version)
     assert worker.last_acted == {}
     await follow(worker, service, made.match_id, 1)  # its end, as the feed brings it
     assert worker.last_acted == {}

@@ -16,7 +16,7 @@ from eventstore import InMemoryEventStore, StoredEvent
 from service.app.keyring import Keyring
 from service.app.match import stream_of
 from service.app.service import CreatedMatch, GameService, MatchOptions, ServiceError
-from service.match import BotKind
+from service.match import BotKind, MatchAbandoned
 from service.records.formats import RefusalReceipt
 from service.rules.commands import Pass, SeatCommand
 from service.rules.legal import legal_actions
@@ -419,6 +419,27 @@ async def test_a_finished_match_is_sealed_once(
     assert not await service.seal(made.match_id)
     assert not await GameService(store, service.keyring).seal(made.match_id)
     assert [e.type for e in await stored(store, made.match_id)].count("MatchSealed") == 1
+
+
+async def test_the_store_refuses_an_append_after_the_seal_as_game_over(
+    service: GameService, store: InMemoryEventStore
+) -> None:
+    """Whoever writes past the deciders (a writer on a stale version, a bug): the seal was
+    the stream's last append, and the store's refusal comes back as game_over."""
+    made = await started(service)
+    while not (await service.load(made.match_id)).over:
+        seat, command = await first_legal(service, made.match_id)
+        await service.act(made.match_id, made.seat_tokens[seat], always(command))
+    match = await service.load(made.match_id)
+    assert match.sealed
+    for expected in (match.version, match.version - 1):
+        with pytest.raises(ServiceError) as info:
+            await service._append(
+                made.match_id, [MatchAbandoned("idle", expected)], expected, "late"
+            )
+        assert info.value.code == "game_over"
+    assert [e.type for e in await stored(store, made.match_id)][-1] == "MatchSealed"
+    assert (await service.load(made.match_id)).version == match.version
 
 
 async def test_an_invite_table_is_joined_by_claim_and_full_it_starts_itself(

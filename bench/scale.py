@@ -1,0 +1,207 @@
+"""`daifugo bench scale`: many finished matches, archived. Prints, per N, Redis's memory
+empty, filled and after archiving, the takeover scan's time before and after, the
+archiving throughput, and a whole match's read (the replay's first step) from Redis and
+from the archive in the same run; then the archive's bytes per match per preset and
+player count, with what the bytes are, and what a trained zstd dictionary would save.
+
+    daifugo bench scale [--sizes 1000,10000] [--samples 200]
+
+The matches are generated directly: one match per preset and player count is played
+through the real service (in memory, one game, every seat acting its first legal
+action), and its events are written again under N stream ids, one append each (so the
+chains are the stores' own; the copies' seals sign the template's head, which the
+archive does not check). A copy is one append, so one request id: its object is smaller
+than a played match's (the per-preset table is of played ones). A private redis-server
+(no AOF) runs for each N. Only the event store is filled: the catalog's listings and the
+projections' checkpoints, which stay in Redis per match, are not.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import dataclasses
+import functools
+import secrets
+import statistics
+import tempfile
+import time
+from collections.abc import Sequence
+
+import msgspec
+import zstandard
+
+from eventstore import (
+    InMemoryEventStore,
+    NewEvent,
+    RedisEventStore,
+    RedisServer,
+    RedisSnapshots,
+    StoredEvent,
+)
+from eventstore.archive import ZSTD_LEVEL, FolderArchive, columns, pack, packed_id, unpack
+from service.app.archiver import archive_now
+from service.app.keyring import Keyring
+from service.app.match import stream_of
+from service.app.scanning import scan_streams
+from service.app.service import GameService, MatchOptions
+from service.rules.commands import SeatCommand
+from service.rules.legal import legal_actions
+
+PRESETS = ("classic", "federation", "torasobi")
+
+
+def for_seat(command: SeatCommand, seat: int) -> SeatCommand:
+    return dataclasses.replace(command, seat=seat)
+
+
+async def template(preset: str, players: int) -> list[StoredEvent]:
+    """One real match of one game, played to its seal."""
+    store = InMemoryEventStore()
+    service = GameService(store, Keyring(secrets.token_bytes(32)))
+    made = await service.create(MatchOptions(preset, players, {}, games_per_set=1))
+    await service.start(made.match_id, made.host_token)
+    while not (match := await service.load(made.match_id)).over:
+        seat = match.game.turn
+        assert seat is not None
+        command = legal_actions(match.game)[0]
+        token = made.seat_tokens[seat]
+        await service.act(made.match_id, token, functools.partial(for_seat, command))
+    for _ in range(100):
+        if (await service.load(made.match_id)).sealed:
+            break
+        await asyncio.sleep(0.01)
+    events = await store.read_as_stored(stream_of(made.match_id))
+    await service.fanout.close()
+    return events
+
+
+def breakdown(events: Sequence[StoredEvent]) -> dict[str, int]:
+    """The packed columns' sizes before compression, and the object's after."""
+    encode = msgspec.msgpack.encode
+    return {
+        "events": len(events),
+        "types": len(encode([e.type for e in events])),
+        "request_ids": len(encode(packed_ids(events))),
+        "times": len(encode([e.at for e in events])),
+        "data": len(encode([e.data for e in events])),
+        "packed": len(pack(events)),
+    }
+
+
+def packed_ids(events: Sequence[StoredEvent]) -> list[str | bytes]:
+    """The request ids as packed: each once, the store's own as 16 bytes."""
+    ids: list[str | bytes] = []
+    last = ""
+    for event in events:
+        ids.append("" if event.request_id == last else packed_id(event.request_id))
+        last = event.request_id
+    return ids
+
+
+async def fill(store: RedisEventStore, events: Sequence[StoredEvent], n: int) -> None:
+    records = [NewEvent(e.type, e.data, e.schema) for e in events]
+    names = [f"bench{index:07d}" for index in range(n)]
+    for start in range(0, n, 200):
+        await asyncio.gather(
+            *(store.append(stream_of(name), records, -1) for name in names[start : start + 200])
+        )
+
+
+async def one_size(n: int, events: Sequence[StoredEvent], samples: int) -> None:
+    with (
+        tempfile.TemporaryDirectory() as folder,
+        RedisServer(f"{folder}/redis", appendonly=False).start() as server,
+    ):
+        store = RedisEventStore.from_url(server.url, prefix="daifugo")
+        archive = FolderArchive(f"{folder}/archive")
+        store.use_archive(archive)
+        try:
+            empty = await store.used_memory()
+            began = time.perf_counter()
+            await fill(store, events, n)
+            filled_s = time.perf_counter() - began
+            filled = await store.used_memory()
+            began = time.perf_counter()
+            await scan_streams(store)
+            scan_before = time.perf_counter() - began
+            live = [stream_of(f"bench{i:07d}") for i in range(0, n, max(1, n // samples))]
+            live_reads = [await timed_read(store, stream) for stream in live]
+            began = time.perf_counter()
+            moved = await archive_now(store, archive, RedisSnapshots(store), 0)
+            archive_s = time.perf_counter() - began
+            after = await store.used_memory()
+            began = time.perf_counter()
+            await scan_streams(store)
+            scan_after = time.perf_counter() - began
+            store.archived = None
+            store.use_archive(archive)  # nothing unpacked yet: each read from the folder
+            archived_reads = [await timed_read(store, stream) for stream in live]
+            objects, size = await archive.size()
+        finally:
+            await store.close()
+    mb = 1024 * 1024
+    print(f"N = {n:,} matches of {len(events)} events (filled in {filled_s:.1f} s)")
+    print(
+        f"  Redis used_memory: empty {empty / mb:.2f} MB, filled {filled / mb:.1f} MB "
+        f"({(filled - empty) / n:,.0f} B/match), archived {after / mb:.2f} MB "
+        f"({(after - empty) / mb:+.2f} MB over empty)"
+    )
+    print(
+        f"  takeover scan: {scan_before * 1000:.0f} ms filled, {scan_after * 1000:.1f} ms "
+        "after archiving"
+    )
+    print(
+        f"  archiving: {moved.moved.matches:,} matches in {archive_s:.1f} s "
+        f"({moved.moved.matches / archive_s:,.0f}/s); archive {objects:,} objects, "
+        f"{size / objects:,.0f} B/match"
+    )
+    p50_live = statistics.median(live_reads) * 1000
+    p50_archived = statistics.median(archived_reads) * 1000
+    print(
+        f"  whole-match read p50: live {p50_live:.2f} ms, archived {p50_archived:.2f} ms "
+        f"({p50_archived / p50_live:.2f}x), {len(live)} matches each"
+    )
+
+
+async def timed_read(store: RedisEventStore, stream: str) -> float:
+    began = time.perf_counter()
+    events = await store.read(stream)
+    assert events
+    return time.perf_counter() - began
+
+
+async def run(sizes: Sequence[int], samples: int) -> None:
+    print("archive bytes per match (one game), by preset and players:")
+    header = f"{'preset':<11}{'players':>8}{'events':>8}{'packed B':>10}"
+    print(f"  {header}   its columns before compression (B)")
+    templates: dict[tuple[str, int], list[StoredEvent]] = {}
+    for preset in PRESETS:
+        for players in (3, 4, 5):
+            events = await template(preset, players)
+            templates[preset, players] = events
+            parts = breakdown(events)
+            raw = ", ".join(f"{k} {v:,}" for k, v in parts.items() if k not in ("events", "packed"))
+            print(f"  {preset:<11}{players:>8}{parts['events']:>8}{parts['packed']:>10,}   {raw}")
+    sample = templates["federation", 4]
+    plain = len(zstandard.ZstdCompressor(level=ZSTD_LEVEL).compress(columns(sample)))
+    print(
+        f"  federation/4 without the trained dictionary: {plain:,} B, with it "
+        f"{len(pack(sample)):,} B"
+    )
+    unpack(sample[0].stream, pack(sample))
+    for n in sizes:
+        await one_size(n, templates["federation", 4], samples)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="daifugo bench scale")
+    parser.add_argument("--sizes", default="1000,10000")
+    parser.add_argument("--samples", type=int, default=200)
+    args = parser.parse_args(argv)
+    asyncio.run(run([int(size) for size in args.sizes.split(",")], args.samples))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,136 @@
+"""Sealed matches leave the live store for the archive once they have been sealed for
+``keep_live`` (eventstore/archive.py: written, read back and compared, then dropped with
+their snapshots). It runs on the replica holding the background lease: at start it finds
+every sealed match still in the store (the scan every worker starts from), then takes
+each seal from the feed. A move cut short (a crash, the store or the archive away) is
+done again from the start the next time: every step of it can be repeated."""
+
+from __future__ import annotations
+
+import asyncio
+import heapq
+import logging
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+from eventstore import CLOSING_TYPE, Archive, EventStore, EventStoreError, Snapshots, StoredEvent
+from eventstore.archive import move_to_archive
+
+from .match import match_id_of, stream_of
+from .scanning import SharedScan
+from .ticking import tick_until_stopped
+
+log = logging.getLogger("daifugo.archiver")
+KEEP_LIVE_MS = 24 * 3600 * 1000  # a day: the default --keep-live
+RETRY_MS = 60_000
+
+
+@dataclass
+class Moved:
+    matches: int = 0
+    bytes: int = 0
+
+
+class Archiver:
+    name = "archiver"
+    pace = 5.0  # a move is due a day after the seal: its feed may lag
+
+    def __init__(
+        self,
+        store: EventStore,
+        archive: Archive,
+        snapshots: Snapshots,
+        keep_live_ms: int = KEEP_LIVE_MS,
+        tick: float = 1.0,
+        scan: SharedScan | None = None,
+    ) -> None:
+        self.store = store
+        self.archive = archive
+        self.snapshots = snapshots
+        self.keep_live_ms = keep_live_ms
+        self.tick = tick
+        self.scan = scan
+        self.due: dict[str, int] = {}  # match id -> when it may leave, ms
+        self._order: list[tuple[int, str]] = []  # (when, match id), a heap: a day of seals
+        self.moved = Moved()
+        self._stopping = asyncio.Event()
+
+    def stop(self) -> None:
+        self._stopping.set()
+
+    async def run(self) -> None:
+        await tick_until_stopped(self._stopping, self.tick, self.move_due)
+
+    async def start(self) -> Mapping[str, int]:
+        """Every sealed match in the store is due ``keep_live`` after its seal."""
+        scan = await (self.scan or SharedScan(self.store)).scan()
+        sealed = [m for m, type_ in scan.last_types.items() if type_ == CLOSING_TYPE]
+        last = await self.store.last_events([stream_of(m) for m in sealed])
+        for match_id, event in zip(sealed, last, strict=True):
+            if event is not None:
+                self._plan(match_id, event.at + self.keep_live_ms)
+        return scan.positions
+
+    def _plan(self, match_id: str, at: int) -> None:
+        self.due[match_id] = at
+        heapq.heappush(self._order, (at, match_id))
+
+    def due_by(self, now_ms: int) -> list[str]:
+        """The matches due by ``now_ms``, soonest first (each once)."""
+        found: list[str] = []
+        while self._order and self._order[0][0] <= now_ms:
+            at, match_id = heapq.heappop(self._order)
+            if self.due.get(match_id) == at and match_id not in found:
+                found.append(match_id)
+        return found
+
+    async def take(self, event: StoredEvent) -> None:
+        match_id = match_id_of(event.stream)
+        if match_id is not None and event.type == CLOSING_TYPE:
+            self._plan(match_id, event.at + self.keep_live_ms)
+
+    async def move_due(self, now_ms: int) -> None:
+        for index, match_id in enumerate(due := self.due_by(now_ms)):
+            if self._stopping.is_set():  # the rest stay due
+                for left in due[index:]:
+                    self._plan(left, self.due[left])
+                return
+            try:
+                await self.move(match_id)
+            except (EventStoreError, OSError) as error:
+                log.warning("archiving %s failed: %s; trying again", match_id, error)
+                self._plan(match_id, now_ms + RETRY_MS)
+                continue
+            self.due.pop(match_id, None)
+
+    async def move(self, match_id: str) -> int:
+        """Move one sealed match; the archived object's size (0: moved before)."""
+        stream = stream_of(match_id)
+        size = await move_to_archive(self.store, self.archive, stream)
+        await self.snapshots.drop(stream)
+        self.moved.matches += 1
+        self.moved.bytes += size
+        return size
+
+
+async def archive_now(
+    store: EventStore,
+    archive: Archive,
+    snapshots: Snapshots,
+    keep_live_ms: int,
+    now_ms: int | None = None,
+    moved: Callable[[int], None] | None = None,
+) -> Archiver:
+    """Move every match sealed ``keep_live_ms`` before ``now_ms`` (default: now), once
+    (``daifugo archive run``, the benchmarks); the archiver says what it moved.
+    ``moved``: told each match's object size as it is moved (a progress bar)."""
+    archiver = Archiver(store, archive, snapshots, keep_live_ms)
+    await archiver.start()
+    now = time.time_ns() // 1_000_000 if now_ms is None else now_ms
+    for match_id in archiver.due_by(now):
+        size = await archiver.move(match_id)
+        archiver.due.pop(match_id)
+        if moved is not None:
+            moved(size)
+    return archiver

@@ -1,0 +1,102 @@
+"""A sealed match moved to the archive reads as it did while live, over every read path
+(the match, its events, its state at a seq, its record and JSONL export, its audit, the
+catalog and the rankings), from a service started afterwards that never held it; a live
+match is never moved; a create retried after its match left starts nothing again."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator
+from typing import Any
+
+import httpx
+import pytest
+
+from clients.sdk import DaifugoClient
+from eventstore import InMemoryArchive, InMemoryStorage, Storage
+from service.app.archiver import archive_now
+from service.app.match import stream_of
+from service.app.signing import Signer, ephemeral_signer
+from service.runtime import Running, running_service
+
+from .support import finished_match, wait_listed
+
+
+@contextlib.asynccontextmanager
+async def serving(
+    storage: Storage, archive: InMemoryArchive, signer: Signer
+) -> AsyncIterator[tuple[Running, httpx.AsyncClient, DaifugoClient]]:
+    async with running_service(
+        grpc_port=0, http_port=0, timers=False, storage=storage, archive=archive, signer=signer
+    ) as running:
+        base = f"http://127.0.0.1:{running.http_port}"
+        async with (
+            httpx.AsyncClient(base_url=base, timeout=30) as http,
+            DaifugoClient(f"127.0.0.1:{running.grpc_port}", timeout=20) as grpc_client,
+        ):
+            yield running, http, grpc_client
+
+
+async def every_read(http: httpx.AsyncClient, match_id: str) -> dict[str, Any]:
+    url = f"/matches/{match_id}"
+    jsonl = (await http.get(f"{url}/record", params={"format": "jsonl"})).content
+    reads: dict[str, Any] = {
+        "match": (await http.get(url)).json(),
+        "events": (await http.get(f"{url}/events")).json(),
+        "events_from": (await http.get(f"{url}/events", params={"from_seq": 5})).json(),
+        "state_0": (await http.get(f"{url}/state", params={"seq": 0})).json(),
+        "state_9": (await http.get(f"{url}/state", params={"seq": 9})).json(),
+        "state": (await http.get(f"{url}/state")).json(),
+        "record": (await http.get(f"{url}/record")).text,
+        "jsonl": jsonl,
+        "audit": (await http.get(f"{url}/audit")).json(),
+        "posted_audit": (await http.post("/audit", content=jsonl)).json(),
+        "listed": await wait_listed(http, match_id, "finished"),
+        "rankings": (await http.get("/rankings")).json(),
+    }
+    return reads
+
+
+async def test_an_archived_match_reads_as_it_did_live() -> None:
+    storage, archive, signer = InMemoryStorage(), InMemoryArchive(), ephemeral_signer()
+    async with serving(storage, archive, signer) as (running, http, grpc_client):
+        match_id = await finished_match(grpc_client, "torasobi", 4)
+        live = await grpc_client.create_match("classic", 3)
+        before = await every_read(http, match_id)
+        assert before["audit"]["verdict"] == "valid"
+        assert before["match"]["match_id"] == match_id
+        mover = await archive_now(
+            running.service.store, archive, storage.snapshots(), keep_live_ms=0
+        )
+        assert mover.moved.matches == 1 and list(archive.objects) == [stream_of(match_id)]
+        assert await storage.events.read_as_stored(stream_of(match_id)) == []
+        assert await storage.events.read_as_stored(stream_of(live.match_id)) != []
+        assert await every_read(http, match_id) == before  # the same service
+    # a service started afterwards, which never held the match, reads it from the archive
+    async with serving(storage.sharing(), archive, signer) as (running, http, grpc_client):
+        after = await every_read(http, match_id)
+        assert after == before
+        assert (await http.get(f"/matches/{match_id}/state", params={"seq": 10**6})).status_code
+        missing = await http.get("/matches/no-such-match")
+        assert missing.status_code == 404
+
+
+async def test_a_match_sealed_less_than_keep_live_ago_stays() -> None:
+    storage, archive, signer = InMemoryStorage(), InMemoryArchive(), ephemeral_signer()
+    async with serving(storage, archive, signer) as (running, _http, grpc_client):
+        match_id = await finished_match(grpc_client, "classic", 3)
+        mover = await archive_now(running.service.store, archive, storage.snapshots(), 3_600_000)
+        assert mover.moved.matches == 0 and archive.objects == {}
+        assert await storage.events.read_as_stored(stream_of(match_id)) != []
+        assert mover.due  # due in an hour
+
+
+@pytest.mark.parametrize("moves", [1, 2])
+async def test_moving_again_moves_nothing_twice(moves: int) -> None:
+    storage, archive, signer = InMemoryStorage(), InMemoryArchive(), ephemeral_signer()
+    async with serving(storage, archive, signer) as (running, http, grpc_client):
+        match_id = await finished_match(grpc_client, "classic", 3)
+        for _ in range(moves):
+            await archive_now(running.service.store, archive, storage.snapshots(), keep_live_ms=0)
+        assert list(archive.objects) == [stream_of(match_id)]
+        assert (await http.get(f"/matches/{match_id}/audit")).json()["verdict"] == "valid"
