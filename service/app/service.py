@@ -929,7 +929,7 @@ class GameService:
                 raise _reused() from None
             except StreamClosed:  # the store's own guard: the seal was the last append
                 raise ServiceError(
-                    "game_over", "the match is sealed: nothing is appended after its seal"
+                    RefusalCode.GAME_OVER, "the match is sealed: nothing is appended after its seal"
                 ) from None
             self.fanout.appended(stream, result.events)  # its listeners here need no read
         return result
