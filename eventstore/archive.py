@@ -16,6 +16,7 @@ whole in the archive (the next move finds the store's copy gone).
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import functools
 import os
@@ -341,7 +342,8 @@ class ArchivedStreams:
         blob = await self.archive.get(stream)
         if blob is None:
             return None
-        return self._unpacked.put(stream, unpack(stream, blob))
+        # decompressing and rehashing a long stream is CPU: not on the serving loop
+        return self._unpacked.put(stream, await asyncio.to_thread(unpack, stream, blob))
 
     def verification(self, events: list[StoredEvent]) -> Verification:
         """An archived stream's chain was checked as it was unpacked, to its packed head."""
