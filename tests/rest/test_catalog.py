@@ -77,9 +77,13 @@ async def test_the_catalog_lists_follows_and_rebuilds(
     catalog = CatalogProjection(storage)
     await catalog.catch_up()
     items, after = await catalog.page(limit=10)
-    assert [item.match_id for item in items] == [done.match_id, live.match_id, opened.match_id]
-    assert after is None
     by_id = {item.match_id: item for item in items}
+    assert by_id.keys() == {done.match_id, live.match_id, opened.match_id} and after is None
+    # newest first; matches created in the same millisecond follow their ids
+    newest_first = sorted(by_id.values(), key=lambda i: (i.created_at, i.match_id), reverse=True)
+    assert items == newest_first
+    assert by_id[opened.match_id].created_at <= by_id[live.match_id].created_at
+    assert by_id[live.match_id].created_at <= by_id[done.match_id].created_at
     assert by_id[opened.match_id].state == "open" and by_id[opened.match_id].names == ("", "", "")
     assert by_id[live.match_id].state == "live" and by_id[live.match_id].game_number == 1
     assert by_id[live.match_id].games_per_set == 2 and by_id[live.match_id].players == 4

@@ -34,11 +34,14 @@ export class AccountPage {
   async show() {
     const key = this.key();
     $("signup-form").hidden = Boolean(key);
-    $("signed-in").hidden = !key;
+    // shown once the key's name is known: never "signed in as" nobody, or as the last player
+    $("signed-in").hidden = true;
+    $("signed-in-name").textContent = "";
     if (!key) return;
     try {
       const me = await api.me(key);
       $("signed-in-name").textContent = me.name;
+      $("signed-in").hidden = false;
     } catch (error) {
       if (error.code === "unauthenticated") {
         localStorage.removeItem(PLAYER_KEY); // rotated elsewhere, or never valid
@@ -46,6 +49,7 @@ export class AccountPage {
         await this.show();
       } else {
         $("account-error").textContent = `Could not check the key: ${error.message}`;
+        $("signed-in").hidden = false; // the key may still be good: it can be used or dropped
       }
     }
   }
