@@ -40,6 +40,7 @@ from .model import (
     AppendResult,
     NewEvent,
     SentAppend,
+    Snapshot,
     StoredEvent,
     Verification,
 )
@@ -57,7 +58,7 @@ from .port import (
 )
 from .projection_store import InMemoryProjectionStore, RedisProjectionStore
 from .server_key import InMemoryServerKey, RedisServerKey
-from .snapshots import InMemorySnapshots, RedisSnapshots, Snapshot, Snapshots
+from .snapshots import InMemorySnapshots, RedisSnapshots, Snapshots
 from .storage import InMemoryStorage, RedisStorage
 from .store import RedisEventStore
 from .subscription import StreamSubscription

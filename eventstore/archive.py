@@ -22,6 +22,7 @@ import functools
 import os
 import tempfile
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -33,7 +34,7 @@ from .datadir import ARCHIVE_ENV, archive_dir
 from .errors import CorruptEvent, InvalidEvent
 from .hashing import event_hash
 from .keys import check_stream_id
-from .model import CLOSING_TYPE, GENESIS_HASH, StoredEvent, Verification
+from .model import CLOSING_TYPE, GENESIS_HASH, Snapshot, StoredEvent, Verification
 
 PACK_FORMAT = 1
 ZSTD_LEVEL = 9  # measured (bench/scale.py): 19 saves under 2% at 20 times the time
@@ -326,24 +327,44 @@ async def move_to_archive(store: Droppable, archive: Archive, stream: str) -> in
     return len(blob)
 
 
+@dataclass(slots=True)
+class _Unpacked:
+    events: list[StoredEvent]
+    snapshots: dict[int, Snapshot] = field(default_factory=dict)  # by seq
+
+
 class ArchivedStreams:
     """A store's reads of the streams that left it for the archive: each unpacked (and so
-    checked) once, the last few kept unpacked, as a replay reads a stream many times."""
+    checked) once, the last few kept unpacked, as a replay reads a stream many times.
+
+    An unpacked stream also keeps the snapshots made of it since (snapshots.py: the
+    store's own refuse a stream that left), and they go with it: so a long archived
+    match's reads at any seq fold a block, not the stream, while it is in use, and the
+    memory they take is bounded with the events they fold. Not kept in the archived
+    object: they are derived, their bodies' format changes with the folding code, and
+    they would be most of a short match's bytes."""
 
     def __init__(self, archive: Archive, cached: int = 64) -> None:
         self.archive = archive
-        self._unpacked = BoundedCache[str, list[StoredEvent]](cached)
+        self._unpacked = BoundedCache[str, _Unpacked](cached)
 
     async def events(self, stream: str) -> list[StoredEvent] | None:
         """The archived stream's events as stored; None when it has no object."""
         known = self._unpacked.get(stream)
         if known is not None:
-            return known
+            return known.events
         blob = await self.archive.get(stream)
         if blob is None:
             return None
         # decompressing and rehashing a long stream is CPU: not on the serving loop
-        return self._unpacked.put(stream, await asyncio.to_thread(unpack, stream, blob))
+        events = await asyncio.to_thread(unpack, stream, blob)
+        return self._unpacked.put(stream, _Unpacked(events)).events
+
+    def snapshots(self, stream: str) -> dict[int, Snapshot] | None:
+        """The snapshots kept of ``stream`` while it is unpacked (the caller may add
+        some); None when it is not unpacked now."""
+        known = self._unpacked.get(stream)
+        return None if known is None else known.snapshots
 
     def verification(self, events: list[StoredEvent]) -> Verification:
         """An archived stream's chain was checked as it was unpacked, to its packed head."""

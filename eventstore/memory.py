@@ -120,14 +120,16 @@ class InMemoryEventStore:
         """Read the streams moved to ``archive`` as if still here; see ``RedisEventStore``."""
         self.archived = ArchivedStreams(archive)
 
-    async def _archived(self, stream: str) -> list[StoredEvent] | None:
+    async def _archived(
+        self, stream: str, first: int = 0, end: int | None = None
+    ) -> list[StoredEvent] | None:
         if self.archived is None or stream in self._data.streams:
             return None
         events = await self.archived.events(stream)
         if events is None:
             return None
-        upcast = self.upcasters.upcast
-        return [upcast(event) for event in events]
+        upcast = self.upcasters.upcast  # only what is read: a block of a long stream
+        return [upcast(event) for event in events[first:end]]
 
     async def __aenter__(self) -> InMemoryEventStore:
         return self
@@ -292,8 +294,11 @@ class InMemoryEventStore:
         if limit is not None and limit <= 0:
             return []
         await _turn()
-        if stream not in self._data.streams and (archived := await self._archived(stream)):
-            return archived[from_seq : None if limit is None else from_seq + limit]
+        end = None if limit is None else from_seq + limit
+        if stream not in self._data.streams and self.archived is not None:
+            archived = await self._archived(stream, from_seq, end)
+            if archived is not None:
+                return archived
         return self._slice(stream, from_seq, limit)
 
     async def read_pages(

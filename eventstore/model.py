@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -82,3 +83,25 @@ class Verification:
     first_bad_seq: int | None = None
     reason: str = ""
     head_hash: str = GENESIS_HASH
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """A stream folded up to event ``seq`` (an opaque body); ``at``: the writer's time for
+    it (snapshots.py)."""
+
+    seq: int
+    at: int
+    body: bytes
+
+
+def nearest_snapshot(kept: Iterable[Snapshot], seq: int) -> Snapshot | None:
+    """Of ``kept``, the snapshot of the highest seq not past ``seq``."""
+    return max((item for item in kept if item.seq <= seq), key=lambda item: item.seq, default=None)
+
+
+def latest_snapshot(kept: Iterable[Snapshot], at: int) -> Snapshot | None:
+    """Of ``kept``, among those whose time is not past ``at``, the one of the latest time
+    (of those, the highest seq)."""
+    shown = (item for item in kept if item.at <= at)
+    return max(shown, key=lambda item: (item.at, item.seq), default=None)

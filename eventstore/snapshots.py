@@ -10,29 +10,26 @@ as the game service does, finds by time the last snapshot shown by then).
 ``Snapshots`` is the port; ``RedisSnapshots`` keeps them in the stream's own hash
 slot (``keys.py``: ``:snap``, ``:snap-seq``, ``:snap-at``), ``InMemorySnapshots`` in one
 process. One contract suite (tests/eventstore/test_snapshots.py) runs on both.
+
+A stream that left for the archive has none in the store (they were dropped with it):
+both keep the snapshots made of it since with the stream as its store unpacked it, in
+this process, and forget them as it does (``ArchivedStreams``: the last few).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
+from .archive import ArchivedStreams
 from .connection import unavailable_as
 from .errors import InvalidEvent
 from .keys import check_stream_id
+from .memory import InMemoryEventStore
+from .model import Snapshot, latest_snapshot, nearest_snapshot
 from .scripts import Script
 from .store import RedisEventStore
 
 SEQ_DIGITS = 12  # a snapshot's field: its seq zero-padded, so members sort as numbers
-
-
-@dataclass(frozen=True, slots=True)
-class Snapshot:
-    """A stream folded up to event ``seq``; ``at``: the writer's time for it."""
-
-    seq: int
-    at: int
-    body: bytes
 
 
 @runtime_checkable
@@ -40,7 +37,8 @@ class Snapshots(Protocol):
     """Snapshots of streams, kept with them. Saving a seq again replaces it."""
 
     async def save(self, stream: str, snapshot: Snapshot) -> None:
-        """Keep ``snapshot`` (nothing is kept for a stream dropped: ``drop``)."""
+        """Keep ``snapshot`` (for a stream dropped, ``drop``, only while its store holds
+        it unpacked from the archive)."""
         ...
 
     async def drop(self, stream: str) -> None:
@@ -63,17 +61,32 @@ def _check(stream: str, snapshot: Snapshot) -> None:
         raise InvalidEvent(f"a snapshot needs a seq of 0 to 10**12 - 1 and bytes: {snapshot!r}")
 
 
-class InMemorySnapshots:
-    """Snapshots in one process's memory (beside ``InMemoryEventStore``)."""
+def _of_archived(archived: ArchivedStreams | None, stream: str) -> dict[int, Snapshot] | None:
+    """The snapshots kept of an archived stream while it is unpacked."""
+    return None if archived is None else archived.snapshots(stream)
 
-    def __init__(self) -> None:
+
+class InMemorySnapshots:
+    """Snapshots in one process's memory (beside ``InMemoryEventStore``: ``events``, whose
+    archived streams' snapshots it keeps with them)."""
+
+    def __init__(self, events: InMemoryEventStore | None = None) -> None:
+        self.events = events
         self._streams: dict[str, dict[int, Snapshot]] = {}
         self._dropped: set[str] = set()
 
+    def _kept(self, stream: str) -> dict[int, Snapshot] | None:
+        if stream in self._dropped:
+            return _of_archived(self.events.archived if self.events else None, stream)
+        return self._streams.get(stream)
+
     async def save(self, stream: str, snapshot: Snapshot) -> None:
         _check(stream, snapshot)
-        if stream not in self._dropped:
-            self._streams.setdefault(stream, {})[snapshot.seq] = snapshot
+        kept = self._kept(stream)
+        if kept is None and stream not in self._dropped:
+            kept = self._streams.setdefault(stream, {})
+        if kept is not None:
+            kept[snapshot.seq] = snapshot
 
     async def drop(self, stream: str) -> None:
         check_stream_id(stream)
@@ -81,12 +94,10 @@ class InMemorySnapshots:
         self._streams.pop(stream, None)
 
     async def at_or_before(self, stream: str, seq: int) -> Snapshot | None:
-        kept = [item for item in self._streams.get(stream, {}).values() if item.seq <= seq]
-        return max(kept, key=lambda item: item.seq, default=None)
+        return nearest_snapshot((self._kept(stream) or {}).values(), seq)
 
     async def latest_by(self, stream: str, at: int) -> Snapshot | None:
-        kept = [item for item in self._streams.get(stream, {}).values() if item.at <= at]
-        return max(kept, key=lambda item: (item.at, item.seq), default=None)
+        return latest_snapshot((self._kept(stream) or {}).values(), at)
 
 
 # KEYS: bodies, seqs, times, the stream's meta; ARGV: member, seq, at, body. Nothing is
@@ -127,7 +138,9 @@ class RedisSnapshots:
         with unavailable_as(f"save a snapshot of {stream}", self.store.url):
             client = await self.store.connector.runner()
             keys = [*self.store.keys.snapshots(stream), self.store.keys.meta(stream)]
-            await _SAVE.run(client, keys, args)
+            saved = await _SAVE.run(client, keys, args)
+        if not saved and (archived := _of_archived(self.store.archived, stream)) is not None:
+            archived[snapshot.seq] = snapshot
 
     async def drop(self, stream: str) -> None:
         check_stream_id(stream)
@@ -136,10 +149,16 @@ class RedisSnapshots:
             await client.execute_command("DEL", *self.store.keys.snapshots(stream))
 
     async def at_or_before(self, stream: str, seq: int) -> Snapshot | None:
-        return await self._find(stream, 1, seq)
+        found = await self._find(stream, 1, seq)
+        if found is None and (archived := _of_archived(self.store.archived, stream)):
+            return nearest_snapshot(archived.values(), seq)
+        return found
 
     async def latest_by(self, stream: str, at: int) -> Snapshot | None:
-        return await self._find(stream, 2, at)
+        found = await self._find(stream, 2, at)
+        if found is None and (archived := _of_archived(self.store.archived, stream)):
+            return latest_snapshot(archived.values(), at)
+        return found
 
     async def _find(self, stream: str, index: int, highest: int) -> Snapshot | None:
         check_stream_id(stream)

@@ -78,7 +78,7 @@ class _Memory:
 class InMemoryStorage:
     def __init__(self, events: InMemoryEventStore | None = None) -> None:
         self.events = events if events is not None else InMemoryEventStore()
-        self._memory = _Memory()
+        self._memory = _Memory(snapshots=InMemorySnapshots(self.events))
 
     def sharing(self) -> InMemoryStorage:
         """Another storage over the same data, as another replica would see it."""

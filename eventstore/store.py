@@ -81,9 +81,11 @@ class RedisEventStore:
         to start a stream again there (a create retried after its match left)."""
         self.archived = ArchivedStreams(archive)
 
-    async def _archived(self, stream: str) -> list[StoredEvent] | None:
-        """The stream's events, upcast, when it left for the archive; None when it is here
-        or nowhere."""
+    async def _archived(
+        self, stream: str, first: int = 0, end: int | None = None
+    ) -> list[StoredEvent] | None:
+        """The stream's events ``first`` to ``end``, upcast, when it left for the archive;
+        None when it is here or nowhere."""
         if self.archived is None:
             return None
         with unavailable_as(f"whereabouts of {stream!r}", self.url):
@@ -93,8 +95,8 @@ class RedisEventStore:
         events = await self.archived.events(stream)
         if events is None:
             return None
-        upcast = self.upcasters.upcast
-        return [upcast(event) for event in events]
+        upcast = self.upcasters.upcast  # only what is read: a block of a long stream
+        return [upcast(event) for event in events[first:end]]
 
     @classmethod
     def from_url(
@@ -421,10 +423,10 @@ class RedisEventStore:
                 break
             from_seq = page[-1].seq + 1
         if not out and self.archived is not None:
-            archived = await self._archived(stream)
+            end = None if limit is None else from_seq + limit
+            archived = await self._archived(stream, from_seq, end)
             if archived is not None:
-                end = None if limit is None else from_seq + limit
-                return archived[from_seq:end]
+                return archived
         return out
 
     async def read_pages(

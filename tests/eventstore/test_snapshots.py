@@ -8,22 +8,35 @@ from collections.abc import AsyncIterator
 import pytest
 
 from eventstore import (
+    CLOSING_TYPE,
+    InMemoryArchive,
+    InMemoryEventStore,
     InMemorySnapshots,
     InvalidEvent,
     NewEvent,
+    RedisEventStore,
     RedisSnapshots,
     Snapshot,
     Snapshots,
+    move_to_archive,
 )
+from eventstore.archive import ArchivedStreams
 
 from .conftest import Backend, same_slot
+
+Beside = tuple[RedisEventStore | InMemoryEventStore, Snapshots]
 
 
 class SnapshotsCase:
     @pytest.fixture
-    async def snapshots(self) -> AsyncIterator[Snapshots]:
+    async def beside(self) -> AsyncIterator[Beside]:
+        """A store holding streams m:1 and m:2, and the snapshots beside it."""
         raise NotImplementedError
         yield
+
+    @pytest.fixture
+    def snapshots(self, beside: Beside) -> Snapshots:
+        return beside[1]
 
     async def test_nothing_before_a_save(self, snapshots: Snapshots) -> None:
         assert await snapshots.at_or_before("m:1", 100) is None
@@ -72,16 +85,43 @@ class SnapshotsCase:
                 await snapshots.save(stream, snapshot)
         assert await snapshots.at_or_before("m:1", 10**12) is None
 
+    async def test_an_archived_stream_s_are_kept_while_it_is_unpacked(self, beside: Beside) -> None:
+        store, snapshots = beside
+        archive = InMemoryArchive()
+        store.use_archive(archive)
+        store.archived = ArchivedStreams(archive, cached=1)
+        for stream in ("m:1", "m:2"):
+            await snapshots.save(stream, Snapshot(0, 5, b"live"))
+            await store.append(stream, [NewEvent(CLOSING_TYPE)], 0)
+            await move_to_archive(store, archive, stream)
+            await snapshots.drop(stream)
+        assert await snapshots.at_or_before("m:1", 5) is None  # they left with it
+        await snapshots.save("m:1", Snapshot(0, 7, b"a"))  # not unpacked: not kept
+        assert await snapshots.at_or_before("m:1", 5) is None
+        assert len(await store.read("m:1")) == 2  # unpacked from the archive now
+        await snapshots.save("m:1", Snapshot(0, 7, b"a"))
+        await snapshots.save("m:1", Snapshot(1, 9, b"b"))
+        assert await snapshots.at_or_before("m:1", 0) == Snapshot(0, 7, b"a")
+        assert await snapshots.at_or_before("m:1", 5) == Snapshot(1, 9, b"b")
+        assert await snapshots.latest_by("m:1", 8) == Snapshot(0, 7, b"a")
+        assert await snapshots.latest_by("m:1", 6) is None
+        assert await snapshots.at_or_before("m:2", 5) is None  # streams apart
+        await store.read("m:2")  # unpacking another forgets m:1, its snapshots with it
+        assert await snapshots.at_or_before("m:1", 5) is None
+
 
 class TestSnapshotsInMemory(SnapshotsCase):
     @pytest.fixture
-    async def snapshots(self) -> AsyncIterator[Snapshots]:
-        yield InMemorySnapshots()
+    async def beside(self) -> AsyncIterator[Beside]:
+        store = InMemoryEventStore()
+        for stream in ("m:1", "m:2"):
+            await store.append(stream, [NewEvent("Created")], -1)
+        yield store, InMemorySnapshots(store)
 
 
 class TestSnapshotsRedis(SnapshotsCase):
     @pytest.fixture(params=["single", "cluster"])
-    async def snapshots(self, request: pytest.FixtureRequest) -> AsyncIterator[Snapshots]:
+    async def beside(self, request: pytest.FixtureRequest) -> AsyncIterator[Beside]:
         single = request.param == "single"
         url = request.getfixturevalue("redis_url" if single else "cluster_url")
         backend = Backend(request.param, url, not single)
@@ -89,7 +129,7 @@ class TestSnapshotsRedis(SnapshotsCase):
         for stream in ("m:1", "m:2"):  # snapshots are kept beside a stream that is there
             await store.append(stream, [NewEvent("Created")], -1)
         try:
-            yield RedisSnapshots(store)
+            yield store, RedisSnapshots(store)
         finally:
             await store.close()
             backend.cleanup()

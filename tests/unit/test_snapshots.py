@@ -12,7 +12,14 @@ from dataclasses import dataclass, replace
 
 import pytest
 
-from eventstore import InMemoryEventStore, InMemorySnapshots, Snapshot, StoredEvent
+from eventstore import (
+    InMemoryArchive,
+    InMemoryEventStore,
+    InMemorySnapshots,
+    Snapshot,
+    StoredEvent,
+    move_to_archive,
+)
 from service.app import snapshots as snapshots_module
 from service.app.codec import decode
 from service.app.keyring import Keyring
@@ -114,6 +121,29 @@ async def test_the_service_wrote_a_snapshot_at_every_block_as_it_played(played: 
         assert found is not None and found.seq == boundary
         held = snapshots_module.decoded(found)
         assert held is not None and held.match == folded_to(played.stored, boundary)
+
+
+async def test_an_archived_match_at_every_seq_folds_a_block_once_unpacked(played: Played) -> None:
+    """Its snapshots left the store with it: the first read after unpacking folds the
+    stream once, keeping snapshots with the unpacked stream, and every read after folds
+    one block at most, in this reader and in a fresh one (nothing decoded in it)."""
+    await played.service.seal(played.match_id)
+    stream = stream_of(played.match_id)
+    played.stored = await played.store.read(stream)
+    archive = InMemoryArchive()
+    played.store.use_archive(archive)
+    kept = InMemorySnapshots(played.store)
+    await move_to_archive(played.store, archive, stream)
+    await kept.drop(stream)
+    assert await played.store.read_as_stored(stream) == []  # only the archive holds it
+    reader = fresh(played, kept)
+    last = len(played.stored) - 1
+    assert await reader.match_at(played.match_id, last) == folded_to(played.stored, last)
+    assert reader.folded == last + 1  # once, from 0
+    await check_every_seq(reader, played)
+    await check_every_cutoff(reader, played)
+    await check_every_seq(fresh(played, kept), played)
+    await check_every_cutoff(fresh(played, kept), played)
 
 
 async def test_without_snapshots_a_read_writes_them_on_the_way(played: Played) -> None:
