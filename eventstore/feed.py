@@ -154,6 +154,15 @@ class RedisCheckpoints:
             raise CheckpointGap(event.stream, int(position), event.seq)
         return bool(code == 1)
 
+    async def forget(self, streams: Sequence[str]) -> None:
+        """Drop the positions of streams that left the store (``ProjectionStore.forget``)."""
+        for stream in streams:
+            self._deferred.pop(stream, None)  # else a commit of passed events puts it back
+        for start in range(0, len(streams), PASS_PAGE):
+            page = streams[start : start + PASS_PAGE]
+            with unavailable_as(f"forget positions of {self.name!r}", self.store.url):
+                await self.store.connector.execute("HDEL", self.positions_key, *page)
+
     async def reset(self) -> None:
         """Forget every position (the projection's own keys are the caller's to delete)."""
         self._deferred.clear()

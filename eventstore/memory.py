@@ -366,6 +366,10 @@ class InMemoryEventStore:
     async def stream_count(self) -> int:
         return len(self._data.streams)
 
+    async def holds(self, streams: Sequence[str]) -> list[bool]:
+        await _turn()
+        return [stream in self._data.streams for stream in streams]
+
     # --- subscriptions ---------------------------------------------------------------
 
     def subscribe(

@@ -68,6 +68,9 @@ class FeedSubscription(Protocol):
     """Every event of every stream past some checkpoints: each stream's in seq order and
     each once per run; no order between streams."""
 
+    positions: dict[str, int]
+    """The last seq handed out per stream (a stream that left the store may be dropped)."""
+
     def __aiter__(self) -> Self: ...
 
     async def __anext__(self) -> StoredEvent: ...
@@ -194,6 +197,11 @@ class EventStore(Protocol):
 
     async def stream_count(self) -> int: ...
 
+    async def holds(self, streams: Sequence[str]) -> list[bool]:
+        """Whether the store holds each of ``streams`` now (in its index: not archived
+        yet). A stream is indexed before its first event and leaves the index last."""
+        ...
+
     def subscribe(
         self,
         stream: str,
@@ -284,6 +292,11 @@ class ProjectionStore(Checkpoints, Protocol):
 
     async def commit(self, stream: str, seq: int) -> bool:
         """Move the checkpoint forward to ``seq`` (never back); True if it moved."""
+        ...
+
+    async def forget(self, streams: Sequence[str]) -> None:
+        """Drop the positions of ``streams``, which left the store (archived): no event
+        of theirs comes again, nor does a sweep find them, so they would only pile up."""
         ...
 
     async def reset(self) -> None:

@@ -224,6 +224,11 @@ class InMemoryProjectionStore:
             case _:  # check_ops let only PROJECTION_OPS through
                 raise ValueError(f"not a projection op: {command}")
 
+    async def forget(self, streams: Sequence[str]) -> None:
+        for stream in streams:
+            self._deferred.pop(stream, None)
+            self.memory.positions.pop(stream, None)
+
     async def reset(self) -> None:
         self._deferred.clear()
         self.memory.positions.clear()

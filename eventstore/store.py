@@ -47,6 +47,9 @@ READ_PAGE = 10_000
 """Entries per XRANGE when a read has no limit."""
 
 
+HOLDS_PAGE = 1000  # streams looked up in the index by one command
+
+
 class RedisEventStore:
     """An append-only, hash-chained event store on Redis Streams (one server or a cluster).
 
@@ -553,6 +556,16 @@ class RedisEventStore:
         """How many streams the index holds."""
         with unavailable_as("count streams", self.url):
             return int(await self.connector.execute("ZCARD", self.keys.index))
+
+    async def holds(self, streams: Sequence[str]) -> list[bool]:
+        """Whether the index holds each of ``streams`` (not archived yet)."""
+        held: list[bool] = []
+        for start in range(0, len(streams), HOLDS_PAGE):
+            page = streams[start : start + HOLDS_PAGE]
+            with unavailable_as("look streams up in the index", self.url):
+                scores = await self.connector.execute("ZMSCORE", self.keys.index, *page)
+            held.extend(score is not None for score in scores)
+        return held
 
     # --- subscriptions ---------------------------------------------------------------
 

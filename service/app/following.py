@@ -13,6 +13,11 @@ one whose ``start`` is slow or fails hold up the others: the shared read begins 
 has started, and a follower that starts later (again a second after each failure) is
 given what the others were given past its start as a held one is, then what comes.
 
+What a follower is given costs only what the store holds: a stream that left it for the
+archive gets no event again, and no sweep finds it, so its position is forgotten (by the
+shared read every ``FORGET_EVERY`` seconds, by a projection's store at each start: a
+crash between the move and the forgetting leaves a position the next one drops).
+
 A projection's state lives in its projection store beside the events (a
 ``ProjectionStore``, in Redis or in memory), which applies each event's writes with its
 checkpoint at once. A projection says only which writes an event makes.
@@ -40,6 +45,7 @@ from eventstore import (
 log = logging.getLogger("daifugo.following")
 RETRY_PAUSE = 1.0  # seconds before a failed follower is given its event again
 CATCH_UP_PAGE = 500  # events a held follower is given from one read of its stream
+FORGET_EVERY = 300.0  # seconds between two forgettings of the streams that left the store
 
 
 class Follower(Protocol):
@@ -90,6 +96,7 @@ class SharedFeed:
         projection whose catch-up fails), holds up none of the others (the turn timers)."""
         tasks = [asyncio.create_task(self._start(index)) for index in range(len(self.followers))]
         tasks.append(asyncio.create_task(self._retry_held()))
+        tasks.append(asyncio.create_task(self._forget_gone_often()))
         try:
             await self._ready.wait()
             while not self._stopping.is_set():
@@ -201,6 +208,46 @@ class SharedFeed:
         # nothing awaited since the loop's check: the shared read gives it the next one
         self.held.discard((index, stream))
 
+    # -- the streams that left the store ------------------------------------------
+
+    async def _forget_gone_often(self) -> None:
+        while not self._stopping.is_set():
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._stopping.wait(), FORGET_EVERY)
+            if self._stopping.is_set():
+                return
+            try:
+                await self.forget_gone()
+            except Exception as error:  # only memory not given back yet: next time
+                log.warning("forgetting the archived streams failed: %s", error)
+
+    async def forget_gone(self) -> list[str]:
+        """Forget the streams that left the store (archived): their positions here, in
+        the shared read and in each projection's store."""
+        known = sorted(set(self.read).union(*self.taken))
+        gone = await gone_from(self.store, known)
+        if not gone:
+            return gone
+        for index, taken in enumerate(self.taken):
+            for stream in gone:
+                taken.pop(stream, None)
+                self.held.discard((index, stream))
+        for stream in gone:
+            self.read.pop(stream, None)
+            if self._feed is not None:
+                self._feed.positions.pop(stream, None)
+        for follower in self.followers:
+            if isinstance(follower, FeedProjection):
+                await follower.state.forget(gone)
+        return gone
+
+
+async def gone_from(store: EventStore, streams: Sequence[str]) -> list[str]:
+    """Those of ``streams`` the store no longer holds (archived: each had an event, so
+    was indexed before it)."""
+    held = await store.holds(streams)
+    return [stream for stream, here in zip(streams, held, strict=True) if not here]
+
 
 class FeedProjection:
     """A follower that keeps its state with its checkpoints in its projection store."""
@@ -232,6 +279,12 @@ class FeedProjection:
                 await self.apply(event)
                 positions[event.stream] = event.seq
         await self.state.commit_passed()
+        # read after the positions: what a move to the archive left (a crash before the
+        # shared read forgot it) goes now
+        gone = await gone_from(self.store, sorted(positions))
+        await self.state.forget(gone)
+        for stream in gone:
+            del positions[stream]
         return positions
 
     async def take(self, event: StoredEvent) -> None:

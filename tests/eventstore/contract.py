@@ -801,6 +801,18 @@ class IndexCase(StoreCase):
         assert await store.streams(0, 0) == []
         assert await store.stream_count() == 3
 
+    async def test_holds_says_which_streams_are_here_until_they_leave(
+        self, store: EventStore
+    ) -> None:
+        for name in ("m:a", "m:b"):
+            await store.append(name, [ev(), ev(CLOSING_TYPE)], -1)
+        assert await store.holds(["m:b", "m:none", "m:a"]) == [True, False, True]
+        assert await store.holds([]) == []
+        assert await store.drop_sealed("m:a")
+        assert await store.holds(["m:a", "m:b"]) == [False, True]
+        many = [f"m:{index}" for index in range(2500)]  # more than one page of lookups
+        assert await store.holds([*many, "m:b"]) == [False] * 2500 + [True]
+
     async def test_last_events_are_each_streams_last_in_the_order_asked(
         self, store: EventStore
     ) -> None:

@@ -238,6 +238,20 @@ class ProjectionStoreCase(PortCase):
         assert await state.apply(first, [("SET", state.key("again"), 1)])  # from nothing
         assert await other.get(other.key("x")) == "1"  # another projection's: untouched
 
+    async def test_forget_drops_the_positions_named_and_what_was_passed_of_them(
+        self, storage: Storage
+    ) -> None:
+        state: ProjectionStore = storage.projection("forgetting")
+        events = await events_of(storage, "s-1", 3)
+        assert await state.apply(events[0], [("SET", state.key("x"), 1)])
+        assert await state.apply_or_defer(events[1], [])  # passed, not committed yet
+        assert await state.commit("s-2", 4)
+        await state.forget(["s-1", "s-none"])
+        await state.commit_passed()  # what was passed of a forgotten stream stays out
+        assert await state.positions() == {"s-2": 4}
+        assert await state.get(state.key("x")) == "1"  # the state stays
+        await state.forget([])
+
     async def test_reset_forgets_positions_and_keeps_the_state(self, storage: Storage) -> None:
         state: ProjectionStore = storage.projection("resetting")
         (event,) = await events_of(storage, "s-1", 1)
