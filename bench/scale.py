@@ -1,19 +1,24 @@
 """`daifugo bench scale`: many finished matches, archived. Prints, per N, Redis's memory
-empty, filled and after archiving, the takeover scan's time before and after, the
-archiving throughput, and a whole match's read (the replay's first step) from Redis and
-from the archive in the same run; then the archive's bytes per match per preset and
-player count, with what the bytes are, and what a trained zstd dictionary would save.
+empty, filled and after archiving (with a projection's checkpoints of every match, which
+its start forgets once they are archived), the takeover scan's time and a follower's
+sweep's CPU before and after, the archiving throughput, a whole match's read from Redis
+and from the archive, and a replay over REST (its events, then its state at every 16th
+seq, in-process through the REST app) of live and archived matches in the same run; then
+the archive's bytes per match per preset and player count, with what the bytes are, and
+what a trained zstd dictionary would save.
 
     daifugo bench scale [--sizes 1000,10000] [--samples 200]
 
 The matches are generated directly: one match per preset and player count is played
 through the real service (in memory, one game, every seat acting its first legal
 action), and its events are written again under N stream ids, one append each (so the
-chains are the stores' own; the copies' seals sign the template's head, which the
-archive does not check). A copy is one append, so one request id: its object is smaller
-than a played match's (the per-preset table is of played ones). A private redis-server
-(no AOF) runs for each N. Only the event store is filled: the catalog's listings and the
-projections' checkpoints, which stay in Redis per match, are not.
+chains are the stores' own; each copy names itself in its MatchCreated, as the service
+reads it; the copies' seals sign the template's head, which the archive does not check).
+A copy is one append, so one request id: its object is smaller than a played match's
+(the per-preset table is of played ones). A private redis-server (no AOF) runs for each
+N. Filled: the event store, and one projection's checkpoints (one position per match, as
+each projection holds). Not filled: the catalog's listings and the results' per-match
+keys, which stay in Redis per match (README, "Sizing Redis").
 """
 
 from __future__ import annotations
@@ -28,23 +33,30 @@ import tempfile
 import time
 from collections.abc import Sequence
 
+import httpx
 import msgspec
 import zstandard
 
 from eventstore import (
+    InMemoryCheckpoints,
     InMemoryEventStore,
     NewEvent,
     RedisEventStore,
     RedisServer,
     RedisSnapshots,
+    RedisStorage,
     StoredEvent,
 )
 from eventstore.archive import ZSTD_LEVEL, FolderArchive, columns, pack, packed_id, unpack
 from service.app.archiver import archive_now
+from service.app.catalog import CatalogProjection
 from service.app.keyring import Keyring
 from service.app.match import stream_of
+from service.app.projections import ResultsProjection
 from service.app.scanning import scan_streams
 from service.app.service import GameService, MatchOptions
+from service.app.signing import ephemeral_signer
+from service.rest.app import create_app
 from service.rules.commands import SeatCommand
 from service.rules.legal import legal_actions
 
@@ -101,42 +113,108 @@ def packed_ids(events: Sequence[StoredEvent]) -> list[str | bytes]:
 
 async def fill(store: RedisEventStore, events: Sequence[StoredEvent], n: int) -> None:
     records = [NewEvent(e.type, e.data, e.schema) for e in events]
+    created = events[0].data
+
+    def copy(name: str) -> list[NewEvent]:  # its MatchCreated names it, as the service reads
+        return [NewEvent(events[0].type, {**created, "match_id": name}), *records[1:]]
+
     names = [f"bench{index:07d}" for index in range(n)]
     for start in range(0, n, 200):
         await asyncio.gather(
-            *(store.append(stream_of(name), records, -1) for name in names[start : start + 200])
+            *(store.append(stream_of(name), copy(name), -1) for name in names[start : start + 200])
         )
 
 
+async def checkpoint_every_match(storage: RedisStorage, n: int, last_seq: int) -> None:
+    """One projection's positions of every match, at its end (as one that followed them)."""
+    key = storage.projection(ResultsProjection.name).positions_key
+    names = [stream_of(f"bench{index:07d}") for index in range(n)]
+    for start in range(0, n, 1000):
+        pairs = [value for name in names[start : start + 1000] for value in (name, last_seq)]
+        await storage.events.connector.execute("HSET", key, *pairs)
+
+
+async def sweep_cpu(store: RedisEventStore, n: int, last_seq: int) -> tuple[float, float]:
+    """A follower's sweep of the store (every stream at its checkpoint: nothing given):
+    its CPU in this process and its time, s."""
+    positions = {stream_of(f"bench{index:07d}"): last_seq for index in range(n)}
+    wall, cpu = time.perf_counter(), time.process_time()
+    async with store.subscribe_all(InMemoryCheckpoints(positions), live=False) as feed:
+        async for _ in feed:
+            raise AssertionError("a follower at every head is given nothing")
+    return time.process_time() - cpu, time.perf_counter() - wall
+
+
+async def rest_replays(store: RedisEventStore, match_ids: Sequence[str], last: int) -> list[float]:
+    """Each match replayed over REST by a service that never read it: its events, then
+    its state at every 16th seq and at its end; seconds per match."""
+    storage = RedisStorage(store)
+    signer = ephemeral_signer()
+    service = GameService(
+        store, Keyring(secrets.token_bytes(32)), signer, None, storage.snapshots()
+    )
+    app = create_app(
+        service, CatalogProjection(storage), ResultsProjection(storage), signer.key_set()
+    )
+    times = []
+    try:
+        # in this loop, as the store's connections (Litestar's ASGI types are its own)
+        transport = httpx.ASGITransport(app=app)  # type: ignore[arg-type]
+        async with httpx.AsyncClient(transport=transport, base_url="http://bench") as client:
+            for match_id in match_ids:
+                began = time.perf_counter()
+                events = await client.get(f"/matches/{match_id}/events")
+                assert events.status_code == 200, events.text
+                for seq in [*range(0, last, 16), last]:
+                    state = await client.get(f"/matches/{match_id}/state", params={"seq": seq})
+                    assert state.status_code == 200, state.text
+                times.append(time.perf_counter() - began)
+    finally:
+        await service.snapshots.close()
+        await service.fanout.close()
+    return times
+
+
 async def one_size(n: int, events: Sequence[StoredEvent], samples: int) -> None:
+    last_seq = len(events) - 1
     with (
         tempfile.TemporaryDirectory() as folder,
         RedisServer(f"{folder}/redis", appendonly=False).start() as server,
     ):
         store = RedisEventStore.from_url(server.url, prefix="daifugo")
+        storage = RedisStorage(store)
         archive = FolderArchive(f"{folder}/archive")
         store.use_archive(archive)
         try:
             empty = await store.used_memory()
             began = time.perf_counter()
             await fill(store, events, n)
+            await checkpoint_every_match(storage, n, last_seq)
             filled_s = time.perf_counter() - began
             filled = await store.used_memory()
             began = time.perf_counter()
             await scan_streams(store)
             scan_before = time.perf_counter() - began
-            live = [stream_of(f"bench{i:07d}") for i in range(0, n, max(1, n // samples))]
+            sweep_before = await sweep_cpu(store, n, last_seq)
+            sampled = [f"bench{i:07d}" for i in range(0, n, max(1, n // samples))]
+            live = [stream_of(name) for name in sampled]
             live_reads = [await timed_read(store, stream) for stream in live]
+            live_replays = await rest_replays(store, sampled, last_seq)
             began = time.perf_counter()
             moved = await archive_now(store, archive, RedisSnapshots(store), 0)
             archive_s = time.perf_counter() - began
+            await ResultsProjection(storage).catch_up()  # its next start forgets them
             after = await store.used_memory()
             began = time.perf_counter()
             await scan_streams(store)
             scan_after = time.perf_counter() - began
+            sweep_after = await sweep_cpu(store, n, last_seq)
             store.archived = None
             store.use_archive(archive)  # nothing unpacked yet: each read from the folder
             archived_reads = [await timed_read(store, stream) for stream in live]
+            store.archived = None
+            store.use_archive(archive)
+            archived_replays = await rest_replays(store, sampled, last_seq)
             objects, size = await archive.size()
         finally:
             await store.close()
@@ -152,6 +230,11 @@ async def one_size(n: int, events: Sequence[StoredEvent], samples: int) -> None:
         "after archiving"
     )
     print(
+        f"  a follower's sweep: {sweep_before[0] * 1000:.0f} ms CPU ({sweep_before[1] * 1000:.0f}"
+        f" ms) filled, {sweep_after[0] * 1000:.1f} ms CPU ({sweep_after[1] * 1000:.1f} ms) "
+        "after archiving"
+    )
+    print(
         f"  archiving: {moved.moved.matches:,} matches in {archive_s:.1f} s "
         f"({moved.moved.matches / archive_s:,.0f}/s); archive {objects:,} objects, "
         f"{size / objects:,.0f} B/match"
@@ -161,6 +244,14 @@ async def one_size(n: int, events: Sequence[StoredEvent], samples: int) -> None:
     print(
         f"  whole-match read p50: live {p50_live:.2f} ms, archived {p50_archived:.2f} ms "
         f"({p50_archived / p50_live:.2f}x), {len(live)} matches each"
+    )
+    replay_live = statistics.median(live_replays) * 1000
+    replay_archived = statistics.median(archived_replays) * 1000
+    steps = len(range(0, last_seq, 16)) + 2
+    print(
+        f"  REST replay p50 ({steps} requests): live {replay_live:.1f} ms, archived "
+        f"{replay_archived:.1f} ms ({replay_archived / replay_live:.2f}x), "
+        f"{len(sampled)} matches each"
     )
 
 
