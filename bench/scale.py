@@ -3,7 +3,7 @@ empty, filled and after archiving (with a projection's checkpoints of every matc
 its start forgets once they are archived), the takeover scan's time and a follower's
 sweep's CPU before and after, the archiving throughput, a whole match's read from Redis
 and from the archive, and a replay over REST (its events, then its state at every 16th
-seq, in-process through the REST app) of live and archived matches in the same run; then
+seq, in-process through the REST app) of live and archived matches in turn; then
 the archive's bytes per match per preset and player count, with what the bytes are, and
 what a trained zstd dictionary would save.
 
@@ -48,7 +48,7 @@ from eventstore import (
     StoredEvent,
 )
 from eventstore.archive import ZSTD_LEVEL, FolderArchive, columns, pack, packed_id, unpack
-from service.app.archiver import archive_now
+from service.app.archiver import Archiver, archive_now
 from service.app.catalog import CatalogProjection
 from service.app.keyring import Keyring
 from service.app.match import stream_of
@@ -145,9 +145,12 @@ async def sweep_cpu(store: RedisEventStore, n: int, last_seq: int) -> tuple[floa
     return time.process_time() - cpu, time.perf_counter() - wall
 
 
-async def rest_replays(store: RedisEventStore, match_ids: Sequence[str], last: int) -> list[float]:
-    """Each match replayed over REST by a service that never read it: its events, then
-    its state at every 16th seq and at its end; seconds per match."""
+async def rest_replays(
+    store: RedisEventStore, live: Sequence[str], archived: Sequence[str], last: int
+) -> tuple[list[float], list[float]]:
+    """Each match replayed over REST by a service that never read it, a live one and an
+    archived one in turn (so both meet the same load): its events, then its state at
+    every 16th seq and at its end; seconds per match, of the live ones and the archived."""
     storage = RedisStorage(store)
     signer = ephemeral_signer()
     service = GameService(
@@ -156,19 +159,21 @@ async def rest_replays(store: RedisEventStore, match_ids: Sequence[str], last: i
     app = create_app(
         service, CatalogProjection(storage), ResultsProjection(storage), signer.key_set()
     )
-    times = []
+    times: tuple[list[float], list[float]] = ([], [])
     try:
         # in this loop, as the store's connections (Litestar's ASGI types are its own)
         transport = httpx.ASGITransport(app=app)  # type: ignore[arg-type]
         async with httpx.AsyncClient(transport=transport, base_url="http://bench") as client:
-            for match_id in match_ids:
-                began = time.perf_counter()
-                events = await client.get(f"/matches/{match_id}/events")
-                assert events.status_code == 200, events.text
-                for seq in [*range(0, last, 16), last]:
-                    state = await client.get(f"/matches/{match_id}/state", params={"seq": seq})
-                    assert state.status_code == 200, state.text
-                times.append(time.perf_counter() - began)
+            for pair in zip(live, archived, strict=True):
+                for kept, match_id in zip(times, pair, strict=True):
+                    began = time.perf_counter()
+                    events = await client.get(f"/matches/{match_id}/events")
+                    assert events.status_code == 200, events.text
+                    for seq in [*range(0, last, 16), last]:
+                        url = f"/matches/{match_id}/state"
+                        state = await client.get(url, params={"seq": seq})
+                        assert state.status_code == 200, state.text
+                    kept.append(time.perf_counter() - began)
     finally:
         await service.snapshots.close()
         await service.fanout.close()
@@ -199,7 +204,15 @@ async def one_size(n: int, events: Sequence[StoredEvent], samples: int) -> None:
             sampled = [f"bench{i:07d}" for i in range(0, n, max(1, n // samples))]
             live = [stream_of(name) for name in sampled]
             live_reads = [await timed_read(store, stream) for stream in live]
-            live_replays = await rest_replays(store, sampled, last_seq)
+            # half the sample archived first, replayed over REST in turn with the other half
+            early = Archiver(store, archive, RedisSnapshots(store), 0)
+            for match_id in sampled[1::2]:
+                await early.move(match_id)
+            store.archived = None
+            store.use_archive(archive)  # nothing unpacked yet: each read from the folder
+            live_replays, archived_replays = await rest_replays(
+                store, sampled[0::2], sampled[1::2], last_seq
+            )
             began = time.perf_counter()
             moved = await archive_now(store, archive, RedisSnapshots(store), 0)
             archive_s = time.perf_counter() - began
@@ -212,9 +225,6 @@ async def one_size(n: int, events: Sequence[StoredEvent], samples: int) -> None:
             store.archived = None
             store.use_archive(archive)  # nothing unpacked yet: each read from the folder
             archived_reads = [await timed_read(store, stream) for stream in live]
-            store.archived = None
-            store.use_archive(archive)
-            archived_replays = await rest_replays(store, sampled, last_seq)
             objects, size = await archive.size()
         finally:
             await store.close()
@@ -251,7 +261,7 @@ async def one_size(n: int, events: Sequence[StoredEvent], samples: int) -> None:
     print(
         f"  REST replay p50 ({steps} requests): live {replay_live:.1f} ms, archived "
         f"{replay_archived:.1f} ms ({replay_archived / replay_live:.2f}x), "
-        f"{len(sampled)} matches each"
+        f"{len(live_replays)} matches each"
     )
 
 
