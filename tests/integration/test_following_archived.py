@@ -92,12 +92,12 @@ class Following:
     async def made(self, matches: list[str]) -> tuple[object, ...]:
         """What the projections made (the ranking, each match's games and points, the
         catalog's listing of all)."""
-        results, catalog = self.results, self.catalog.state
+        results = self.results
         return (
             await results.ranking(0, 1000),
             [await results.games(match_id) for match_id in matches],
             [await results.points(match_id) for match_id in matches],
-            await catalog.members_before(self.catalog._key("idx:all"), None, 1000),
+            await self.catalog.page(limit=1000),
         )
 
     async def stop(self) -> None:
