@@ -17,7 +17,6 @@ from .model import AppendResult, NewEvent, SentAppend, StoredEvent, Verification
 if TYPE_CHECKING:  # ports of their own modules, each with its implementations
     from .archive import Archive
     from .deadlines import Deadlines
-    from .limits import RateLimiter
     from .quotas import QuotaStore
     from .snapshots import Snapshots
 
@@ -374,7 +373,7 @@ class Storage(Protocol):
     def server_key(self) -> ServerKey: ...
 
     def quotas(self) -> QuotaStore:
-        """The callers' quota counts (eventstore/quotas.py)."""
+        """The callers' quota counts: every rate limit and gauge (eventstore/quotas.py)."""
         ...
 
     def snapshots(self) -> Snapshots:
@@ -383,10 +382,6 @@ class Storage(Protocol):
 
     def deadlines(self, name: str) -> Deadlines:
         """Deadlines their owners push back (eventstore/deadlines.py)."""
-        ...
-
-    def rate_limiter(self, name: str) -> RateLimiter:
-        """Hits per bucket and window (eventstore/limits.py)."""
         ...
 
     async def close(self) -> None: ...

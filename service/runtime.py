@@ -192,7 +192,7 @@ async def running_service(
         for kind in BotKind:  # our bots are players of their own, rated like any
             await players.ensure(bot_player_name(kind.value), PlayerKind.BOT)
         # every replica counts together
-        limiter = storage.rate_limiter("registrations")
+        limiter = storage.quotas()
         app = (
             create_app(
                 service,

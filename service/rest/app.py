@@ -18,7 +18,7 @@ from litestar.response import File
 from litestar.static_files import create_static_files_router
 
 from eventstore import StoreUnavailable
-from eventstore.limits import InMemoryRateLimiter, RateLimiter
+from eventstore.quotas import InMemoryQuotas, QuotaStore
 
 from ..app.arena import Arena
 from ..app.catalog import CatalogProjection
@@ -73,13 +73,14 @@ def create_app(
     settings: RestSettings | None = None,
     trusted_proxies: Sequence[Network] = (),
     registry: Players | None = None,
-    limiter: RateLimiter | None = None,
+    limiter: QuotaStore | None = None,
     rating_folds: Ratings | None = None,
     arena: Arena | None = None,
 ) -> Litestar:
     """``trusted_proxies``: peers whose X-Forwarded-For names the caller (the quotas');
-    ``registry``: the players (default: over the service's store); ``limiter``: what
-    counts sign-ups (default: this process's memory; ``daifugo serve`` shares Redis's)."""
+    ``registry``: the players (default: over the service's store); ``limiter``: the
+    quotas sign-ups count in (default: this process's memory; ``daifugo serve`` shares
+    the storage's)."""
     settings = settings or RestSettings()
     folds = rating_folds or Ratings(service.store)
     if settings.keepalive_seconds is not None and not settings.keepalive_seconds > 0:
@@ -98,7 +99,7 @@ def create_app(
         settings.audit_max_bytes,
         proxies=Proxies(trusted_proxies),
         players=registry or Players(service.store),
-        registration_limiter=limiter or InMemoryRateLimiter(),
+        registration_limiter=limiter or InMemoryQuotas(),
         registration_limits=settings.registrations,
         ratings=folds,
         arena=arena or Arena(service, folds),

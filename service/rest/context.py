@@ -12,7 +12,7 @@ from typing import Annotated, Any
 from litestar import Request
 from litestar.params import HeaderParameter
 
-from eventstore.limits import RateLimiter
+from eventstore.quotas import QuotaStore
 
 from ..app.arena import Arena
 from ..app.catalog import CatalogProjection
@@ -48,7 +48,7 @@ class Context:
     broadcasts: Broadcasts = field(default_factory=Broadcasts)  # the live events' readers
     proxies: Proxies = field(default_factory=Proxies)  # whose X-Forwarded-For is believed
     players: Players | None = None  # registered players (None: not served)
-    registration_limiter: RateLimiter | None = None
+    registration_limiter: QuotaStore | None = None
     registration_limits: RegistrationLimits = field(default_factory=RegistrationLimits)
     ratings: Ratings | None = None  # the ratings' fold, kept by this process
     arena: Arena | None = None  # the arena's queues (None: not served)
