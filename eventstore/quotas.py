@@ -163,6 +163,7 @@ class InMemoryQuotas:
                 for key, times in self._windows.items()
                 if times and times[-1] > now_ms - self._spans[key]
             }
+            self._spans = {key: self._spans[key] for key in self._windows}
         for window in windows:
             self._windows.setdefault(window.key, []).append(now_ms)
             self._spans[window.key] = window.window_ms
