@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from .analyses import InMemoryAnalyses, RedisAnalyses
 from .deadlines import InMemoryDeadlines, RedisDeadlines
 from .embedded import redacted_url
 from .lease import InMemoryLease, LeaseMemory, RedisLease
@@ -60,6 +61,9 @@ class RedisStorage:
     def rate_limiter(self, name: str) -> RedisRateLimiter:
         return RedisRateLimiter(self.events, name)
 
+    def analyses(self) -> RedisAnalyses:
+        return RedisAnalyses(self.events)
+
     async def close(self) -> None:
         await self.events.close()
 
@@ -73,6 +77,7 @@ class _Memory:
     snapshots: InMemorySnapshots = field(default_factory=InMemorySnapshots)
     deadlines: dict[str, InMemoryDeadlines] = field(default_factory=dict)
     rate_limiters: dict[str, InMemoryRateLimiter] = field(default_factory=dict)
+    analyses: InMemoryAnalyses = field(default_factory=InMemoryAnalyses)
 
 
 class InMemoryStorage:
@@ -115,6 +120,9 @@ class InMemoryStorage:
 
     def rate_limiter(self, name: str) -> InMemoryRateLimiter:
         return self._memory.rate_limiters.setdefault(name, InMemoryRateLimiter())
+
+    def analyses(self) -> InMemoryAnalyses:
+        return self._memory.analyses
 
     async def close(self) -> None:
         await self.events.close()
