@@ -217,6 +217,7 @@ class Prepared:
     players: int
     names: tuple[str, ...]
     games: int
+    over: bool  # the match is over: its record is public
     decisions: list[Decision]
 
 
@@ -233,7 +234,9 @@ def prepare(
         match = evolve(match, from_record(kind, data))
     if match is None:
         raise ValueError("no events to analyse")
-    return Prepared(match.match_id, match.players, match.names, match.game.game_number, found)
+    return Prepared(
+        match.match_id, match.players, match.names, match.game.game_number, match.over, found
+    )
 
 
 def report(
