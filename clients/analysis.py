@@ -40,7 +40,7 @@ from service.rules.views import Viewer, build_view
 from .expert import ExpertBot, Request, think
 
 DEFAULT_PLAYOUTS = 600  # playouts per judged decision, shared by its candidates
-MAX_PLAYOUTS = 20_000  # the most a caller may ask for a decision
+MAX_PLAYOUTS = 5_000  # the most a caller may ask for a move: a job stays minutes long
 # mean place lost (places 1..n) from which a move is labelled; docs/ANALYSIS.md says why
 THRESHOLDS = (("blunder", 1.0), ("mistake", 0.5), ("inaccuracy", 0.25))
 # every module whose code shapes an analysis: a change to any makes a new digest

@@ -12,13 +12,16 @@ import httpx
 import pytest
 
 from clients.sdk import DaifugoClient
+from eventstore import InMemoryArchive, InMemoryStorage
 from service.app import analysis as jobs
+from service.app.archiver import archive_now
+from service.app.match import stream_of
 from service.app.queries import MatchQueries
 from service.app.quotas import Limits, parse_networks
-from service.runtime import Running
+from service.runtime import Running, running_service
 
 from ..service_support import isolated_service
-from .support import finished_match, new_match, stored
+from .support import finished_match, new_match, play_out, stored
 
 PLAYOUTS = 30  # a quick analysis: the tests judge the plumbing, not the play
 
@@ -172,3 +175,37 @@ async def test_a_job_lost_with_its_replica_must_be_asked_for_again(
     with pytest.raises(jobs.ServiceError) as lost:
         await dead.status(match_id, 1, PLAYOUTS)
     assert lost.value.code == "analysis_not_requested"
+
+
+async def test_a_spectator_delayed_match_once_over_is_analysed_like_any(
+    http: httpx.AsyncClient, grpc_client: DaifugoClient, served: Running
+) -> None:
+    created = await new_match(served, "classic", 3, delay=3600.0)
+    url = f"/matches/{created.match_id}/analysis"
+    early = await http.post(url, params={"playouts": PLAYOUTS})
+    assert early.status_code == 409 and early.json()["code"] == "match_not_over"
+    await play_out(grpc_client, created)
+    asked = await http.post(url, params={"playouts": PLAYOUTS})
+    assert asked.status_code == 202, asked.text
+    done = (await _analysed(http, created.match_id, playouts=PLAYOUTS))[-1]
+    assert done["state"] == "done" and done["result"]["moves"]
+
+
+async def test_an_archived_match_is_analysed_from_the_archive() -> None:
+    storage, archive = InMemoryStorage(), InMemoryArchive()
+    async with running_service(
+        grpc_port=0, http_port=0, timers=False, storage=storage, archive=archive
+    ) as running:
+        base = f"http://127.0.0.1:{running.http_port}"
+        async with (
+            httpx.AsyncClient(base_url=base, timeout=30) as http,
+            DaifugoClient(f"127.0.0.1:{running.grpc_port}", timeout=20) as client,
+        ):
+            match_id = await finished_match(client, "classic", 3)
+            await archive_now(running.service.store, archive, storage.snapshots(), keep_live_ms=0)
+            assert list(archive.objects) == [stream_of(match_id)]
+            assert await storage.events.read_as_stored(stream_of(match_id)) == []
+            asked = await http.post(f"/matches/{match_id}/analysis", params={"playouts": PLAYOUTS})
+            assert asked.status_code == 202, asked.text
+            done = (await _analysed(http, match_id, playouts=PLAYOUTS))[-1]
+            assert done["state"] == "done" and done["result"]["match_id"] == match_id
