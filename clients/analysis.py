@@ -39,18 +39,19 @@ from service.rules.views import Viewer, build_view
 
 from .expert import ExpertBot, Request, think
 
-DEFAULT_PLAYOUTS = 600  # playouts per judged decision, shared by its candidates
-MAX_PLAYOUTS = 5_000  # the most a caller may ask for a move: a job stays minutes long
-# mean place lost (places 1..n) from which a move is labelled; docs/ANALYSIS.md says why
-THRESHOLDS = (("blunder", 1.0), ("mistake", 0.5), ("inaccuracy", 0.25))
-# every module whose code shapes an analysis: a change to any makes a new digest
-_SOURCES = ("analysis.py", "expert.py", "playouts.py", "policies.py", "strategy.py", "bots.py")
-
 
 class Label(enum.StrEnum):
     INACCURACY = "inaccuracy"
     MISTAKE = "mistake"
     BLUNDER = "blunder"
+
+
+DEFAULT_PLAYOUTS = 600  # playouts per judged decision, shared by its candidates
+MAX_PLAYOUTS = 5_000  # the most a caller may ask for a move: a job stays minutes long
+# mean place lost (places 1..n) from which a move is labelled; docs/ANALYSIS.md says why
+THRESHOLDS = ((Label.BLUNDER, 1.0), (Label.MISTAKE, 0.5), (Label.INACCURACY, 0.25))
+# every module whose code shapes an analysis: a change to any makes a new digest
+_SOURCES = ("analysis.py", "expert.py", "playouts.py", "policies.py", "strategy.py", "bots.py")
 
 
 class Kind(enum.StrEnum):
@@ -70,9 +71,9 @@ def code_digest() -> str:
 
 
 def label_of(loss: float) -> Label | None:
-    for name, threshold in THRESHOLDS:
+    for label, threshold in THRESHOLDS:
         if loss >= threshold:
-            return Label(name)
+            return label
     return None
 
 
@@ -105,8 +106,17 @@ def decisions(
     seed: bytes = b"analysis",
 ) -> list[Decision]:
     """The actions of game ``game`` (None: every game) of the match whose stored events
-    are ``records`` (type, data), each with its search. Every seat's expert follows the
-    whole match, so what it remembers is what the seat saw."""
+    are ``records`` (type, data; seq 0 first), each with its search."""
+    return _walk(records, game, playouts, seed)[0]
+
+
+def _walk(
+    records: Sequence[tuple[str, dict[str, Any]]], game: int | None, playouts: int, seed: bytes
+) -> tuple[list[Decision], Match | None]:
+    """``decisions``, and the match folded to its end. A seat's expert follows every
+    action of the seat in the games asked for, so what it remembers is what the seat
+    saw; it remembers nothing from one game to the next (a deal starts its memory
+    afresh), so the other games' actions are only folded."""
     match: Match | None = None
     experts: dict[int, ExpertBot] = {}
     out: list[Decision] = []
@@ -114,7 +124,12 @@ def decisions(
     for seq, (kind, data) in enumerate(records):
         event: MatchEvent = from_record(kind, data)
         command = command_of(event, data) if match is not None else None
-        if command is not None and match is not None and match.game.turn == command.seat:
+        if (
+            command is not None
+            and match is not None
+            and match.game.turn == command.seat
+            and (game is None or match.game.game_number == game)
+        ):
             state = match.game
             seat = command.seat
             expert = experts.get(seat)
@@ -124,13 +139,12 @@ def decisions(
             legal = legal_actions(state)
             taken = _plain(command)
             request, position, _ = expert.request(view, legal)
-            wanted = game is None or state.game_number == game
-            if wanted and not timed_out:  # a timed-out seat chose nothing
+            if not timed_out:  # a timed-out seat chose nothing
                 out.append(_decision(seq, state.game_number, seat, taken, legal, request))
             expert.chose(view, position, taken)
         timed_out = isinstance(event, TurnTimedOut)
         match = evolve(match, event)
-    return out
+    return out, match
 
 
 def _decision(
@@ -228,10 +242,7 @@ def prepare(
 ) -> Prepared:
     """``decisions``, and the match they are of (a worker process runs this: it folds
     the whole match)."""
-    found = decisions(records, game, playouts)
-    match: Match | None = None
-    for kind, data in records:
-        match = evolve(match, from_record(kind, data))
+    found, match = _walk(records, game, playouts, b"analysis")
     if match is None:
         raise ValueError("no events to analyse")
     return Prepared(

@@ -8,6 +8,7 @@ import json
 
 import pytest
 
+from clients import analysis
 from service.cli import main
 
 from .matches import PlayedLog
@@ -69,3 +70,15 @@ def test_nothing_to_analyse(
     assert "has games 1 to 2" in capsys.readouterr().err
     assert main(["analyse", log.match_id, "--playouts", "0"]) == 2
     assert "--playouts is 1 to" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("preset", ["federation", "uecda"])
+def test_a_game_alone_is_judged_as_within_its_match(
+    preset: str, played: dict[str, PlayedLog]
+) -> None:
+    """A job analyses one game: its searches are those of the whole match's analysis
+    (a seat's memory starts afresh with each deal)."""
+    records = [(event.type, event.data) for event in played[preset].events]
+    whole = analysis.decisions(records, None, 8)
+    for game in (1, 2, 3):
+        assert analysis.decisions(records, game, 8) == [d for d in whole if d.game == game]
