@@ -36,7 +36,7 @@ from clients.expert import pool
 from eventstore.analyses import AnalysisStore
 
 from .errors import RefusalCode, ServiceCode, ServiceError
-from .match import Match, stream_of
+from .match import stream_of
 from .queries import MatchQueries
 from .quotas import Caller
 
@@ -70,7 +70,7 @@ class Analyses:
         self.running: dict[str, asyncio.Task[None]] = {}
         self.background = background  # False: jobs are left queued (tests of the queue)
 
-    async def job_of(self, match_id: str, game: int, playouts: int) -> tuple[Job, Match]:
+    async def job_of(self, match_id: str, game: int, playouts: int) -> Job:
         """The job asked for, checked: the match is over, has that game, and the
         budget is one the service runs."""
         seen = await self.queries.spectate(match_id)
@@ -87,17 +87,19 @@ class Analyses:
                 RefusalCode.BAD_REQUEST,
                 f"playouts per move are 1 to {analysis.MAX_PLAYOUTS}, not {playouts}",
             )
-        return Job(match.match_id, game, playouts), match
+        return Job(match.match_id, game, playouts)
 
     async def request(
         self, caller: Caller | None, match_id: str, game: int, playouts: int
     ) -> dict[str, Any]:
         """Queue the job (nothing when it is kept or under way); its status."""
-        job, _ = await self.job_of(match_id, game, playouts)
+        job = await self.job_of(match_id, game, playouts)
         key = job.key
         known = await self._known(job)
-        if known is not None:
+        if known is not None and known["state"] != "failed":
             return known
+        if known is not None:  # failed: asked again, it runs again
+            await self.store.drop_job(key)
         if not await self.store.claim(key, _record("queued"), JOB_TTL_MS):
             return await self._known(job) or _status(job, "queued")
         quotas = self.service.quotas
@@ -112,7 +114,7 @@ class Analyses:
         return _status(job, "queued")
 
     async def status(self, match_id: str, game: int, playouts: int) -> dict[str, Any]:
-        job, _ = await self.job_of(match_id, game, playouts)
+        job = await self.job_of(match_id, game, playouts)
         known = await self._known(job)
         if known is not None:
             return known
@@ -146,7 +148,8 @@ class Analyses:
         except Exception as error:  # a worker died, the store failed: said, not hidden
             log.exception("the analysis of %s failed", key)
             with contextlib.suppress(Exception):
-                record = _record("failed", reason=f"the analysis failed: {error!r}: ask again")
+                reason = f"the analysis failed ({type(error).__name__}): ask again"
+                record = _record("failed", reason=reason)
                 await self.store.save_job(key, record, FAILED_TTL_MS)
         finally:
             heartbeat.cancel()

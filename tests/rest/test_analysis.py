@@ -176,6 +176,15 @@ async def test_a_job_lost_with_its_replica_must_be_asked_for_again(
         await dead.status(match_id, 1, PLAYOUTS)
     assert lost.value.code == "analysis_not_requested"
 
+    # a job that failed says why, and asked again it is queued again
+    key = (await dead.job_of(match_id, 1, PLAYOUTS)).key
+    await dead.store.save_job(key, jobs._record("failed", reason="the worker died"), 60_000)
+    failed = await dead.status(match_id, 1, PLAYOUTS)
+    assert failed["state"] == "failed" and failed["reason"] == "the worker died"
+    again = await dead.request(None, match_id, 1, PLAYOUTS)
+    assert again["state"] == "queued"
+    assert (await dead.status(match_id, 1, PLAYOUTS))["state"] == "queued"
+
 
 async def test_a_spectator_delayed_match_once_over_is_analysed_like_any(
     http: httpx.AsyncClient, grpc_client: DaifugoClient, served: Running
