@@ -5,7 +5,7 @@
 // labelled move marked in the move list and on the timeline, and the expert's choice
 // beside the move shown. Thresholds and wording: docs/ANALYSIS.md.
 
-import { ApiError } from "./api.js";
+import { api } from "./api.js";
 import { cardsInSymbols } from "./cards.js";
 import { $ } from "./dom.js";
 
@@ -15,16 +15,6 @@ const WIDTH = 600;
 const HEIGHT = 180;
 const PAD = 28;
 const LABELS = ["inaccuracy", "mistake", "blunder"];
-const enc = encodeURIComponent;
-
-async function call(method, path) {
-  const response = await fetch(path, { method, headers: { Accept: "application/json" }, cache: "no-store" });
-  const data = await response.json().catch(() => null);
-  if (!response.ok) {
-    throw new ApiError(response.status, data?.code ?? `http_${response.status}`, data?.message ?? response.statusText);
-  }
-  return data;
-}
 
 /** A move in the notation's words, its cards as symbols: "play 8♥ 9♥". */
 export function actionText(notation) {
@@ -101,10 +91,6 @@ export class AnalysisView {
     this.note();
   }
 
-  path() {
-    return `/matches/${enc(this.id)}/analysis?game=${this.game}`;
-  }
-
   status(text) {
     $("analysis-status").textContent = text;
   }
@@ -113,7 +99,7 @@ export class AnalysisView {
     const game = this.game;
     this.status(`Looking for the expert's analysis of game ${game}…`);
     try {
-      this.follow(await call("GET", this.path()), game);
+      this.follow(await api.analysis(this.id, game), game);
     } catch (error) {
       if (game !== this.game || this.stopped) return;
       if (error.code === "analysis_not_requested") {
@@ -122,7 +108,7 @@ export class AnalysisView {
       } else if (error.code === "match_not_over") {
         this.status("The expert analyses a match once it is over.");
       } else {
-        this.status(`Could not read the analysis: ${error.message}`);
+        this.status(`Could not read the analysis: ${error.detail ?? error.message}`);
       }
     }
   }
@@ -138,10 +124,10 @@ export class AnalysisView {
     $("analysis-ask").hidden = true;
     this.status(`Asking for the analysis of game ${game}…`);
     try {
-      this.follow(await call("POST", this.path()), game);
+      this.follow(await api.analyse(this.id, game), game);
     } catch (error) {
       if (game !== this.game || this.stopped) return;
-      this.status(`The analysis was refused: ${error.message}`);
+      this.status(`The analysis was refused: ${error.detail ?? error.message}`);
       this.offer(game);
     }
   }
@@ -175,11 +161,11 @@ export class AnalysisView {
     clearTimeout(this.timer);
     this.timer = setTimeout(async () => {
       try {
-        this.follow(await call("GET", this.path()), game);
+        this.follow(await api.analysis(this.id, game), game);
       } catch (error) {
         if (game === this.game && !this.stopped) {
           $("analysis-progress").hidden = true;
-          this.status(`The analysis stopped: ${error.message}`);
+          this.status(`The analysis stopped: ${error.detail ?? error.message}`);
           this.offer(game);
         }
       }
