@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
+import msgspec
 from litestar import Request, Response, get, post
 from litestar.di import NamedDependency
 from litestar.params import FromPath, Parameter
@@ -34,16 +35,7 @@ class AnalysisStatus(Struct):
 
 
 def _status(body: dict[str, Any]) -> AnalysisStatus:
-    return AnalysisStatus(
-        body["match_id"],
-        body["game"],
-        body["playouts"],
-        body["state"],
-        body["done"],
-        body["total"],
-        body.get("reason"),
-        body.get("result"),
-    )
+    return msgspec.convert(body, AnalysisStatus)
 
 
 @post(
