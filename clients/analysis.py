@@ -47,7 +47,9 @@ class Label(enum.StrEnum):
 
 
 DEFAULT_PLAYOUTS = 600  # playouts per judged decision, shared by its candidates
-MAX_PLAYOUTS = 5_000  # the most a caller may ask for a move: a job stays minutes long
+MAX_PLAYOUTS = 5_000  # the most ``daifugo analyse`` runs a move: a job stays minutes long
+# the budgets the service runs (quick, default, deep): a few results a game at most, kept
+BUDGETS = (50, DEFAULT_PLAYOUTS, 3_000)
 # mean place lost (places 1..n) from which a move is labelled; docs/ANALYSIS.md says why
 THRESHOLDS = ((Label.BLUNDER, 1.0), (Label.MISTAKE, 0.5), (Label.INACCURACY, 0.25))
 # every module whose code shapes an analysis: a change to any makes a new digest

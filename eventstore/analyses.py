@@ -3,9 +3,10 @@ opaque bodies under a key their writer chose (the service: match, game, budget a
 digest of the analysing code), never truth, since the match's events can always make
 them again.
 
-A result is kept once made. A job's record is kept while its owner refreshes it
-(``ttl_ms``): one whose process died lapses, so a reader can tell a job under way from
-one lost, and ``claim`` lets only one writer start a job for a key.
+A result is kept for the time its writer gives (then made again if asked for). A job's
+record is kept while its owner refreshes it (``ttl_ms``): one whose process died lapses,
+so a reader can tell a job under way from one lost, and ``claim`` lets only one writer
+start a job for a key.
 
 ``AnalysisStore`` is the port; ``RedisAnalyses`` keeps both under ``<prefix>:{analysis}:``
 (one slot), ``InMemoryAnalyses`` in one process. Both pass
@@ -29,8 +30,8 @@ class AnalysisStore(Protocol):
         """The result kept under ``key``; None when none is."""
         ...
 
-    async def save_result(self, key: str, body: bytes) -> None:
-        """Keep ``body`` as ``key``'s result (again: replaced)."""
+    async def save_result(self, key: str, body: bytes, ttl_ms: int) -> None:
+        """Keep ``body`` as ``key``'s result for ``ttl_ms`` (again: replaced)."""
         ...
 
     async def claim(self, key: str, body: bytes, ttl_ms: int) -> bool:
@@ -58,15 +59,19 @@ class InMemoryAnalyses:
     """In one process's memory (a job record's time is this process's clock)."""
 
     def __init__(self) -> None:
-        self._results: dict[str, bytes] = {}
+        self._results: dict[str, tuple[bytes, float]] = {}  # key -> (result, lapses at)
         self._jobs: dict[str, tuple[bytes, float]] = {}  # key -> (record, lapses at)
 
     async def result(self, key: str) -> bytes | None:
-        return self._results.get(key)
+        kept = self._results.get(key)
+        if kept is None or kept[1] <= time.monotonic():
+            self._results.pop(key, None)
+            return None
+        return kept[0]
 
-    async def save_result(self, key: str, body: bytes) -> None:
-        _check(key)
-        self._results[key] = bytes(body)
+    async def save_result(self, key: str, body: bytes, ttl_ms: int) -> None:
+        _check(key, ttl_ms)
+        self._results[key] = (bytes(body), time.monotonic() + ttl_ms / 1000)
 
     async def claim(self, key: str, body: bytes, ttl_ms: int) -> bool:
         _check(key, ttl_ms)
@@ -91,8 +96,8 @@ class InMemoryAnalyses:
 
 
 class RedisAnalyses:
-    """In the event store's Redis: ``<prefix>:{analysis}:result:<key>`` (a string, kept)
-    and ``<prefix>:{analysis}:job:<key>`` (a string with an expiry)."""
+    """In the event store's Redis: ``<prefix>:{analysis}:result:<key>`` (a string with an
+    expiry) and ``<prefix>:{analysis}:job:<key>`` (a string with an expiry)."""
 
     def __init__(self, store: RedisEventStore) -> None:
         self.store = store
@@ -101,11 +106,11 @@ class RedisAnalyses:
     async def result(self, key: str) -> bytes | None:
         return await self._get(f"{self._base}:result:{key}")
 
-    async def save_result(self, key: str, body: bytes) -> None:
-        _check(key)
+    async def save_result(self, key: str, body: bytes, ttl_ms: int) -> None:
+        _check(key, ttl_ms)
         with unavailable_as("save an analysis", self.store.url):
             client = await self.store.raw_client()
-            await client.set(f"{self._base}:result:{key}", body)
+            await client.set(f"{self._base}:result:{key}", body, px=ttl_ms)
 
     async def claim(self, key: str, body: bytes, ttl_ms: int) -> bool:
         _check(key, ttl_ms)

@@ -45,6 +45,9 @@ log = logging.getLogger("daifugo.analysis")
 JOB_TTL_MS = 30_000  # a job's record lapses this long after its replica last refreshed it
 HEARTBEAT = 10.0  # seconds between refreshes
 FAILED_TTL_MS = 600_000  # how long a failed job's reason is shown
+# how long a result is kept: derived data, made again on request; results of code since
+# replaced (another digest) are never read again, and go
+RESULT_TTL_MS = 30 * 24 * 3600 * 1000
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,10 +85,10 @@ class Analyses:
             raise ServiceError(
                 RefusalCode.BAD_REQUEST, f"match {match_id} has games 1 to {games}, not {game}"
             )
-        if not 1 <= playouts <= analysis.MAX_PLAYOUTS:
+        if playouts not in analysis.BUDGETS:
+            budgets = ", ".join(map(str, analysis.BUDGETS))
             raise ServiceError(
-                RefusalCode.BAD_REQUEST,
-                f"playouts per move are 1 to {analysis.MAX_PLAYOUTS}, not {playouts}",
+                RefusalCode.BAD_REQUEST, f"playouts per move are one of {budgets}, not {playouts}"
             )
         return Job(match.match_id, game, playouts)
 
@@ -141,7 +144,7 @@ class Analyses:
         heartbeat = asyncio.create_task(self._refresh(key))
         try:
             result = await self._analyse(job)
-            await self.store.save_result(key, json.dumps(result).encode())
+            await self.store.save_result(key, json.dumps(result).encode(), RESULT_TTL_MS)
             await self.store.drop_job(key)
         except asyncio.CancelledError:
             raise

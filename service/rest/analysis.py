@@ -11,7 +11,7 @@ from litestar.di import NamedDependency
 from litestar.params import FromPath, Parameter
 from msgspec import Struct
 
-from clients.analysis import DEFAULT_PLAYOUTS, MAX_PLAYOUTS
+from clients.analysis import BUDGETS, DEFAULT_PLAYOUTS
 
 from .context import Context
 from .errors import responses
@@ -19,7 +19,11 @@ from .errors import responses
 Game = Annotated[int, Parameter(ge=1, le=10_000, description="the game, 1 first")]
 Playouts = Annotated[
     int,
-    Parameter(ge=1, le=MAX_PLAYOUTS, description="the budget: playouts per judged move"),
+    Parameter(
+        ge=1,
+        le=max(BUDGETS),
+        description="the budget: playouts per judged move, one of " + ", ".join(map(str, BUDGETS)),
+    ),
 ]
 
 
@@ -45,7 +49,7 @@ def _status(body: dict[str, Any]) -> AnalysisStatus:
     description="Queues the job (202) unless it is kept (200, with the result) or under way. "
     "409 match_not_over while the match is live; 429 quota_analyses / quota_analyses_global "
     "(with Retry-After) past the caller's analyses at once or everyone's. One game a job: "
-    "?game=N (1 first), ?playouts=P per judged move.",
+    "?game=N (1 first), ?playouts=P per judged move (50, 600 or 3000).",
     responses=responses(400, 404, 409, 429, 503),
 )
 async def ask_analysis(

@@ -1,5 +1,5 @@
 """The analyses' store (eventstore/analyses.py) on Redis and in memory alike: a result
-is kept once saved; a job's record is claimed by one writer only, lives while refreshed
+is kept for its time; a job's record is claimed by one writer only, lives while refreshed
 and lapses when its owner stops refreshing it (a replica that died)."""
 
 from __future__ import annotations
@@ -33,13 +33,15 @@ async def analyses(request: pytest.FixtureRequest, redis_url: str) -> AsyncItera
         client.close()
 
 
-async def test_a_result_is_kept_once_saved(analyses: AnalysisStore) -> None:
+async def test_a_result_is_kept_for_its_time(analyses: AnalysisStore) -> None:
     assert await analyses.result("m1.1.600.abc") is None
-    await analyses.save_result("m1.1.600.abc", b'{"moves": []}')
+    await analyses.save_result("m1.1.600.abc", b'{"moves": []}', 60_000)
     assert await analyses.result("m1.1.600.abc") == b'{"moves": []}'
     assert await analyses.result("m1.1.601.abc") is None  # another budget: another key
-    await analyses.save_result("m1.1.600.abc", b"again")
+    await analyses.save_result("m1.1.600.abc", b"again", 200)
     assert await analyses.result("m1.1.600.abc") == b"again"
+    await asyncio.sleep(0.3)
+    assert await analyses.result("m1.1.600.abc") is None
 
 
 async def test_one_writer_claims_a_job_and_its_record_lapses_unless_refreshed(
@@ -69,4 +71,6 @@ async def test_bad_keys_and_times_are_refused(analyses: AnalysisStore) -> None:
         with pytest.raises(ValueError):
             await analyses.save_job(key, b"x", ttl)
     with pytest.raises(ValueError):
-        await analyses.save_result("", b"x")
+        await analyses.save_result("", b"x", 100)
+    with pytest.raises(ValueError):
+        await analyses.save_result("k", b"x", 0)

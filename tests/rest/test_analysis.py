@@ -23,7 +23,7 @@ from service.runtime import Running, running_service
 from ..service_support import isolated_service
 from .support import finished_match, new_match, play_out, stored
 
-PLAYOUTS = 30  # a quick analysis: the tests judge the plumbing, not the play
+PLAYOUTS = 50  # the quick budget: the tests judge the plumbing, not the play
 
 
 async def _analysed(http: httpx.AsyncClient, match_id: str, **params: Any) -> list[dict[str, Any]]:
@@ -85,7 +85,7 @@ async def test_a_finished_match_is_analysed_move_by_move(
     again = await http.post(url, params=params)
     assert again.status_code == 200 and again.json()["result"] == result
     # another budget is another analysis
-    other = await http.get(url, params={"playouts": PLAYOUTS + 1})
+    other = await http.get(url, params={"playouts": 600})
     assert other.status_code == 404
 
 
@@ -107,6 +107,7 @@ async def test_a_live_match_bad_ids_and_bad_budgets_are_refused(
         ({"game": 2}, "bad_request"),  # a one-game match
         ({"game": "x"}, "bad_request"),
         ({"playouts": 0}, "bad_request"),
+        ({"playouts": 51}, "bad_request"),  # not a budget the service runs: results stay few
         ({"playouts": 10**9}, "bad_request"),
         ({"playouts": "1.5"}, "bad_request"),
     ):
@@ -134,29 +135,29 @@ async def test_analyses_are_bounded_per_caller_and_overall(limited: Running) -> 
         match_id = await finished_match(client, "classic", 4)
     base = f"http://127.0.0.1:{limited.http_port}"
     url = f"/matches/{match_id}/analysis"
-    slow = 2000  # playouts a move: a job that lasts while the test asks for more
+    deep, default, quick = 3000, 600, 50  # the deep job lasts while the test asks for more
 
     def caller(address: str) -> dict[str, str]:
         return {"X-Forwarded-For": address}
 
     async with httpx.AsyncClient(base_url=base, timeout=30) as http:
-        first = await http.post(url, params={"playouts": slow}, headers=caller("10.0.0.1"))
+        first = await http.post(url, params={"playouts": deep}, headers=caller("10.0.0.1"))
         assert first.status_code == 202, first.text
         # the same caller's second job: past its own bound
-        mine = await http.post(url, params={"playouts": slow + 1}, headers=caller("10.0.0.1"))
+        mine = await http.post(url, params={"playouts": default}, headers=caller("10.0.0.1"))
         assert mine.status_code == 429 and mine.json()["code"] == "quota_analyses"
         assert int(mine.headers["Retry-After"]) > 0
         # the job under way asked again takes no second slot
-        same = await http.post(url, params={"playouts": slow}, headers=caller("10.0.0.1"))
+        same = await http.post(url, params={"playouts": deep}, headers=caller("10.0.0.1"))
         assert same.status_code == 202 and same.json()["state"] in ("queued", "running")
-        other = await http.post(url, params={"playouts": slow + 2}, headers=caller("10.0.0.2"))
+        other = await http.post(url, params={"playouts": default}, headers=caller("10.0.0.2"))
         assert other.status_code == 202, other.text
         # everyone's bound
-        third = await http.post(url, params={"playouts": slow + 3}, headers=caller("10.0.0.3"))
+        third = await http.post(url, params={"playouts": quick}, headers=caller("10.0.0.3"))
         assert third.status_code == 429 and third.json()["code"] == "quota_analyses_global"
         assert int(third.headers["Retry-After"]) > 0
         # a refused job was not queued
-        lost = await http.get(url, params={"playouts": slow + 3})
+        lost = await http.get(url, params={"playouts": quick})
         assert lost.status_code == 404 and lost.json()["code"] == "analysis_not_requested"
 
 
