@@ -24,6 +24,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 import hashlib
+import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -47,6 +48,7 @@ class Label(enum.StrEnum):
 
 
 DEFAULT_PLAYOUTS = 600  # playouts per judged decision, shared by its candidates
+MIN_PLAYOUTS = 10  # a playout for each candidate at least (the expert's few, and the move)
 MAX_PLAYOUTS = 5_000  # the most ``daifugo analyse`` runs a move: a job stays minutes long
 # the budgets the service runs (quick, default, deep): a few results a game at most, kept
 BUDGETS = (50, DEFAULT_PLAYOUTS, 3_000)
@@ -186,8 +188,13 @@ def judged(decision: Decision, means: Sequence[float] | None) -> dict[str, Any]:
     request = decision.request
     if request is None or means is None:
         return move
-    ranked = sorted(zip(means, request.candidates, strict=True), key=lambda item: item[0])
     taken = means[request.candidates.index(decision.taken)]
+    # a candidate no playout finished (never expected) is left out; the move taken so: unjudged
+    played = [(mean, action) for mean, action in zip(means, request.candidates, strict=True)]
+    ranked = sorted((item for item in played if math.isfinite(item[0])), key=lambda item: item[0])
+    if not math.isfinite(taken):
+        move["kind"] = str(Kind.UNJUDGED)
+        return move
     best_mean, best = ranked[0]
     if best_mean >= taken:  # a tie goes to the move taken
         best_mean, best = taken, decision.taken

@@ -27,8 +27,9 @@ def run_analyse(
     out = out or sys.stdout
     err = err or sys.stderr
     budget = analysis.DEFAULT_PLAYOUTS if playouts is None else playouts
-    if not 1 <= budget <= analysis.MAX_PLAYOUTS:
-        print(f"daifugo analyse: --playouts is 1 to {analysis.MAX_PLAYOUTS}", file=err)
+    if not analysis.MIN_PLAYOUTS <= budget <= analysis.MAX_PLAYOUTS:
+        limits = f"{analysis.MIN_PLAYOUTS} to {analysis.MAX_PLAYOUTS}"
+        print(f"daifugo analyse: --playouts is {limits}", file=err)
         return 2
     try:
         stored = read_match_of(match_id, redis_url)

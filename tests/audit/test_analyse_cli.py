@@ -13,7 +13,7 @@ from service.cli import main
 
 from .matches import PlayedLog
 
-PLAYOUTS = "8"  # the plumbing, not the play
+PLAYOUTS = "10"  # the plumbing, not the play
 
 
 @pytest.fixture
@@ -54,7 +54,7 @@ def test_the_table_in_text(
     log = played["federation"]
     assert main(["analyse", log.match_id, "--game", "1", "--playouts", PLAYOUTS]) == 0
     text = capsys.readouterr().out
-    assert f"match {log.match_id}, game 1: 8 playouts a judged move" in text
+    assert f"match {log.match_id}, game 1: 10 playouts a judged move" in text
     assert "forced" in text and "judged moves, mean loss" in text
     for seat in range(4):
         assert f"seat {seat}" in text
@@ -68,8 +68,9 @@ def test_nothing_to_analyse(
     log = played["classic"]
     assert main(["analyse", log.match_id, "--game", "9"]) == 2
     assert "has games 1 to 2" in capsys.readouterr().err
-    assert main(["analyse", log.match_id, "--playouts", "0"]) == 2
-    assert "--playouts is 1 to" in capsys.readouterr().err
+    for playouts in ("0", "9", "5001"):
+        assert main(["analyse", log.match_id, "--playouts", playouts]) == 2
+        assert "--playouts is 10 to 5000" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("preset", ["federation", "uecda"])
@@ -79,6 +80,6 @@ def test_a_game_alone_is_judged_as_within_its_match(
     """A job analyses one game: its searches are those of the whole match's analysis
     (a seat's memory starts afresh with each deal)."""
     records = [(event.type, event.data) for event in played[preset].events]
-    whole = analysis.decisions(records, None, 8)
+    whole = analysis.decisions(records, None, 10)
     for game in (1, 2, 3):
-        assert analysis.decisions(records, game, 8) == [d for d in whole if d.game == game]
+        assert analysis.decisions(records, game, 10) == [d for d in whole if d.game == game]
