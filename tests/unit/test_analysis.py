@@ -23,7 +23,6 @@ from ..service_support import isolated_service
 
 PLAYOUTS = 24
 
-
 Records = list[tuple[str, dict[str, Any]]]
 
 
