@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Protocol, Self, runtime_checkable
 from .model import AppendResult, NewEvent, SentAppend, StoredEvent, Verification
 
 if TYPE_CHECKING:  # ports of their own modules, each with its implementations
+    from .analyses import AnalysisStore
     from .archive import Archive
     from .deadlines import Deadlines
     from .quotas import QuotaStore
@@ -382,6 +383,10 @@ class Storage(Protocol):
 
     def deadlines(self, name: str) -> Deadlines:
         """Deadlines their owners push back (eventstore/deadlines.py)."""
+        ...
+
+    def analyses(self) -> AnalysisStore:
+        """Finished matches' analyses and their jobs (eventstore/analyses.py)."""
         ...
 
     async def close(self) -> None: ...

@@ -7,12 +7,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from .analyses import InMemoryAnalyses
 from .deadlines import InMemoryDeadlines
 from .embedded import redacted_url
 from .lease import InMemoryLease, LeaseMemory, RedisLease
 from .memory import InMemoryEventStore
 from .projection_store import InMemoryProjectionStore, ProjectionMemory, RedisProjectionStore
 from .quotas import InMemoryQuotas
+from .redis_analyses import RedisAnalyses
 from .redis_deadlines import RedisDeadlines
 from .redis_quotas import RedisQuotas
 from .redis_snapshots import RedisSnapshots
@@ -59,6 +61,9 @@ class RedisStorage:
     def deadlines(self, name: str) -> RedisDeadlines:
         return RedisDeadlines(self.events, name)
 
+    def analyses(self) -> RedisAnalyses:
+        return RedisAnalyses(self.events)
+
     async def close(self) -> None:
         await self.events.close()
 
@@ -71,6 +76,7 @@ class _Memory:
     quotas: InMemoryQuotas = field(default_factory=InMemoryQuotas)
     snapshots: InMemorySnapshots = field(default_factory=InMemorySnapshots)
     deadlines: dict[str, InMemoryDeadlines] = field(default_factory=dict)
+    analyses: InMemoryAnalyses = field(default_factory=InMemoryAnalyses)
 
 
 class InMemoryStorage:
@@ -110,6 +116,9 @@ class InMemoryStorage:
 
     def deadlines(self, name: str) -> InMemoryDeadlines:
         return self._memory.deadlines.setdefault(name, InMemoryDeadlines())
+
+    def analyses(self) -> InMemoryAnalyses:
+        return self._memory.analyses
 
     async def close(self) -> None:
         await self.events.close()

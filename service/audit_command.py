@@ -34,7 +34,7 @@ from .records import KeyFormatError, KeySet, PublishedKey
 from .records.keys import KEY_BYTES, b64decode_exact
 
 
-class _Unreadable(Exception):
+class Unreadable(Exception):
     """Nothing to audit: the reason goes to stderr."""
 
 
@@ -52,7 +52,7 @@ def run_audit(
         keys = load_keys(key) if key else None
         given = _read_receipts(receipts) if receipts else None
         report = _audit(target, redis_url, keys, given)
-    except _Unreadable as error:
+    except Unreadable as error:
         print(f"daifugo audit: {error}", file=err)
         return 2
     print(json.dumps(report.to_dict(), indent=2, ensure_ascii=False), file=out)
@@ -66,18 +66,18 @@ def load_keys(key: str) -> KeySet:
         return KeySet([PublishedKey.of(raw)])
     path = Path(key)
     if not path.is_file():
-        raise _Unreadable(f"--key {key!r} is neither a base64 public key nor a file")
+        raise Unreadable(f"--key {key!r} is neither a base64 public key nor a file")
     try:
         return KeySet.from_dict(json.loads(path.read_text(encoding="utf-8")))
     except (OSError, ValueError, KeyFormatError) as error:
-        raise _Unreadable(f"--key {key}: not a GET /keys body: {error}") from None
+        raise Unreadable(f"--key {key}: not a GET /keys body: {error}") from None
 
 
 def _read_receipts(name: str) -> list[object]:
     try:
         return list(parse_receipts(Path(name).read_bytes()))
     except (OSError, ValueError) as error:
-        raise _Unreadable(f"--receipts {name}: {error}") from None
+        raise Unreadable(f"--receipts {name}: {error}") from None
 
 
 def _audit(
@@ -88,27 +88,27 @@ def _audit(
         try:
             return audit_log(path.read_bytes(), keys, given)  # what POST /audit answers, too
         except OSError as error:
-            raise _Unreadable(f"cannot read {target}: {error}") from None
+            raise Unreadable(f"cannot read {target}: {error}") from None
         except AuditInputError as error:
-            raise _Unreadable(f"{target}: {error}") from None
-    return audit_events(_read_match_of(target, redis_url), keys, given)
+            raise Unreadable(f"{target}: {error}") from None
+    return audit_events(read_match_of(target, redis_url), keys, given)
 
 
-def _read_match_of(target: str, redis_url: str | None) -> list[StoredEvent]:
+def read_match_of(target: str, redis_url: str | None) -> list[StoredEvent]:
     env = os.environ if redis_url is None else {"REDIS_URL": redis_url}
     try:
         with store_redis_url(env) as url:
             if url is None:
-                raise _Unreadable(f"no file {target!r}, and no REDIS_URL nor embedded Redis data")
+                raise Unreadable(f"no file {target!r}, and no REDIS_URL nor embedded Redis data")
             where = redacted_url(url)
             try:
                 events = asyncio.run(_read_match(target, url))
             except (EventStoreError, ValueError) as error:
-                raise _Unreadable(f"cannot read match {target!r} from {where}: {error}") from None
+                raise Unreadable(f"cannot read match {target!r} from {where}: {error}") from None
     except (OSError, RuntimeError) as error:  # the embedded Redis would not start
-        raise _Unreadable(f"no file {target!r}, and no Redis to read it from: {error}") from None
+        raise Unreadable(f"no file {target!r}, and no Redis to read it from: {error}") from None
     if not events:
-        raise _Unreadable(f"no file {target!r} and no match {target!r} at {where}")
+        raise Unreadable(f"no file {target!r} and no match {target!r} at {where}")
     return events
 
 

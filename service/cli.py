@@ -143,6 +143,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="one caller's audits running at once (default 2)",
     )
     quotas.add_argument(
+        "--quota-analyses-per-caller",
+        type=int,
+        default=2,
+        help="one caller's match analyses queued or running at once (default 2)",
+    )
+    quotas.add_argument(
+        "--quota-analyses",
+        type=int,
+        default=4,
+        help="match analyses queued or running at once, all callers' (default 4)",
+    )
+    quotas.add_argument(
         "--idle-abandon",
         type=float,
         default=1800.0,
@@ -270,6 +282,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--receipts", metavar="FILE", help="receipts to check against the log (JSON Lines)"
     )
 
+    analyse = commands.add_parser(
+        "analyse", help="the expert's judgement of every move of a finished match"
+    )
+    analyse.add_argument("match_id", metavar="MATCH_ID")
+    analyse.add_argument("--game", type=int, default=None, help="one game (default: every game)")
+    analyse.add_argument(
+        "--playouts",
+        type=int,
+        default=None,
+        help="playouts per judged move, the budget (default: the service's, 600)",
+    )
+    analyse.add_argument("--json", action="store_true", help="print the analysis as JSON")
+
     archive = commands.add_parser(
         "archive", help="the archive of sealed matches: status, run, get MATCH_ID"
     )
@@ -316,6 +341,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .audit_command import run_audit
 
         return run_audit(args.target, key=args.key, receipts=args.receipts)
+    if args.command == "analyse":
+        from .analyse_command import run_analyse
+
+        return run_analyse(args.match_id, args.game, args.playouts, as_json=args.json)
     if args.command == "archive":
         from .archive_command import run_archive
 
@@ -359,6 +388,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 bots=args.quota_bots,
                 games_per_set=args.max_games_per_set,
                 audits_per_caller=args.quota_audits_per_caller,
+                analyses_per_caller=args.quota_analyses_per_caller,
+                analyses=args.quota_analyses,
                 idle_abandon=args.idle_abandon,
                 trusted_proxies=parse_networks(
                     args.trusted_proxy

@@ -205,6 +205,7 @@ async def running_service(
                 limiter,
                 ratings,
                 arena,
+                storage.analyses(),
             )
             if http_port is not None
             else None

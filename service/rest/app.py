@@ -18,8 +18,10 @@ from litestar.response import File
 from litestar.static_files import create_static_files_router
 
 from eventstore import StoreUnavailable
+from eventstore.analyses import AnalysisStore, InMemoryAnalyses
 from eventstore.quotas import InMemoryQuotas, QuotaStore
 
+from ..app.analysis import Analyses
 from ..app.arena import Arena
 from ..app.catalog import CatalogProjection
 from ..app.players import Players, RegistrationLimits
@@ -29,7 +31,7 @@ from ..app.quotas import Network, Proxies
 from ..app.ratings import Ratings
 from ..app.service import GameService, ServiceError
 from ..records import KeySet
-from . import actions, keys, live, matches, players, rankings, ratings, record, tables
+from . import actions, analysis, keys, live, matches, players, rankings, ratings, record, tables
 from . import arena as arena_routes
 from .auditing import DEFAULT_MAX_BYTES, DEFAULT_QUEUED, DEFAULT_WORKERS, AuditPool
 from .connections import ConnectionLimits
@@ -76,11 +78,12 @@ def create_app(
     limiter: QuotaStore | None = None,
     rating_folds: Ratings | None = None,
     arena: Arena | None = None,
+    analyses: AnalysisStore | None = None,
 ) -> Litestar:
     """``trusted_proxies``: peers whose X-Forwarded-For names the caller (the quotas');
     ``registry``: the players (default: over the service's store); ``limiter``: the
     quotas sign-ups count in (default: this process's memory; ``daifugo serve`` shares
-    the storage's)."""
+    the storage's); ``analyses``: where analyses are kept (default: this process's memory)."""
     settings = settings or RestSettings()
     folds = rating_folds or Ratings(service.store)
     if settings.keepalive_seconds is not None and not settings.keepalive_seconds > 0:
@@ -88,12 +91,14 @@ def create_app(
     if settings.audit_max_bytes < 1:
         raise ValueError("an audit body limit is one byte or more")
     audits = AuditPool(settings.audit_workers, settings.audit_queue)
+    queries = MatchQueries(service)
     context = Context(
         service,
         catalog,
         results,
         signing_keys,
-        MatchQueries(service),
+        queries,
+        Analyses(queries, analyses or InMemoryAnalyses()),
         audits,
         settings.keepalive_seconds,
         settings.audit_max_bytes,
@@ -116,6 +121,7 @@ def create_app(
             *live.HANDLERS,
             *actions.HANDLERS,
             *record.HANDLERS,
+            *analysis.HANDLERS,
             *rankings.HANDLERS,
             *players.HANDLERS,
             *ratings.HANDLERS,
@@ -160,3 +166,4 @@ def stop_audits(app: Litestar) -> None:
     """Stop the app's audit workers (after the server has stopped)."""
     context: Context = app.state[CONTEXT]
     context.audits.shutdown()
+    context.analyses.stop()

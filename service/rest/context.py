@@ -14,6 +14,7 @@ from litestar.params import HeaderParameter
 
 from eventstore.quotas import QuotaStore
 
+from ..app.analysis import Analyses
 from ..app.arena import Arena
 from ..app.catalog import CatalogProjection
 from ..app.errors import ServiceCode
@@ -40,6 +41,7 @@ class Context:
     results: ResultsProjection
     signing_keys: KeySet  # the public keys, retired ones too
     queries: MatchQueries  # spectators' and replayers' reads
+    analyses: Analyses  # finished matches' analyses
     audits: AuditPool = field(default_factory=AuditPool)
     keepalive_seconds: float | None = None  # the SSE keep-alive period (None: live's)
     audit_max_bytes: int = DEFAULT_MAX_BYTES  # the largest POST /audit body
