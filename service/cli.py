@@ -222,6 +222,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="an idle keep-alive REST connection is closed after this (default 5)",
     )
     serve.add_argument(
+        "--http-body-seconds",
+        type=float,
+        default=10.0,
+        help="a request's body must arrive within this of its head, plus a second for every "
+        "--http-body-rate bytes received; else the connection is closed (default 10)",
+    )
+    serve.add_argument(
+        "--http-body-rate",
+        type=int,
+        default=1024,
+        help="bytes a second a request body must average past --http-body-seconds (default 1024)",
+    )
+    serve.add_argument(
         "--grpc-max-connections",
         type=int,
         default=1024,
@@ -382,6 +395,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 args.http_max_per_address,
                 args.http_header_seconds,
                 args.http_idle_seconds,
+                args.http_body_seconds,
+                args.http_body_rate,
             )
         except ValueError as error:
             parser.error(f"--http-*: {error}")
