@@ -235,6 +235,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="bytes a second a request body must average past --http-body-seconds (default 1024)",
     )
     serve.add_argument(
+        "--http-max-streams",
+        type=int,
+        default=512,
+        help="event streams (SSE) open at once; past it a new one is refused (429 "
+        "streams_full) (default 512, at most half of --http-max-connections)",
+    )
+    serve.add_argument(
+        "--http-streams-per-address",
+        type=int,
+        default=32,
+        help="event streams open at once from one address; past it a new one is refused "
+        "(429 too_many_streams) (default 32, at most half of --http-max-per-address)",
+    )
+    serve.add_argument(
         "--grpc-max-connections",
         type=int,
         default=1024,
@@ -397,6 +411,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 args.http_idle_seconds,
                 args.http_body_seconds,
                 args.http_body_rate,
+                args.http_streams_per_address,
+                args.http_max_streams,
             )
         except ValueError as error:
             parser.error(f"--http-*: {error}")

@@ -10,7 +10,7 @@ import contextlib
 import gc
 import logging
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 import grpc
@@ -199,7 +199,7 @@ async def running_service(
                 catalog,
                 results,
                 signing_keys,
-                rest,
+                replace(settings, connections=connection_limits),  # (streams fit them)
                 trusted,
                 players,
                 limiter,

@@ -35,6 +35,7 @@ from .auditing import DEFAULT_MAX_BYTES, DEFAULT_QUEUED, DEFAULT_WORKERS, AuditP
 from .connections import ConnectionLimits
 from .context import Context
 from .errors import EXCEPTION_HANDLERS, BadInput, log_exception
+from .streams import StreamGate, TooManyStreams
 
 STATIC = Path(__file__).parent / "static"
 CONTEXT = "daifugo"
@@ -102,6 +103,7 @@ def create_app(
         registration_limits=settings.registrations,
         ratings=folds,
         arena=arena or Arena(service, folds),
+        streams=StreamGate(settings.connections),
     )
 
     def provide() -> Context:
@@ -142,7 +144,14 @@ def create_app(
             # log what went wrong on the server, not every refusal
             log_exceptions="always",
             exception_logging_handler=log_exception,
-            disable_stack_trace={*range(400, 500), 503, ServiceError, BadInput, StoreUnavailable},
+            disable_stack_trace={
+                *range(400, 500),
+                503,
+                ServiceError,
+                BadInput,
+                StoreUnavailable,
+                TooManyStreams,
+            },
         ),
         debug=False,
     )

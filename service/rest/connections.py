@@ -42,7 +42,8 @@ class ConnectionLimits:
     """``max_connections`` open at once, ``per_address`` of them from one client
     address; a request head within ``header_seconds``; an idle keep-alive connection
     closed after ``idle_seconds``; a request body within ``body_seconds`` of its head,
-    and a second more for every ``body_rate`` bytes of it received."""
+    and a second more for every ``body_rate`` bytes of it received; ``streams`` event
+    streams, ``streams_per_address`` of them from one address."""
 
     max_connections: int = 1024
     per_address: int = 256
@@ -50,9 +51,13 @@ class ConnectionLimits:
     idle_seconds: float = 5.0
     body_seconds: float = 10.0
     body_rate: int = 1024  # bytes a second a body must average past its first seconds
+    # event streams (SSE) open at once, from one address and in all: each at most half
+    # of the connections' bound (streams.py)
+    streams_per_address: int = 32
+    streams: int = 512
 
     def __post_init__(self) -> None:
-        if self.max_connections < 1 or self.per_address < 1:
+        if min(self.max_connections, self.per_address, self.streams, self.streams_per_address) < 1:
             raise ValueError("connection limits are at least 1")
         if not (self.header_seconds > 0 and self.idle_seconds > 0 and self.body_seconds > 0):
             raise ValueError("connection times are positive")
