@@ -26,7 +26,8 @@ of a flood open once, every create of C answered) and a second more, the honest 
 plays ``--seconds`` more under it. The service's CPU (share of a core) is printed for both.
 Everything is bounded: the attack stops when the measure ends (and by itself at its own
 deadline), on 127.0.0.1 only. It uses no flag a branch may lack: limits the service has
-are the ones its defaults give.
+are the ones its defaults give, quotas included. The attack comes from an address of its
+own (``ATTACKER``), the honest player from 127.0.0.1, as two callers on a network would.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ import argparse
 import asyncio
 import contextlib
 import json
+import logging
 import multiprocessing
 import os
 import random
@@ -59,6 +61,9 @@ from tests.serve_process import ServeProcess
 from .grpc_api import cpu_seconds, percentile
 
 HOST = "127.0.0.1"  # the only address this bench ever connects to
+# the attacker's own address (as on the internet, not the honest player's: the limits
+# per address apply to it alone); any of 127.0.0.0/8 is this host
+ATTACKER = "127.0.0.2"
 ROWS = ("A", "B", "C", "E", "F")
 SETTING_UP = 120.0  # seconds an attack may take to be all in place (every connection open)
 WARM_UP = 1.0  # seconds the attack runs, all in place, before the measure under it
@@ -218,7 +223,7 @@ class _Held:
             try:
                 async with self.gate:
                     reader, writer = await asyncio.wait_for(
-                        asyncio.open_connection(HOST, self.port), 5
+                        asyncio.open_connection(HOST, self.port, local_addr=(ATTACKER, 0)), 5
                     )
             except (OSError, TimeoutError) as error:
                 self.failed[type(error).__name__] += 1
@@ -363,7 +368,7 @@ async def _read_loops(target: Target, settings: Settings, stop: StopEvent, deadl
 
     async def loop(number: int) -> None:
         step = 0
-        async with httpx.AsyncClient(base_url=f"http://{HOST}:{target.http_port}") as http:
+        async with _attacker_http(target) as http:
             while not stop.is_set() and time.monotonic() < deadline:
                 kind = number % 3
                 if kind == 1 and target.delayed:
@@ -389,7 +394,7 @@ async def _creates(
 ) -> str:
     statuses: Counter[int] = Counter()
     body = {"players": 5, "bots": 5, "seat": None, "games_per_set": 100, "bot_pause": 0}
-    async with httpx.AsyncClient(base_url=f"http://{HOST}:{target.http_port}") as http:
+    async with _attacker_http(target) as http:
 
         async def create() -> None:
             try:
@@ -402,6 +407,11 @@ async def _creates(
         ready.set()  # the created matches' bots play on meanwhile
         await _until(stop, deadline)
     return f"{settings.creates} creates {dict(statuses)}"
+
+
+def _attacker_http(target: Target) -> httpx.AsyncClient:
+    transport = httpx.AsyncHTTPTransport(local_address=ATTACKER)
+    return httpx.AsyncClient(base_url=f"http://{HOST}:{target.http_port}", transport=transport)
 
 
 def _audit_body(megabytes: float) -> bytes:
@@ -428,7 +438,7 @@ async def _audits(target: Target, settings: Settings, stop: StopEvent, deadline:
     statuses: Counter[int] = Counter()
 
     async def loop() -> None:
-        async with httpx.AsyncClient(base_url=f"http://{HOST}:{target.http_port}") as http:
+        async with _attacker_http(target) as http:
             while not stop.is_set() and time.monotonic() < deadline:
                 answer = await http.post(
                     "/audit", content=body, headers={"content-type": "application/json"}, timeout=60
@@ -483,7 +493,9 @@ async def run_row(row: str, settings: Settings, work: Path) -> Row:
     # F: tables of 4 bots and one client, one game each (a real client trying to get in
     # is seated at once when it gets through)
     options = ("--uecda-port", "0", "--uecda-bots", "4", "--uecda-games", "1") if row == "F" else ()
-    serve = ServeProcess(redis.url, work / "serve.log", *options).wait_ready()
+    # the service's own defaults, quotas included
+    serve = ServeProcess(redis.url, work / "serve.log", *options, roomy_quotas=False)
+    serve.wait_ready()
     result = Row(row)
     try:
         target = Target(serve.http_port)
@@ -560,6 +572,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if unknown:
         parser.error(f"no rows {sorted(unknown)}: the load rows are {', '.join(ROWS)}")
     settings = Settings(**{name: getattr(args, name) for name in vars(defaults)})
+    logging.getLogger("httpx").setLevel(logging.WARNING)  # not a line per request
     print("honest Act latency, ms: p50 / p99 alone, p50 / p99 under the attack, p50 ratio")
     print(
         "row  alone p50 / p99   attacked p50 / p99  ratio  acts alone/attacked  "
