@@ -256,6 +256,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         "lowered to fit the open-files limit)",
     )
     serve.add_argument(
+        "--grpc-idle-seconds",
+        type=float,
+        default=60.0,
+        help="a gRPC connection with no call under way is let go after this (GOAWAY: a "
+        "client reconnects for its next call) (default 60)",
+    )
+    serve.add_argument(
         "--allowed-host",
         action="append",
         default=[],
@@ -403,6 +410,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         if args.audit_max_bytes < 1:
             parser.error("--audit-max-bytes ≥ 1")
+        if not args.grpc_idle_seconds > 0:
+            parser.error("--grpc-idle-seconds > 0")
         try:
             connections = ConnectionLimits(
                 args.http_max_connections,
@@ -502,6 +511,7 @@ async def _serve(args: argparse.Namespace, rest: RestSettings, limits: Limits) -
         signer=signer,
         rest=rest,
         grpc_max_connections=args.grpc_max_connections,
+        grpc_idle_seconds=args.grpc_idle_seconds,
         uecda_port=args.uecda_port,
         uecda=uecda,
         uecda_host=args.uecda_host,
