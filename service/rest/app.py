@@ -25,7 +25,7 @@ from ..app.catalog import CatalogProjection
 from ..app.players import Players, RegistrationLimits
 from ..app.projections import ResultsProjection
 from ..app.queries import MatchQueries
-from ..app.quotas import Network, Proxies
+from ..app.quotas import Network, Proxies, QuotaExceeded
 from ..app.ratings import Ratings
 from ..app.service import GameService, ServiceError
 from ..records import KeySet
@@ -148,6 +148,7 @@ def create_app(
                 *range(400, 500),
                 503,
                 ServiceError,
+                QuotaExceeded,  # (Litestar matches the exact type: a traceback a refusal)
                 BadInput,
                 StoreUnavailable,
                 TooManyStreams,
