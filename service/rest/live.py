@@ -107,7 +107,7 @@ async def _messages(
     start: int,
     closing: asyncio.Event,
     schedule: _Schedule,
-    slot: StreamSlot,
+    slot: StreamSlot | None = None,
 ) -> AsyncIterator[bytes]:
     """The stream's bytes: the events from ``start`` on, in order, each once it may be
     shown (the broadcast holds the live ones), keep-alives on the schedule, and the end
@@ -140,7 +140,8 @@ async def _messages(
                 await broadcast.changed()
     finally:
         broadcast.leave()
-        slot.release()
+        if slot is not None:
+            slot.release()
 
 
 async def _past(
