@@ -241,6 +241,8 @@ class _Held:
                     if closed.done() and not closed.cancelled():
                         self.dropped += 1
                     closed.cancel()
+                    for future in (closed, sending):  # (a reset is how the server closes)
+                        future.add_done_callback(_quietly)
                 finally:
                     self.held -= 1
                     writer.transport.abort()
@@ -274,6 +276,11 @@ class _Held:
             f"{self.count} {what} held (reopened when closed): {self.opened} opened, "
             f"{self.dropped} closed by the server, {sum(self.failed.values())} failed{failed}"
         )
+
+
+def _quietly(future: asyncio.Future[Any]) -> None:
+    if not future.cancelled():
+        future.exception()
 
 
 async def _silent(_writer: asyncio.StreamWriter) -> None:
