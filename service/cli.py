@@ -234,11 +234,45 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="an idle keep-alive REST connection is closed after this (default 5)",
     )
     serve.add_argument(
+        "--http-body-seconds",
+        type=float,
+        default=10.0,
+        help="a request's body must arrive within this of its head, plus a second for every "
+        "--http-body-rate bytes received; else the connection is closed (default 10)",
+    )
+    serve.add_argument(
+        "--http-body-rate",
+        type=int,
+        default=1024,
+        help="bytes a second a request body must average past --http-body-seconds (default 1024)",
+    )
+    serve.add_argument(
+        "--http-max-streams",
+        type=int,
+        default=512,
+        help="event streams (SSE) open at once; past it a new one is refused (429 "
+        "streams_full) (default 512, at most half of --http-max-connections)",
+    )
+    serve.add_argument(
+        "--http-streams-per-address",
+        type=int,
+        default=32,
+        help="event streams open at once from one address; past it a new one is refused "
+        "(429 too_many_streams) (default 32, at most half of --http-max-per-address)",
+    )
+    serve.add_argument(
         "--grpc-max-connections",
         type=int,
         default=1024,
         help="gRPC connections open at once; past it a new one is closed (default 1024, "
         "lowered to fit the open-files limit)",
+    )
+    serve.add_argument(
+        "--grpc-idle-seconds",
+        type=float,
+        default=60.0,
+        help="a gRPC connection with no call under way is let go after this (GOAWAY: a "
+        "client reconnects for its next call) (default 60)",
     )
     serve.add_argument(
         "--allowed-host",
@@ -407,12 +441,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         if args.audit_max_bytes < 1:
             parser.error("--audit-max-bytes ≥ 1")
+        if not args.grpc_idle_seconds > 0:
+            parser.error("--grpc-idle-seconds > 0")
         try:
             connections = ConnectionLimits(
                 args.http_max_connections,
                 args.http_max_per_address,
                 args.http_header_seconds,
                 args.http_idle_seconds,
+                args.http_body_seconds,
+                args.http_body_rate,
+                args.http_streams_per_address,
+                args.http_max_streams,
             )
         except ValueError as error:
             parser.error(f"--http-*: {error}")
@@ -502,6 +542,7 @@ async def _serve(args: argparse.Namespace, rest: RestSettings, limits: Limits) -
         signer=signer,
         rest=rest,
         grpc_max_connections=args.grpc_max_connections,
+        grpc_idle_seconds=args.grpc_idle_seconds,
         uecda_port=args.uecda_port,
         uecda=uecda,
         uecda_host=args.uecda_host,

@@ -27,7 +27,7 @@ from ..app.catalog import CatalogProjection
 from ..app.players import Players, RegistrationLimits
 from ..app.projections import ResultsProjection
 from ..app.queries import MatchQueries
-from ..app.quotas import Network, Proxies
+from ..app.quotas import Network, Proxies, QuotaExceeded
 from ..app.ratings import Ratings
 from ..app.service import GameService, ServiceError
 from ..records import KeySet
@@ -37,6 +37,7 @@ from .auditing import DEFAULT_MAX_BYTES, DEFAULT_QUEUED, DEFAULT_WORKERS, AuditP
 from .connections import ConnectionLimits
 from .context import Context
 from .errors import EXCEPTION_HANDLERS, BadInput, log_exception
+from .streams import StreamGate, TooManyStreams
 
 STATIC = Path(__file__).parent / "static"
 CONTEXT = "daifugo"
@@ -108,6 +109,7 @@ def create_app(
         registration_limits=settings.registrations,
         ratings=folds,
         arena=arena or Arena(service, folds),
+        streams=StreamGate(settings.connections),
     )
 
     def provide() -> Context:
@@ -149,7 +151,15 @@ def create_app(
             # log what went wrong on the server, not every refusal
             log_exceptions="always",
             exception_logging_handler=log_exception,
-            disable_stack_trace={*range(400, 500), 503, ServiceError, BadInput, StoreUnavailable},
+            disable_stack_trace={
+                *range(400, 500),
+                503,
+                ServiceError,
+                QuotaExceeded,  # (Litestar matches the exact type: a traceback a refusal)
+                BadInput,
+                StoreUnavailable,
+                TooManyStreams,
+            },
         ),
         debug=False,
     )

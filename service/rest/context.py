@@ -27,6 +27,7 @@ from ..app.service import GameService, ServiceError
 from ..records import KeySet
 from .auditing import DEFAULT_MAX_BYTES, AuditPool
 from .broadcast import Broadcasts
+from .streams import StreamGate
 
 Authorization = Annotated[
     str | None,
@@ -48,6 +49,7 @@ class Context:
     # set when the server stops: open event streams end (the page resumes them)
     closing: asyncio.Event = field(default_factory=asyncio.Event)
     broadcasts: Broadcasts = field(default_factory=Broadcasts)  # the live events' readers
+    streams: StreamGate = field(default_factory=StreamGate)  # the event streams' bounds
     proxies: Proxies = field(default_factory=Proxies)  # whose X-Forwarded-For is believed
     players: Players | None = None  # registered players (None: not served)
     registration_limiter: QuotaStore | None = None
