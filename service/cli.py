@@ -162,6 +162,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="abandon a match nobody acted in for this long (default 1800; 0: never)",
     )
     quotas.add_argument(
+        "--bot-min-pause",
+        type=float,
+        default=0.02,
+        metavar="SECONDS",
+        help="the least a service bot waits before each action, whatever its match asks "
+        "(default 0.02; 0: as the match asks)",
+    )
+    quotas.add_argument(
         "--trusted-proxy",
         action="append",
         default=[],
@@ -425,6 +433,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 analyses_per_caller=args.quota_analyses_per_caller,
                 analyses=args.quota_analyses,
                 idle_abandon=args.idle_abandon,
+                bot_min_pause=args.bot_min_pause,
                 trusted_proxies=parse_networks(
                     args.trusted_proxy
                     or [item for item in os.environ.get(PROXIES_ENV, "").split(",") if item]

@@ -184,6 +184,7 @@ async def running_service(
             timers=timers,
             make_bot=bot_of_kind,
             idle_ms=idle_ms,
+            bot_min_pause=limits.bot_min_pause if limits is not None else 0.0,
             table_deadlines=table_deadlines,
             archive=archive,
             keep_live_ms=round(keep_live * 1000),

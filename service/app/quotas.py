@@ -56,6 +56,9 @@ class Limits:
     analysis_hold: float = 900.0  # seconds an analysis's slot is held at most (replica died)
     full_retry: int = 30  # Retry-After (s) when a gauge is full: nobody knows when it frees
     idle_abandon: float = 1800.0  # seconds without an action before a match is abandoned
+    # seconds a service bot waits at least before each action, whatever its match asks: the
+    # quotas bound how many bots play, this how much of the serving loop each may take
+    bot_min_pause: float = 0.02
     trusted_proxies: tuple[Network, ...] = ()  # whose X-Forwarded-For is believed
 
     def __post_init__(self) -> None:
@@ -68,6 +71,8 @@ class Limits:
             raise ValueError("times must be positive")
         if self.idle_abandon < 0:
             raise ValueError("the idle limit is 0 (never) or more")
+        if not 0 <= self.bot_min_pause <= 10:
+            raise ValueError("the bots' least pause is 0 to 10 seconds")
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import itertools
 import secrets
 from collections.abc import AsyncIterator, Callable
 from typing import Any
@@ -274,6 +275,42 @@ async def test_a_bot_seat_whose_action_failed_tries_its_turn_again(
         feed.stop()
         await asyncio.wait(running, timeout=5)
     assert appends["failed"] == 1
+
+
+async def test_the_servers_least_bot_pause_holds_whatever_the_match_asks(
+    service: GameService, store: InMemoryEventStore
+) -> None:
+    """Row C of the attacks: a caller's bot tables at ``bot_pause`` 0 would take the
+    serving loop back to back; the server's least pause spaces every bot action."""
+    from clients.bots import bot_of_kind
+    from service.app.bot_seats import BotSeats
+    from service.app.following import SharedFeed
+
+    made = await service.create(
+        MatchOptions(
+            "classic", 2, {}, games_per_set=1, bots=dict.fromkeys(range(2), BotKind.GREEDY)
+        )
+    )
+    await service.start(made.match_id, made.host_token)
+    worker = BotSeats(service, bot_of_kind, min_pause=0.03)
+    feed = SharedFeed(store, [worker])
+    running = [asyncio.create_task(worker.run()), asyncio.create_task(feed.run())]
+    try:
+        async with asyncio.timeout(120):  # a guard against a hang, not a time limit
+            while not (await service.load(made.match_id)).over:
+                await asyncio.sleep(0.01)
+    finally:
+        worker.stop()
+        feed.stop()
+        await asyncio.wait(running, timeout=5)
+    first_of_each_action: dict[str, int] = {}
+    for event in await stored(store, made.match_id):
+        if event.type in {"CardsPlayed", "Passed"}:  # every play and pass here is a bot's
+            first_of_each_action.setdefault(event.request_id, event.at)
+    times = sorted(first_of_each_action.values())
+    assert len(times) > 5
+    # one bot acts at a time here (two seats, alternate turns): each waited 30 ms first
+    assert all(later - earlier >= 29 for earlier, later in itertools.pairwise(times))
 
 
 # -- the one loop: a stale cache, a refusal judged afresh, the service's own commands --
