@@ -143,6 +143,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="one caller's audits running at once (default 2)",
     )
     quotas.add_argument(
+        "--quota-seats-per-caller",
+        type=int,
+        default=4,
+        help="seats one caller takes from the lobby in matches not over (default 4)",
+    )
+    quotas.add_argument(
         "--idle-abandon",
         type=float,
         default=1800.0,
@@ -359,6 +365,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 bots=args.quota_bots,
                 games_per_set=args.max_games_per_set,
                 audits_per_caller=args.quota_audits_per_caller,
+                seats_per_caller=args.quota_seats_per_caller,
                 idle_abandon=args.idle_abandon,
                 trusted_proxies=parse_networks(
                     args.trusted_proxy

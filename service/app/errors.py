@@ -20,6 +20,7 @@ class QuotaReason(enum.StrEnum):
     BOTS = "quota_bots"  # this caller's bots playing at once are at its limit
     BOTS_GLOBAL = "quota_bots_global"  # every caller's bots playing at once are at the limit
     AUDITS = "quota_audits"  # this caller's audits running at once are at its limit
+    SEATS = "quota_seats"  # this caller holds its limit of seats taken from the lobby
 
 
 class ErrorKind(enum.StrEnum):

@@ -9,7 +9,9 @@ every per-caller limit is counted under each key a caller has (``Caller.counted_
   held from the create (or the seating of a bot) until the match ends or is abandoned;
 - games per set: at most ``games_per_set``, wherever a caller gives it (the top-level
   field or the rule set's option);
-- audits: at most ``audits_per_caller`` of one caller's at once.
+- audits: at most ``audits_per_caller`` of one caller's at once;
+- lobby seats: at most ``seats_per_caller`` seats one caller took from the lobby (no
+  invite) in matches that have not ended, so one address cannot fill every open table.
 
 Counting goes through the ``QuotaStore`` port (in Redis: it holds across replicas).
 A refusal is a ``QuotaExceeded``, with its reason code and when to try again; the
@@ -48,13 +50,17 @@ class Limits:
     bots: int = 40  # every caller's bots playing at once
     games_per_set: int = 100  # games per set a caller may ask for
     audits_per_caller: int = 2  # one caller's audits running at once
+    seats_per_caller: int = 4  # seats one caller holds, taken from the lobby, at once
     audit_hold: float = 600.0  # seconds an audit's slot is held at most (its replica died)
     full_retry: int = 30  # Retry-After (s) when a gauge is full: nobody knows when it frees
     idle_abandon: float = 1800.0  # seconds without an action before a match is abandoned
     trusted_proxies: tuple[Network, ...] = ()  # whose X-Forwarded-For is believed
 
     def __post_init__(self) -> None:
-        whole = ("creates", "bots_per_caller", "bots", "games_per_set", "audits_per_caller")
+        whole = (
+            *("creates", "bots_per_caller", "bots", "games_per_set"),
+            *("audits_per_caller", "seats_per_caller"),
+        )
         for name in whole:
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be 1 or more")
@@ -181,6 +187,13 @@ class Quotas:
         """Count a bot seated in a match after its create."""
         await self._take(match_id, token, [], self._bots(caller, 1))
 
+    async def lobby_seat(self, caller: Caller, match_id: str, token: str) -> None:
+        """Count a seat taken from the lobby (``token``: its request; a retry counts
+        once), held until the match ends like its bots."""
+        limit = self.limits.seats_per_caller
+        gauges = [Gauge(f"seats:{key}", limit, 1) for key in caller.counted_as()]
+        await self._take(match_id, token, [], gauges)
+
     async def release_match(self, match_id: str) -> None:
         """The match ended: its bots play no more."""
         await self.store.release(_holder(match_id))
@@ -228,6 +241,13 @@ class Quotas:
                 QuotaReason.CREATES,
                 f"at most {limits.creates} matches in {limits.create_window:g} s from one caller",
                 max(1, math.ceil(full.retry_after_ms / 1000)),
+            )
+        if kind == "seats":
+            return QuotaExceeded(
+                QuotaReason.SEATS,
+                f"at most {limits.seats_per_caller} seats taken from the lobby by one caller "
+                "in matches not yet over",
+                limits.full_retry,
             )
         if full.key == _ALL_BOTS:
             reason, message = QuotaReason.BOTS_GLOBAL, f"{limits.bots} bots are playing already"

@@ -59,6 +59,9 @@ class NewMatch(Struct, forbid_unknown_fields=True):
     turn_time_limit: Seconds = 0.0
     spectator_delay: Seconds = 0.0
     auto_start: bool = True  # start as soon as the last seat is taken
+    # listed in the lobby, where anyone may take an open seat (POST /matches/{id}/join);
+    # False: invite-only, each open seat taken with its invite's secret
+    lobby: bool = False
     request_id: RequestId = ""
 
 
@@ -91,6 +94,13 @@ class InviteExchange(Struct, forbid_unknown_fields=True):
     name: Name = ""
     # a retry with the same id gets the same token back; the caller's secret (at least
     # 22 characters), as it alone proves the retry once the seat is taken
+    request_id: RequestId = ""
+
+
+class LobbyJoin(Struct, forbid_unknown_fields=True):
+    name: Name = ""
+    # a retry with the same id gets the same seat back (the caller's secret, at least
+    # 22 characters), and counts once against the caller's lobby seats
     request_id: RequestId = ""
 
 
@@ -224,7 +234,8 @@ async def create_table(
             bots=bots,
             bot_pause=data.bot_pause,
             auto_start=data.auto_start,
-            invites=True,
+            invites=not data.lobby,
+            lobby=data.lobby,
         ),
         request_id=data.request_id and f"table:{data.request_id}",
         caller=ctx.caller(request),
@@ -288,6 +299,31 @@ async def take_seat(
     started = (await service.load(match.match_id)).started
     receipts = [receipt.to_dict() for receipt in seated.receipts]
     return TakenSeat(match.match_id, seat, seated.token, started, receipts)
+
+
+@post(
+    "/matches/{match_id:str}/join",
+    status_code=200,
+    summary="Take the next open seat of a table listed in the lobby",
+    description="Only a table opened with lobby: true (anyone can join); an invite-only "
+    "table is 403 permission_denied and nothing changes. 409 seats_full or already_started "
+    "when no seat is left; 429 quota_seats past the seats one caller may hold from the "
+    "lobby in matches not over. A retry with the same request_id is the same seat.",
+    responses=responses(400, 403, 404, 409, 429, 503),
+)
+async def join_from_lobby(
+    ctx: NamedDependency[Context],
+    request: Request[Any, Any, Any],
+    match_id: FromPath[str],
+    data: JSONBody[LobbyJoin],
+) -> TakenSeat:
+    service = ctx.service
+    checked = checked_id(match_id)
+    seated = await service.join_lobby(checked, data.name, data.request_id, ctx.caller(request))
+    assert seated.token is not None
+    started = (await service.load(checked)).started
+    receipts = [receipt.to_dict() for receipt in seated.receipts]
+    return TakenSeat(checked, seated.seat, seated.token, started, receipts)
 
 
 @post(
@@ -376,7 +412,8 @@ async def rematch(
             bots={seat: BotKind(kind) for seat, kind in enumerate(old.bots) if kind},
             bot_pause=old.bot_pause_ms / 1000,
             auto_start=True,
-            invites=True,
+            invites=not old.lobby,
+            lobby=old.lobby,
         ),
         request_id=request_id,
     )
@@ -424,4 +461,13 @@ async def rematch_opened(
     return RematchOpened(new.match_id, list(new.names), new.started)
 
 
-HANDLERS = [create_table, take_seat, start_match, seat_bot, rematch, rematch_opened, presets]
+HANDLERS = [
+    create_table,
+    take_seat,
+    join_from_lobby,
+    start_match,
+    seat_bot,
+    rematch,
+    rematch_opened,
+    presets,
+]
