@@ -259,6 +259,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     play.add_argument("--preset", choices=sorted(PRESETS), default="torasobi")
     play.add_argument("--players", type=int, default=4, choices=range(2, 6))
     play.add_argument("--games", type=int, default=0)
+    play.add_argument("--name", default="", help="your name at the table (default: you)")
 
     scenario = commands.add_parser("scenario", help="run conformance scenario files")
     scenario.add_argument("paths", nargs="+", help="scenario files or folders")
@@ -416,7 +417,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
     from clients.terminal import play_in_terminal
 
-    return asyncio.run(play_in_terminal(args.grpc, args.preset, args.players, args.games))
+    return asyncio.run(
+        play_in_terminal(args.grpc, args.preset, args.players, args.games, args.name)
+    )
 
 
 def _archive_of(given: str | None) -> Archive | Literal["default"] | None:

@@ -24,7 +24,7 @@ from ..app.queries import checked_id
 from ..app.service import MAX_BOT_PAUSE, MAX_SECONDS, MatchOptions, ServiceError
 from ..match.events import BotKind
 from ..rules import PRESETS
-from ..rules.rulesets import LOCAL_RULES
+from ..rules.rulesets import LOCAL_RULES, RULE_SECTIONS
 from .codes import RestCode
 from .context import Authorization, Context, bearer
 from .errors import BadInput, responses
@@ -150,9 +150,16 @@ class PresetInfo(Struct):
     options: dict[str, Any]  # every option with the preset's value
 
 
+class RuleSectionInfo(Struct):
+    section: str  # docs/RULES.md's section number, "§2"
+    title: str
+    rules: list[str]  # its local rules' option names, in its order
+
+
 class Presets(Struct):
     presets: list[PresetInfo]
     local_rules: list[str]  # the option names that are local rules, in docs/RULES.md order
+    sections: list[RuleSectionInfo]  # the same rules by docs/RULES.md section
 
 
 def refuse(code: RestCode, message: str) -> BadInput:
@@ -368,11 +375,15 @@ async def seat_bot(
     "/presets",
     summary="The presets and every option of each",
     description="What a new table may set: each preset's options with its values, and which "
-    "of them are local rules (the toggles).",
+    "of them are local rules (the toggles), also grouped by docs/RULES.md section.",
 )
 async def presets() -> Presets:
     listed = [PresetInfo(name, rules.options()) for name, rules in PRESETS.items()]
-    return Presets(listed, list(LOCAL_RULES))
+    sections = [
+        RuleSectionInfo(part.section, part.title, [rule.value for rule in part.rules])
+        for part in RULE_SECTIONS
+    ]
+    return Presets(listed, list(LOCAL_RULES), sections)
 
 
 @post(
