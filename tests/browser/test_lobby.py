@@ -1,12 +1,14 @@
 """A stranger takes an open seat from the lobby, the new-table form asks who may take
 its open seats and groups its rules by docs/RULES.md section, and the table's smaller
 words: its state in the header as it goes, the end that is no error, Play or P off
-the seat's turn answered, chips in English with their Japanese beside. At 1280 and
+the seat's turn answered, chips in English with their Japanese beside, and the audit
+page's `not_run` in the report's words. At 1280 and
 390 px, with reflow at 320 px and axe-core on each new state."""
 
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -16,7 +18,7 @@ from playwright.async_api import Page
 from .conftest import Site, bot_tasks, new_match, start
 from .keys import focus_by_keyboard, take_seat, text_of
 from .test_comeback import WIDTHS, no_horizontal_scroll, reflows_at_320
-from .test_replay_audit import axe_violations
+from .test_replay_audit import axe_violations, finished
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
@@ -195,3 +197,47 @@ async def test_the_header_follows_the_match_to_its_end_which_is_no_error(
     hidden = await page.locator("#connection").is_hidden()
     assert hidden or state == "over", state
     assert "Not following" not in await text_of(page, "#connection")
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+async def test_the_audit_page_says_not_run_in_the_report_s_words_not_failed(
+    site: Site, page: Page, width: int, tmp_path: Path
+) -> None:
+    """A check with nothing to check (no receipts given) is `not_run` on the page as in
+    the JSON report `daifugo audit` prints, never a red "failed"; the seal's status is
+    the report's too."""
+    await page.set_viewport_size({"width": width, "height": 800})
+    match_id = await finished(site)
+    record = await page.request.get(f"{site.base_url}/matches/{match_id}/record?format=jsonl")
+    log = tmp_path / "match.jsonl"
+    log.write_text(await record.text())
+    answer = await page.request.post(
+        f"{site.base_url}/audit",
+        data=log.read_bytes(),
+        headers={"Content-Type": "application/x-ndjson"},
+    )
+    report = await answer.json()
+    assert answer.ok, report
+    statuses = {check["name"]: check["status"] for check in report["checks"]}
+    assert statuses["receipts"] == "not_run" and statuses["seal"] == "passed"
+
+    await page.goto(f"{site.base_url}/#/audit")
+    await page.set_input_files("#audit-file", str(log))
+    await page.click("#audit-form button[type=submit]")
+    await page.wait_for_selector("#audit-report-verdict[data-verdict='valid']")
+    shown = await page.eval_on_selector_all(
+        "#audit-report-checks li",
+        "(items) => items.map((i) => [i.dataset.check, i.dataset.status])",
+    )
+    assert dict(shown) == statuses
+    receipts = "#audit-report-checks li[data-check='receipts']"
+    assert (await text_of(page, receipts)).startswith("receipts: not_run — no receipts given")
+    colour = await page.eval_on_selector(receipts, "(e) => getComputedStyle(e).color")
+    assert colour != "rgb(161, 18, 18)"  # not the refusals' red
+    assert "failed" not in await text_of(page, "#audit-report-checks")
+    assert await axe_violations(page) == []
+
+    # the finished match's own verdict uses the same words
+    await page.goto(f"{site.base_url}/#/match/{match_id}")
+    await page.wait_for_selector("#match-audit[data-verdict='valid']")
+    assert "Not run (not_run): receipts" in await text_of(page, "#match-audit")
