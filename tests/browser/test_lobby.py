@@ -241,3 +241,23 @@ async def test_the_audit_page_says_not_run_in_the_report_s_words_not_failed(
     await page.goto(f"{site.base_url}/#/match/{match_id}")
     await page.wait_for_selector("#match-audit[data-verdict='valid']")
     assert "Not run (not_run): receipts" in await text_of(page, "#match-audit")
+
+
+async def test_the_page_brings_its_own_japanese_glyphs_under_its_policy(
+    site: Site, page: Page
+) -> None:
+    """大富豪 renders with no Japanese font installed: the page's own subset loads from
+    the app (font-src 'self'; the page fixture fails on any CSP violation)."""
+    served = await page.request.get(f"{site.base_url}/static/fonts/daifugo-jp.woff2")
+    assert served.ok and served.headers["content-type"] == "font/woff2"
+    await page.goto(f"{site.base_url}/#/")
+    await page.wait_for_selector("#lobby-status:not(:empty)")
+    loaded = await page.evaluate(
+        """async () => {
+            const faces = await document.fonts.load('16px "Daifugo JP"', "大富豪");
+            return faces.map((face) => [face.family, face.status]);
+        }"""
+    )
+    # loaded from the app (a blocked or missing font would be "error"); its cover of
+    # every character the page writes is tests/unit/test_page_font.py's
+    assert [(family.strip('"'), status) for family, status in loaded] == [("Daifugo JP", "loaded")]
