@@ -197,6 +197,11 @@ async def test_the_header_follows_the_match_to_its_end_which_is_no_error(
     hidden = await page.locator("#connection").is_hidden()
     assert hidden or state == "over", state
     assert "Not following" not in await text_of(page, "#connection")
+    # leaving for another match: the stream this page stops is no news there
+    await page.goto(f"{site.base_url}/#/match/{created.match_id}/replay/3")
+    await page.wait_for_selector("#replay-position[data-seq='3']")
+    await page.wait_for_selector("#match-audit[data-verdict='valid']")
+    assert await page.locator("#connection").is_hidden()
 
 
 @pytest.mark.parametrize("width", WIDTHS)

@@ -101,6 +101,7 @@ export class Watcher {
       lastId: this.lastSeq,
       onEvent: (message) => this.onEvent(message),
       onState: (state) => {
+        if (this.stopped) return; // the reader left this match: its stream's end is not news
         // a stream that closes because the match ended is no trouble: say so plainly
         const shown = state === "closed" && this.ended ? "over" : state;
         connection.hidden = false;
