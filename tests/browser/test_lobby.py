@@ -32,10 +32,10 @@ async def open_table(site: Site, **fields: Any) -> dict[str, Any]:
     return table
 
 
-async def lobby_item(page: Page, match_id: str) -> str:
+async def lobby_item(page: Page, base_url: str, match_id: str) -> str:
     selector = f"#lobby-list li[data-match-id='{match_id}']"
     for _ in range(100):  # the catalog is eventually consistent: load the lobby again
-        await page.goto(f"{page.url.split('#')[0]}#/")
+        await page.goto(f"{base_url}/#/")
         await page.wait_for_selector("#lobby-status:not(:empty)")
         if await page.locator(selector).count():
             return selector
@@ -52,7 +52,7 @@ async def test_a_stranger_joins_an_open_seat_from_the_lobby_by_keyboard(
     listed = await open_table(site, lobby=True, bots={"2": "greedy"})
     invite_only = await open_table(site)
     await page.goto(f"{site.base_url}/#/")
-    join = f"{await lobby_item(page, listed['match_id'])} button.lobby-join"
+    join = f"{await lobby_item(page, site.base_url, listed['match_id'])} button.lobby-join"
     # an invite-only table is never offered
     closed = f"#lobby-list li[data-match-id='{invite_only['match_id']}']"
     assert not await page.locator(closed).count()
@@ -78,7 +78,7 @@ async def test_a_stranger_joins_an_open_seat_from_the_lobby_by_keyboard(
     # browser (any tab of it) is told it has a seat there, and offered no second one
     two_free = await open_table(site, lobby=True, players=4, bots={"3": "greedy"})
     await page.goto(f"{site.base_url}/#/")
-    item = await lobby_item(page, two_free["match_id"])
+    item = await lobby_item(page, site.base_url, two_free["match_id"])
     await page.fill("#lobby-name", "Sam")
     await page.click(f"{item} button.lobby-join")
     await page.wait_for_url(f"**/#/match/{two_free['match_id']}")
@@ -86,7 +86,7 @@ async def test_a_stranger_joins_an_open_seat_from_the_lobby_by_keyboard(
     other_tab = await page.context.new_page()
     try:
         await other_tab.goto(f"{site.base_url}/#/")
-        item = await lobby_item(other_tab, two_free["match_id"])
+        item = await lobby_item(other_tab, site.base_url, two_free["match_id"])
         assert not await other_tab.locator(f"{item} button").count()
         assert "You have seat 1 here" in await text_of(other_tab, item)
         assert not await other_tab.locator(
