@@ -225,7 +225,7 @@ async def play_in_terminal(
         others = ", ".join(
             f"{bot_name} ({bot_words(bot)})" for bot_name, bot in zip(names[1:], bots, strict=True)
         )
-        print(f"match {created.match_id} ({preset}, {players} players): you and {others}")
+        print(f"match {created.match_id} ({preset}, {players} players): you are seat 0; {others}")
         await asyncio.gather(
             _human_turns(seats[0], names),
             *(play_seat(seat, bot) for seat, bot in zip(seats[1:], bots, strict=True)),

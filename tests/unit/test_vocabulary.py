@@ -193,7 +193,7 @@ def test_the_rule_sections_hold_every_local_rule_once_in_the_documents_order() -
     from service.rules.rulesets import LOCAL_RULES, RULE_SECTIONS
 
     assert tuple(rule for part in RULE_SECTIONS for rule in part.rules) == LOCAL_RULES
-    document = (Path(__file__).parents[2] / "docs" / "RULES.md").read_text()
+    document = (Path(__file__).parents[2] / "docs/RULES.md").read_text()
     for part in RULE_SECTIONS:  # each section exists and names its rules' options
         number = part.section.removeprefix("§")
         start = document.index(f"\n## {number}. ")
