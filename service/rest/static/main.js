@@ -1,5 +1,5 @@
 // The page's entry point: a tiny hash router that opens one view at a time.
-//   #/                         the matches
+//   #/                         the lobby (tables anyone can join) and the matches
 //   #/new                      the new-table form
 //   #/invite/<id>/<secret>     take an invited seat (the secret never leaves the fragment
 //                              but in a POST body, and leaves the address bar at once)

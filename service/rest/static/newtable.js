@@ -1,5 +1,5 @@
 // The new-table form: preset, players, every local rule of the preset as a
-// toggle (Japanese name and meaning), games per set, times, and who sits
+// toggle (its English name, its Japanese one and its meaning), games per set, times, and who sits
 // where: you, a bot (random, greedy, stronger, expert) or an invited friend, and
 // whether open seats are by invite only or anyone's from the lobby. The rules are
 // grouped by docs/RULES.md section (GET /presets says which), searchable, and every
@@ -70,17 +70,15 @@ export class NewTable {
     $("new-games").value = String(preset.options.games_per_set);
     $("new-games").placeholder = String(preset.options.games_per_set);
     // one group per docs/RULES.md section, each a fieldset with its own list
-    const sections = this.presets.sections ?? [{ section: "", title: "Local rules", rules: this.presets.local_rules }];
     $("new-rules").replaceChildren(
-      ...sections.map((part, index) => {
+      ...this.presets.sections.map((part) => {
         const group = document.createElement("fieldset");
         group.className = "rule-group";
         group.dataset.section = part.section;
         const legend = document.createElement("legend");
-        legend.textContent = part.section ? `${part.section} ${part.title}` : part.title;
+        legend.textContent = `${part.section} ${part.title}`;
         const count = document.createElement("span");
         count.className = "hint rule-group-count";
-        count.id = `new-rules-count-${index}`;
         const list = document.createElement("ul");
         list.className = "rule-toggles";
         list.replaceChildren(...part.rules.map((name) => this.ruleItem(name, preset)));
