@@ -4,6 +4,11 @@ serve``: the running one, or its data started for the audit), with the public ke
 checks its seal and receipts (base64, or a ``GET /keys`` JSON file) and the receipts a
 player kept. Exit status 0 valid, 1 invalid, 2 when there is nothing to audit.
 
+A match read from this machine's store, with no ``--key``, is checked with the public
+keys of this machine's signing key file (the one ``daifugo serve`` signs with), so the
+command says of its seal what the page's audit of the same match says; stderr names
+the file. A log file is another server's as likely as this one's: it needs ``--key``.
+
 It sits above the auditor, which is pure: this command opens the store, the auditor never."""
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from eventstore.archive import configured_archive
 
 from .app import STORE_PREFIX
 from .app.match import stream_of
+from .app.signing import KEY_FILE_ENV, default_key_file, load_key_file
 from .audit.auditor import audit_events, audit_log
 from .audit.jsonl import AuditInputError
 from .audit.receipts import parse_receipts
@@ -50,6 +56,8 @@ def run_audit(
     err = err or sys.stderr
     try:
         keys = load_keys(key) if key else None
+        if keys is None and not Path(target).is_file():
+            keys = _this_machines_keys(err)
         given = _read_receipts(receipts) if receipts else None
         report = _audit(target, redis_url, keys, given)
     except Unreadable as error:
@@ -71,6 +79,27 @@ def load_keys(key: str) -> KeySet:
         return KeySet.from_dict(json.loads(path.read_text(encoding="utf-8")))
     except (OSError, ValueError, KeyFormatError) as error:
         raise Unreadable(f"--key {key}: not a GET /keys body: {error}") from None
+
+
+def _this_machines_keys(err: TextIO) -> KeySet | None:
+    """The public keys of the signing key file ``daifugo serve`` uses here (its
+    ``DAIFUGO_SIGNING_KEY_FILE``, else the data folder's), or None when there is none;
+    either way stderr says which keys check the seal and receipts."""
+    named = os.environ.get(KEY_FILE_ENV)
+    path = Path(named) if named else default_key_file()
+    try:
+        keys = load_key_file(path).key_set()
+    except FileNotFoundError:
+        print(
+            f"daifugo audit: no --key and no signing key file at {path}: the seal and "
+            "receipts are not_run (pass --key with the service's GET /keys)",
+            file=err,
+        )
+        return None
+    except (OSError, KeyFormatError) as error:
+        raise Unreadable(f"the signing key file {path}: {error}") from None
+    print(f"daifugo audit: seal and receipts checked with the public keys of {path}", file=err)
+    return keys
 
 
 def _read_receipts(name: str) -> list[object]:

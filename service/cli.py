@@ -155,6 +155,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="match analyses queued or running at once, all callers' (default 4)",
     )
     quotas.add_argument(
+        "--quota-seats-per-caller",
+        type=int,
+        default=4,
+        help="seats one caller takes from the lobby in matches not over (default 4)",
+    )
+    quotas.add_argument(
         "--idle-abandon",
         type=float,
         default=1800.0,
@@ -307,6 +313,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     play.add_argument("--preset", choices=sorted(PRESETS), default="torasobi")
     play.add_argument("--players", type=int, default=4, choices=range(2, 6))
     play.add_argument("--games", type=int, default=0)
+    play.add_argument("--name", default="", help="your name at the table (default: you)")
 
     scenario = commands.add_parser("scenario", help="run conformance scenario files")
     scenario.add_argument("paths", nargs="+", help="scenario files or folders")
@@ -432,6 +439,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 audits_per_caller=args.quota_audits_per_caller,
                 analyses_per_caller=args.quota_analyses_per_caller,
                 analyses=args.quota_analyses,
+                seats_per_caller=args.quota_seats_per_caller,
                 idle_abandon=args.idle_abandon,
                 bot_min_pause=args.bot_min_pause,
                 trusted_proxies=parse_networks(
@@ -489,7 +497,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
     from clients.terminal import play_in_terminal
 
-    return asyncio.run(play_in_terminal(args.grpc, args.preset, args.players, args.games))
+    return asyncio.run(
+        play_in_terminal(args.grpc, args.preset, args.players, args.games, args.name)
+    )
 
 
 def _archive_of(given: str | None) -> Archive | Literal["default"] | None:

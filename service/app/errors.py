@@ -22,6 +22,7 @@ class QuotaReason(enum.StrEnum):
     AUDITS = "quota_audits"  # this caller's audits running at once are at its limit
     ANALYSES = "quota_analyses"  # this caller's analyses queued or running are at its limit
     ANALYSES_GLOBAL = "quota_analyses_global"  # every caller's analyses are at the limit
+    SEATS = "quota_seats"  # this caller holds its limit of seats taken from the lobby
 
 
 class ErrorKind(enum.StrEnum):

@@ -12,6 +12,8 @@ every per-caller limit is counted under each key a caller has (``Caller.counted_
 - audits: at most ``audits_per_caller`` of one caller's at once;
 - analyses: at most ``analyses_per_caller`` of one caller's queued or running at once,
   ``analyses`` of all (each is minutes of a worker's CPU).
+- lobby seats: at most ``seats_per_caller`` seats one caller took from the lobby (no
+  invite) in matches that have not ended, so one address cannot fill every open table.
 
 Counting goes through the ``QuotaStore`` port (in Redis: it holds across replicas).
 A refusal is a ``QuotaExceeded``, with its reason code and when to try again; the
@@ -50,6 +52,7 @@ class Limits:
     bots: int = 40  # every caller's bots playing at once
     games_per_set: int = 100  # games per set a caller may ask for
     audits_per_caller: int = 2  # one caller's audits running at once
+    seats_per_caller: int = 4  # seats one caller holds, taken from the lobby, at once
     audit_hold: float = 600.0  # seconds an audit's slot is held at most (its replica died)
     analyses_per_caller: int = 2  # one caller's analyses queued or running at once
     analyses: int = 4  # every caller's analyses queued or running at once
@@ -62,8 +65,11 @@ class Limits:
     trusted_proxies: tuple[Network, ...] = ()  # whose X-Forwarded-For is believed
 
     def __post_init__(self) -> None:
-        whole = ("creates", "bots_per_caller", "bots", "games_per_set", "audits_per_caller")
-        for name in (*whole, "analyses_per_caller", "analyses"):
+        whole = (
+            *("creates", "bots_per_caller", "bots", "games_per_set", "audits_per_caller"),
+            *("seats_per_caller", "analyses_per_caller", "analyses"),
+        )
+        for name in whole:
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be 1 or more")
         times = (self.create_window, self.audit_hold, self.analysis_hold, self.full_retry)
@@ -192,6 +198,13 @@ class Quotas:
         """Count a bot seated in a match after its create."""
         await self._take(match_id, token, [], self._bots(caller, 1))
 
+    async def lobby_seat(self, caller: Caller, match_id: str, token: str) -> None:
+        """Count a seat taken from the lobby (``token``: its request; a retry counts
+        once), held until the match ends like its bots."""
+        limit = self.limits.seats_per_caller
+        gauges = [Gauge(f"seats:{key}", limit, 1) for key in caller.counted_as()]
+        await self._take(match_id, token, [], gauges)
+
     async def release_match(self, match_id: str) -> None:
         """The match ended: its bots play no more."""
         await self.store.release(_holder(match_id))
@@ -262,6 +275,12 @@ class Quotas:
         elif kind == "analyses":
             reason = QuotaReason.ANALYSES
             message = f"at most {limits.analyses_per_caller} analyses of one caller at once"
+        elif kind == "seats":
+            reason = QuotaReason.SEATS
+            message = (
+                f"at most {limits.seats_per_caller} seats taken from the lobby by one caller "
+                "in matches not yet over"
+            )
         elif full.key == _ALL_BOTS:
             reason, message = QuotaReason.BOTS_GLOBAL, f"{limits.bots} bots are playing already"
         elif kind == "bots":

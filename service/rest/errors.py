@@ -49,8 +49,8 @@ _DESCRIPTIONS = {
     409: "refused: the rules' reason code, or the match is not in the right state",
     413: "the request body is past the server's limit",
     429: "a quota is used up (its reason code: quota_creates, quota_bots, quota_bots_global, "
-    "quota_audits, too_many_registrations, too_many_streams, streams_full): try again after "
-    "Retry-After",
+    "quota_audits, quota_seats, too_many_registrations, too_many_streams, streams_full): try "
+    "again after Retry-After",
     503: "the event store is unavailable, or (audits) the audit workers are busy: "
     "try again after Retry-After",
 }

@@ -50,6 +50,8 @@ class MatchSummary(Struct):
     games_per_set: int
     created_at: int  # ms since the epoch
     updated_at: int
+    # anyone may take an open seat ("" in names) with POST /matches/{id}/join
+    lobby: bool = False
 
 
 class MatchPage(Struct):

@@ -76,6 +76,9 @@ export const api = {
       method: "POST",
       body: { secret, name, request_id: requestId },
     }),
+  // a table listed in the lobby: its next free seat, no invite
+  join: (id, name, requestId) =>
+    request(`/matches/${enc(id)}/join`, { method: "POST", body: { name, request_id: requestId } }),
   start: (id, hostToken) => request(`/matches/${enc(id)}/start`, { method: "POST", token: hostToken }),
   seatBot: (id, hostToken, kind, requestId) =>
     request(`/matches/${enc(id)}/bots`, {

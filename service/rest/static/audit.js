@@ -7,6 +7,11 @@ import { $ } from "./dom.js";
 
 const MAX_LOG = 20 * 1024 * 1024;
 
+/** A check's status as the report gives it; reports from before it had one, by ok. */
+function statusOf(check) {
+  return check.status ?? (check.ok ? "passed" : "failed");
+}
+
 /** Write the match's verdict into `element` (nothing while it is live). */
 export async function showVerdict(id, element) {
   element.hidden = false;
@@ -14,11 +19,14 @@ export async function showVerdict(id, element) {
   try {
     const report = await api.audit(id);
     element.dataset.verdict = report.verdict;
-    const failed = report.checks.filter((check) => !check.ok).map((check) => check.name);
+    const named = (status) => report.checks.filter((check) => statusOf(check) === status).map((check) => check.name);
+    const notRun = named("not_run");
+    // the words of `daifugo audit`'s report: passed, failed, not_run (a check with nothing to check)
+    const unrun = notRun.length ? ` Not run (not_run): ${notRun.join(", ")}.` : "";
     element.textContent =
       report.verdict === "valid"
-        ? `Audit: valid. All ${report.checks.length} checks passed over ${report.events} events.`
-        : `Audit: invalid. Failed: ${failed.join(", ")}.`;
+        ? `Audit: valid. ${named("passed").length} of ${report.checks.length} checks passed over ${report.events} events.${unrun}`
+        : `Audit: invalid. Failed: ${named("failed").join(", ")}.${unrun}`;
   } catch (error) {
     element.dataset.verdict = "";
     element.textContent = error.code === "match_not_over" ? "" : `Audit unavailable: ${error.message}`;
@@ -68,11 +76,14 @@ export class AuditPage {
     const items = report.checks.map((check) => {
       const item = document.createElement("li");
       item.dataset.check = check.name;
+      const status = statusOf(check);
       item.dataset.ok = String(check.ok);
+      item.dataset.status = status; // not_run is no failure: it is not shown as one
       const name = document.createElement("strong");
-      name.textContent = `${check.name}: ${check.ok ? "passed" : "failed"}`;
+      name.textContent = `${check.name}: ${status}`;
       item.append(name);
-      if (!check.ok) {
+      if (status === "not_run" && check.reason) item.append(` — ${check.reason}`);
+      if (status === "failed") {
         if (check.reason) item.append(` — ${check.reason}`);
         if (check.first_bad_seq !== null && check.first_bad_seq !== undefined) {
           item.append(" ");
