@@ -292,7 +292,12 @@ class MatchSnapshots:
         if boundary <= version or self._written.get(match_id, -1) >= boundary:
             return
         start = None if before is None else Folded(before, known[1])
-        _, made = fold_on(start, events[: boundary - version], self.decoder, self.every)
+        try:
+            _, made = fold_on(start, events[: boundary - version], self.decoder, self.every)
+        except Exception:  # only a cache: never an append's failure (a read writes it)
+            log.exception("snapshot of %s at %d not made", match_id, boundary)
+            self._appended.pop(match_id, None)
+            return
         self._written.put(match_id, boundary)
         task = asyncio.get_running_loop().create_task(self._save(match_id, made))
         self._saving.add(task)
