@@ -307,7 +307,7 @@ class MatchSnapshots:
         try:
             for snapshot in made:
                 await self.snapshots.save(stream_of(match_id), snapshot)
-        except EventStoreError as error:  # only a cache: a read will write it
+        except (EventStoreError, ValueError) as error:  # only a cache: a read will write it
             self._written.pop(match_id, None)
             log.warning("snapshots of %s not written: %s", match_id, error)
 
