@@ -349,6 +349,8 @@ class GameService:
             except ConcurrencyConflict:
                 match = await self.load(match_id)
                 continue
+            if not result.duplicate:
+                self.snapshots.appended(match_id, match, result.events)
             outcome = next((done for done in prepared if done.stored == result.events), None)
             return Ran(match, decision, result, decided.game, outcome)
         raise ServiceError(ServiceCode.BUSY, busy)
@@ -701,12 +703,13 @@ class GameService:
         appending = self.fanout.appending(stream)
         appending.__enter__()  # until the store answers (``_once_stored``)
         sent.result.add_done_callback(
-            functools.partial(self._once_stored, after, stored, appending)
+            functools.partial(self._once_stored, match, after, stored, appending)
         )
         return Sent(after, sent.events, stored)
 
     def _once_stored(
         self,
+        before: Match,
         match: Match,
         stored: asyncio.Future[AppendResult],
         appending: contextlib.AbstractContextManager[None],
@@ -724,6 +727,7 @@ class GameService:
         if result.duplicate:
             stored.set_result(result)
             return
+        self.snapshots.appended(match.match_id, before, result.events)
         self._remember(match)
         if not match.awaits_seal:
             stored.set_result(result)
