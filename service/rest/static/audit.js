@@ -12,6 +12,13 @@ function statusOf(check) {
   return check.status ?? (check.ok ? "passed" : "failed");
 }
 
+/** The report's findings in words: each code with the events it was found at. */
+function warnings(report) {
+  const seqs = new Map();
+  for (const finding of report.findings) seqs.set(finding.code, [...(seqs.get(finding.code) ?? []), finding.seq]);
+  return [...seqs].map(([code, at]) => `${code} (event${at.length > 1 ? "s" : ""} #${at.join(", #")})`).join("; ");
+}
+
 /** Write the match's verdict into `element` (nothing while it is live). */
 export async function showVerdict(id, element) {
   element.hidden = false;
@@ -23,9 +30,10 @@ export async function showVerdict(id, element) {
     const notRun = named("not_run");
     // the words of `daifugo audit`'s report: passed, failed, not_run (a check with nothing to check)
     const unrun = notRun.length ? ` Not run (not_run): ${notRun.join(", ")}.` : "";
+    const warned = report.findings?.length ? ` Warnings: ${warnings(report)}.` : "";
     element.textContent =
       report.verdict === "valid"
-        ? `Audit: valid. ${named("passed").length} of ${report.checks.length} checks passed over ${report.events} events.${unrun}`
+        ? `Audit: valid. ${named("passed").length} of ${report.checks.length} checks passed over ${report.events} events.${unrun}${warned}`
         : `Audit: invalid. Failed: ${named("failed").join(", ")}.${unrun}`;
   } catch (error) {
     element.dataset.verdict = "";
@@ -101,6 +109,16 @@ export class AuditPage {
       return item;
     });
     $("audit-report-checks").replaceChildren(...items);
+    const findings = (report.findings ?? []).map((finding) => {
+      const item = document.createElement("li");
+      item.dataset.finding = finding.code;
+      const code = document.createElement("strong");
+      code.textContent = `${finding.code} (${finding.severity}), event #${finding.seq}`;
+      item.append(code, ` — ${finding.message}`);
+      return item;
+    });
+    $("audit-findings").replaceChildren(...findings);
+    $("audit-report-findings").hidden = findings.length === 0;
     $("audit-report-title").focus?.();
   }
 }
