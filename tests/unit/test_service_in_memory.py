@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from eventstore import InMemoryEventStore, StoredEvent
+from service.app.bot_seats import BotSeats
 from service.app.keyring import Keyring
 from service.app.match import stream_of
 from service.app.service import CreatedMatch, GameService, MatchOptions, ServiceError
@@ -233,6 +234,24 @@ async def test_a_seat_token_cannot_act_for_another_seat(
     assert outcome.version > before[-1].seq  # the seat's own token does it
 
 
+async def bots_play_out(
+    service: GameService, store: InMemoryEventStore, match_id: str, worker: BotSeats
+) -> None:
+    """Run the bot seats ``worker`` (fed by the store's feed) until the match is over."""
+    from service.app.following import SharedFeed
+
+    feed = SharedFeed(store, [worker])
+    running = [asyncio.create_task(worker.run()), asyncio.create_task(feed.run())]
+    try:
+        async with asyncio.timeout(120):  # a guard against a hang, not a time limit
+            while not (await service.load(match_id)).over:
+                await asyncio.sleep(0.01)
+    finally:
+        worker.stop()
+        feed.stop()
+        await asyncio.wait(running, timeout=5)
+
+
 async def test_a_bot_seat_whose_action_failed_tries_its_turn_again(
     service: GameService, store: InMemoryEventStore
 ) -> None:
@@ -242,7 +261,6 @@ async def test_a_bot_seat_whose_action_failed_tries_its_turn_again(
     from eventstore import StoreUnavailable
     from service.app import bot_seats
     from service.app.bot_seats import BotSeats
-    from service.app.following import SharedFeed
 
     made = await service.create(
         MatchOptions(
@@ -262,18 +280,10 @@ async def test_a_bot_seat_whose_action_failed_tries_its_turn_again(
     await service.start(made.match_id, made.host_token)
     service._append_overlapping = flaky_append  # type: ignore[assignment]
     bot_seats.RETRY_PAUSE, pause = 0.01, bot_seats.RETRY_PAUSE
-    worker = BotSeats(service, bot_of_kind)
-    feed = SharedFeed(store, [worker])
-    running = [asyncio.create_task(worker.run()), asyncio.create_task(feed.run())]
     try:
-        async with asyncio.timeout(120):  # a guard against a hang, not a time limit
-            while not (await service.load(made.match_id)).over:
-                await asyncio.sleep(0.01)
+        await bots_play_out(service, store, made.match_id, BotSeats(service, bot_of_kind))
     finally:
         bot_seats.RETRY_PAUSE = pause
-        worker.stop()
-        feed.stop()
-        await asyncio.wait(running, timeout=5)
     assert appends["failed"] == 1
 
 
@@ -284,7 +294,6 @@ async def test_the_servers_least_bot_pause_holds_whatever_the_match_asks(
     serving loop back to back; the server's least pause spaces every bot action."""
     from clients.bots import bot_of_kind
     from service.app.bot_seats import BotSeats
-    from service.app.following import SharedFeed
 
     made = await service.create(
         MatchOptions(
@@ -292,17 +301,9 @@ async def test_the_servers_least_bot_pause_holds_whatever_the_match_asks(
         )
     )
     await service.start(made.match_id, made.host_token)
-    worker = BotSeats(service, bot_of_kind, min_pause=0.03)
-    feed = SharedFeed(store, [worker])
-    running = [asyncio.create_task(worker.run()), asyncio.create_task(feed.run())]
-    try:
-        async with asyncio.timeout(120):  # a guard against a hang, not a time limit
-            while not (await service.load(made.match_id)).over:
-                await asyncio.sleep(0.01)
-    finally:
-        worker.stop()
-        feed.stop()
-        await asyncio.wait(running, timeout=5)
+    await bots_play_out(
+        service, store, made.match_id, BotSeats(service, bot_of_kind, min_pause=0.03)
+    )
     first_of_each_action: dict[str, int] = {}
     for event in await stored(store, made.match_id):
         if event.type in {"CardsPlayed", "Passed"}:  # every play and pass here is a bot's
