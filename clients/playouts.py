@@ -6,15 +6,24 @@ thousands of these a move.
 
 from __future__ import annotations
 
+from enum import StrEnum
+
 from service.rules.commands import SeatCommand
 from service.rules.decider import Folded, decide_and_fold
 from service.rules.legal import legal_actions
 from service.rules.state import MatchState
 from service.rules.vocabulary import Phase
 
-from .policies import greedy_decide
+from .policies import greedy_decide, rollout_decide
 
 MAX_PLAYOUT_ACTIONS = 5000  # far beyond any game's length: a guard, never reached in play
+
+
+class Rollout(StrEnum):
+    """The policy every seat of a playout decides by."""
+
+    GREEDY = "greedy"  # policies.greedy_decide
+    SHEDDING = "shedding"  # policies.rollout_decide: keeps groups, holds strong cards
 
 
 class PlayoutError(Exception):
@@ -67,3 +76,20 @@ def place_after(state: MatchState, seat: int) -> int:
     if state.phase == Phase.IN_GAME:
         return state.finished.index(seat) + 1
     return state.results[-1][seat]
+
+
+def play_out_with(state: MatchState, seat: int, rollout: Rollout) -> tuple[MatchState, int]:
+    """``play_out_for`` with every seat deciding by ``rollout``."""
+    if rollout == Rollout.GREEDY:
+        return play_out_for(state, seat)
+    steps = 0
+    while state.phase == Phase.IN_GAME and seat not in state.finished:
+        turn = state.turn
+        if turn is None:
+            raise PlayoutError("a game in play with nobody to act")
+        legal = legal_actions(state)
+        state = apply(state, rollout_decide(state, state.hands[turn], legal))
+        steps += 1
+        if steps > MAX_PLAYOUT_ACTIONS:
+            raise PlayoutError("a playout did not end")
+    return state, steps
