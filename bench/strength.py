@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 from clients.bots import Bot, StrongerBot
 from clients.expert import ExpertBot, Memory, Search, sample_hands, sampled_state
-from clients.playouts import Rollout, apply, play_out
+from clients.playouts import Rollout, apply, play_out_with
 from clients.strategy import Table
 from service.app.selfplay import play_match
 from service.rules import rule_set
@@ -48,8 +48,6 @@ VARIANTS = {
     "greedy rollouts, halving": Search(Rollout.GREEDY),
     "shedding rollouts, no halving": Search(halving=False),
     "shedding rollouts, halving (default)": Search(),
-    "shedding, halving, 8 candidates": Search(candidates=8),
-    "shedding, halving, margin 0.05": Search(margin=0.05),
 }
 
 
@@ -142,7 +140,9 @@ def strength(
     return figures
 
 
-def playouts_per_second(preset: str, seconds: float, seed: int = 1) -> tuple[float, int]:
+def playouts_per_second(
+    preset: str, seconds: float, rollout: Rollout, seed: int = 1
+) -> tuple[float, int]:
     """Full games played out from sampled positions (what the expert's search does)
     on this core: positions met in a stronger bots' match, each seen from the seat
     to act, its unseen cards dealt at random, played out to the game's end."""
@@ -168,7 +168,7 @@ def playouts_per_second(preset: str, seconds: float, seed: int = 1) -> tuple[flo
     while time.perf_counter() - started < seconds:
         state = starts[played % len(starts)]
         if state.phase == Phase.IN_GAME:
-            play_out(apply(state, legal_actions(state)[0]))
+            play_out_with(apply(state, legal_actions(state)[0]), None, rollout)
         played += 1
     return played / (time.perf_counter() - started), len(starts)
 
@@ -191,9 +191,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if args.quick:
         args.deals, args.series_deals, args.budgets = 3, 2, [10, 100]
-    per_second, starts = playouts_per_second("federation", 3.0)
-    print(f"playouts, 5 players, federation: {per_second:,.0f}/s on one core "
-          f"(full games from {starts} sampled positions)")  # fmt: skip
+    for rollout in Rollout:
+        per_second, starts = playouts_per_second("federation", 3.0, rollout)
+        print(f"playouts ({rollout} rollouts), 5 players, federation: {per_second:,.0f}/s "
+              f"on one core (full games from {starts} sampled positions)")  # fmt: skip
     fair = f"duplicate deals x {PLAYERS} seats, {args.games} games a match; a fair 1st is 20%"
     if args.compare:
         budget = Budget(playouts=args.playouts or 177)

@@ -1,7 +1,7 @@
 """Playouts: a game played to its end from a known state, every seat deciding by
-the fast rollout policy (``policies.greedy_decide``, from the position and the
-seat's own hand). Compiled with the engine (hatch_build.py): the expert runs
-thousands of these a move.
+a fast rollout policy (``policies.greedy_decide`` or the expert's
+``policies.rollout_decide``, from the position and the seat's own hand).
+Compiled with the engine (hatch_build.py): the expert runs thousands a move.
 """
 
 from __future__ import annotations
@@ -78,12 +78,13 @@ def place_after(state: MatchState, seat: int) -> int:
     return state.results[-1][seat]
 
 
-def play_out_with(state: MatchState, seat: int, rollout: Rollout) -> tuple[MatchState, int]:
-    """``play_out_for`` with every seat deciding by ``rollout``."""
+def play_out_with(state: MatchState, seat: int | None, rollout: Rollout) -> tuple[MatchState, int]:
+    """``play_out_for`` (``play_out`` when ``seat`` is None) with every seat
+    deciding by ``rollout``."""
     if rollout == Rollout.GREEDY:
-        return play_out_for(state, seat)
+        return play_out(state) if seat is None else play_out_for(state, seat)
     steps = 0
-    while state.phase == Phase.IN_GAME and seat not in state.finished:
+    while state.phase == Phase.IN_GAME and (seat is None or seat not in state.finished):
         turn = state.turn
         if turn is None:
             raise PlayoutError("a game in play with nobody to act")

@@ -370,7 +370,7 @@ def rollout_decide(position: Position, hand: int, actions: Sequence[SeatCommand]
         if power < best_power:
             best, best_power = play, power
     if best is None:
-        return greedy_follow(plays, reversed_order)  # a pass would leave the trick for good
+        return greedy_follow(plays, reversed_order)  # no pass: in most presets it leaves the trick
     if passing is not None:
         left = hand.bit_count() - best.cards.bit_count()
         if best_power >= TOP_RANK and left > HOLD_JOKER:
