@@ -244,8 +244,8 @@ def sampled_state(
 
 @dataclass(frozen=True, slots=True)
 class Search:
-    """How the search spends its budget (the defaults are the measured best:
-    bench/strength.py --compare)."""
+    """How the search spends its budget (``bench.strength --compare`` plays the
+    defaults beside the search as it was: greedy rollouts, no halving)."""
 
     rollout: Rollout = Rollout.SHEDDING
     candidates: int = CANDIDATES
