@@ -6,11 +6,13 @@ then its playouts per second on one core. Seeded: the same arguments deal the
 same games. Prints figures; asserts nothing.
 
     .venv/bin/python -m bench.strength [--deals N] [--jobs J] [--playouts P] [--compare]
+        [--series-playouts 18 177 1770]
 
 ``--playouts P`` measures the headline figures at a fixed budget of P playouts a
 move as well (what 100 ms gives on a free core): on a shared machine 100 ms buys
 fewer, and a playout budget plays the same games whatever the load. ``--compare``
 plays the search's variants side by side at that budget, on the same deals.
+``--series-playouts`` adds the strength-with-time series at playout budgets.
 
 Run it on the compiled install (README.md, Speed): the playouts are the engine's.
 """
@@ -182,6 +184,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--budgets", type=int, nargs="*", default=[10, 100, 1000],
                         help="ms a move for the strength-with-time series")  # fmt: skip
     parser.add_argument("--series-deals", type=int, default=4, help="deals for the series")
+    parser.add_argument("--series-playouts", type=int, nargs="*", default=[],
+                        help="the series at these playouts a move too (18 177 1770: "
+                        "10, 100, 1,000 ms on a free core)")  # fmt: skip
     parser.add_argument("--playouts", type=int, default=None,
                         help="also at this many playouts a move (100 ms, free core)")  # fmt: skip
     parser.add_argument("--compare", action="store_true",
@@ -216,9 +221,10 @@ def main(argv: Sequence[str] | None = None) -> None:
             figures = strength(preset, budget, args.deals, args.games, args.jobs)
             print(figures.line(f"  {preset}"), f"{time.perf_counter() - started:.0f} s", flush=True)
     print("strength with thinking time (torasobi):")
-    for ms in args.budgets:
+    series = [Budget(ms=ms) for ms in args.budgets]
+    series += [Budget(playouts=playouts) for playouts in args.series_playouts]
+    for budget in series:
         started = time.perf_counter()
-        budget = Budget(ms=ms)
         figures = strength("torasobi", budget, args.series_deals, args.games, args.jobs)
         print(figures.line(f"  {budget}"), f"{time.perf_counter() - started:.0f} s", flush=True)
 
