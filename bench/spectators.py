@@ -147,8 +147,12 @@ async def run(spectators: int, workers: int, pause: float, games: int, loop: Loo
         try:
             log = Path(base) / "serve.log"
             # every spectator comes from 127.0.0.1: room for all of them from one address
-            room = str(spectators + 64)
-            limits = ("--http-max-connections", room, "--http-max-per-address", room)
+            # (streams get at most half of the connections' room)
+            room, streams = str(2 * spectators + 128), str(spectators + 64)
+            limits = (
+                *("--http-max-connections", room, "--http-max-per-address", room),
+                *("--http-max-streams", streams, "--http-streams-per-address", streams),
+            )
             service = ServeProcess(redis.url, log, "--loop", loop, *limits).wait_ready()
             try:
                 await _measure(service, spectators, workers, pause, games)

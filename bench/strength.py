@@ -5,7 +5,14 @@ intervals over the deals, the expert's mean place, first-place rate and points;
 then its playouts per second on one core. Seeded: the same arguments deal the
 same games. Prints figures; asserts nothing.
 
-    .venv/bin/python -m bench.strength [--deals N] [--jobs J] [--quick]
+    .venv/bin/python -m bench.strength [--deals N] [--jobs J] [--playouts P] [--compare]
+        [--series-playouts 18 177 1770]
+
+``--playouts P`` measures the headline figures at a fixed budget of P playouts a
+move as well (what 100 ms gives on a free core): on a shared machine 100 ms buys
+fewer, and a playout budget plays the same games whatever the load. ``--compare``
+plays the search's variants side by side at that budget, on the same deals.
+``--series-playouts`` adds the strength-with-time series at playout budgets.
 
 Run it on the compiled install (README.md, Speed): the playouts are the engine's.
 """
@@ -22,8 +29,8 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
 from clients.bots import Bot, StrongerBot
-from clients.expert import ExpertBot, Memory, sample_hands, sampled_state
-from clients.playouts import apply, play_out
+from clients.expert import ExpertBot, Memory, Search, sample_hands, sampled_state
+from clients.playouts import Rollout, apply, play_out_with
 from clients.strategy import Table
 from service.app.selfplay import play_match
 from service.rules import rule_set
@@ -35,13 +42,36 @@ from service.rules.vocabulary import Phase
 PLAYERS = 5
 
 
+DEFAULT_SEARCH = Search()
+# the search as it was (greedy rollouts over five candidates, no halving) and each
+# change on its own, for --compare
+VARIANTS = {
+    "greedy rollouts, no halving": Search(Rollout.GREEDY, halving=False),
+    "greedy rollouts, halving": Search(Rollout.GREEDY),
+    "shedding rollouts, no halving": Search(halving=False),
+    "shedding rollouts, halving (default)": Search(),
+}
+
+
+@dataclass(frozen=True)
+class Budget:
+    """Thinking a move: ms, or a fixed number of playouts."""
+
+    ms: int | None = None
+    playouts: int | None = None
+
+    def __str__(self) -> str:
+        return f"{self.ms} ms a move" if self.ms is not None else f"{self.playouts} playouts a move"
+
+
 @dataclass(frozen=True)
 class Seating:
     preset: str
     deal: int
     seat: int  # where the expert sits
-    budget_ms: int
+    budget: Budget
     games: int  # games a match (the deal seeds them all)
+    search: Search = DEFAULT_SEARCH
 
 
 def play_seating(seating: Seating) -> list[tuple[int, int, int]]:
@@ -49,7 +79,11 @@ def play_seating(seating: Seating) -> list[tuple[int, int, int]]:
     rules = rule_set(seating.preset).with_options({"games_per_set": seating.games})
     bots: list[Bot] = [StrongerBot(rules) for _ in range(PLAYERS)]
     bots[seating.seat] = ExpertBot(
-        rules, budget_ms=seating.budget_ms, seed=f"strength/{seating.deal}".encode()
+        rules,
+        budget_ms=seating.budget.ms,
+        playouts=seating.budget.playouts,
+        seed=f"strength/{seating.deal}".encode(),
+        search=seating.search,
     )
     seed = f"bench-strength/{seating.preset}/{seating.deal}".encode()
     played = play_match(rules, PLAYERS, seed, bots)
@@ -81,9 +115,11 @@ def _ci(values: Sequence[float], percent: bool = False) -> str:
     return f"{mean:5.2f} ± {half:4.2f}"
 
 
-def strength(preset: str, budget_ms: int, deals: int, games: int, jobs: int) -> Figures:
+def strength(
+    preset: str, budget: Budget, deals: int, games: int, jobs: int, search: Search = DEFAULT_SEARCH
+) -> Figures:
     work = [
-        Seating(preset, deal, seat, budget_ms, games)
+        Seating(preset, deal, seat, budget, games, search)
         for deal in range(deals)
         for seat in range(PLAYERS)
     ]
@@ -106,7 +142,9 @@ def strength(preset: str, budget_ms: int, deals: int, games: int, jobs: int) -> 
     return figures
 
 
-def playouts_per_second(preset: str, seconds: float, seed: int = 1) -> tuple[float, int]:
+def playouts_per_second(
+    preset: str, seconds: float, rollout: Rollout, seed: int = 1
+) -> tuple[float, int]:
     """Full games played out from sampled positions (what the expert's search does)
     on this core: positions met in a stronger bots' match, each seen from the seat
     to act, its unseen cards dealt at random, played out to the game's end."""
@@ -132,7 +170,7 @@ def playouts_per_second(preset: str, seconds: float, seed: int = 1) -> tuple[flo
     while time.perf_counter() - started < seconds:
         state = starts[played % len(starts)]
         if state.phase == Phase.IN_GAME:
-            play_out(apply(state, legal_actions(state)[0]))
+            play_out_with(apply(state, legal_actions(state)[0]), None, rollout)
         played += 1
     return played / (time.perf_counter() - started), len(starts)
 
@@ -146,24 +184,49 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--budgets", type=int, nargs="*", default=[10, 100, 1000],
                         help="ms a move for the strength-with-time series")  # fmt: skip
     parser.add_argument("--series-deals", type=int, default=4, help="deals for the series")
+    parser.add_argument("--series-playouts", type=int, nargs="*", default=[],
+                        help="the series at these playouts a move too (18 177 1770: "
+                        "10, 100, 1,000 ms on a free core)")  # fmt: skip
+    parser.add_argument("--playouts", type=int, default=None,
+                        help="also at this many playouts a move (100 ms, free core)")  # fmt: skip
+    parser.add_argument("--compare", action="store_true",
+                        help="only the search's variants side by side at --playouts")  # fmt: skip
+    parser.add_argument("--skip-ms", action="store_true", help="no figure by time")
     parser.add_argument("--quick", action="store_true", help="3 deals, the series at 10, 100")
     args = parser.parse_args(argv)
     if args.quick:
         args.deals, args.series_deals, args.budgets = 3, 2, [10, 100]
-    per_second, starts = playouts_per_second("federation", 3.0)
-    print(f"playouts, 5 players, federation: {per_second:,.0f}/s on one core "
-          f"(full games from {starts} sampled positions)")  # fmt: skip
-    print(f"expert (100 ms a move) against four stronger bots, duplicate deals x {PLAYERS} seats,"
-          f" {args.games} games a match; a fair share of 1st is 20%")  # fmt: skip
-    for preset in args.presets:
-        started = time.perf_counter()
-        figures = strength(preset, 100, args.deals, args.games, args.jobs)
-        print(figures.line(f"  {preset}"), f"{time.perf_counter() - started:.0f} s")
+    for rollout in Rollout:
+        per_second, starts = playouts_per_second("federation", 3.0, rollout)
+        print(f"playouts ({rollout} rollouts), 5 players, federation: {per_second:,.0f}/s "
+              f"on one core (full games from {starts} sampled positions)")  # fmt: skip
+    fair = f"duplicate deals x {PLAYERS} seats, {args.games} games a match; a fair 1st is 20%"
+    if args.compare:
+        budget = Budget(playouts=args.playouts or 177)
+        print(f"the search's variants at {budget}, against four stronger bots, {fair}")
+        for preset in args.presets:
+            for label, search in VARIANTS.items():
+                started = time.perf_counter()
+                figures = strength(preset, budget, args.deals, args.games, args.jobs, search)
+                line = figures.line(f"  {preset}: {label}")
+                print(line, f"{time.perf_counter() - started:.0f} s", flush=True)
+        return
+    budgets = [] if args.skip_ms else [Budget(ms=100)]
+    if args.playouts is not None:
+        budgets.append(Budget(playouts=args.playouts))
+    for budget in budgets:
+        print(f"expert ({budget}) against four stronger bots, {fair}")
+        for preset in args.presets:
+            started = time.perf_counter()
+            figures = strength(preset, budget, args.deals, args.games, args.jobs)
+            print(figures.line(f"  {preset}"), f"{time.perf_counter() - started:.0f} s", flush=True)
     print("strength with thinking time (torasobi):")
-    for budget in args.budgets:
+    series = [Budget(ms=ms) for ms in args.budgets]
+    series += [Budget(playouts=playouts) for playouts in args.series_playouts]
+    for budget in series:
         started = time.perf_counter()
         figures = strength("torasobi", budget, args.series_deals, args.games, args.jobs)
-        print(figures.line(f"  {budget} ms a move"), f"{time.perf_counter() - started:.0f} s")
+        print(figures.line(f"  {budget}"), f"{time.perf_counter() - started:.0f} s", flush=True)
 
 
 if __name__ == "__main__":

@@ -13,8 +13,9 @@ five official clients a table, built with gcc into a temporary folder. The runs:
 table with ``game`` durability, the same with ``step``, then ``--tables`` tables at once
 (``game``). A run's games/s counts the games that ended while all its tables played
 (from the last table's first deal to the first table's last event, by the events' own
-times). ``--profile N`` runs the first under cProfile and prints the N functions with the
-most own time.
+times); each run prints the machine's load average before and after it (on a shared
+machine the figures move with it). ``--profile N`` runs the first under cProfile and
+prints the N functions with the most own time.
 
 Then, on the same Redis, the floor: as many appends as the one table made actions (of as
 many events each as an action stored), one after the other, with nothing else: the games/s
@@ -102,6 +103,7 @@ async def run_tables(
         assert running.uecda is not None and running.uecda_port is not None
         calls_before = await command_calls(redis_url)
         reads_before = await reads_processed(redis_url)
+        load_before = os.getloadavg()[0]  # the machine's, others' work too
         times_before = os.times()
         if profiler is not None:
             profiler.enable()
@@ -110,6 +112,7 @@ async def run_tables(
         if profiler is not None:
             profiler.disable()
         times = os.times()
+        load_after = os.getloadavg()[0]
         user, system = times.user - times_before.user, times.system - times_before.system
         # the clients are waited for, so their time is the children's (Redis is not yet)
         clients_cpu = (times.children_user - times_before.children_user) + (
@@ -137,6 +140,8 @@ async def run_tables(
         "clients cpu": clients_cpu,
         "round trips": float(reads),
         "valid": float(all(audit_events(events).verdict == "valid" for events in streams)),
+        "load before": load_before,
+        "load after": load_after,
     }
     return figures, calls
 
@@ -197,7 +202,10 @@ def print_profile(profiler: cProfile.Profile, top: int) -> None:
 def print_run(title: str, figures: dict[str, float], redis_cpu: float) -> None:
     games, actions = figures["games"], figures["actions"]
     rate = figures["ended while all played"] / figures["seconds"]
-    print(f"{title}")
+    print(
+        f"{title} (load average {figures['load before']:.2f} before,"
+        f" {figures['load after']:.2f} after, on {os.cpu_count()} cores)"
+    )
     print(
         f"  games        {games:.0f} at {figures['tables']:.0f} table(s):"
         f" {rate:.1f} games/s ({figures['ended while all played']:.0f} ended in"

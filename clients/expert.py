@@ -49,7 +49,7 @@ from service.rules.views import View
 from service.rules.vocabulary import LocalRule, WaitingFor
 
 from .bots import Bot, StrongerBot
-from .playouts import PlayoutError, apply, place_after, play_out_for
+from .playouts import PlayoutError, Rollout, apply, place_after, play_out_with
 from .policies import card_strength
 from .strategy import Table, hand_of
 
@@ -243,6 +243,17 @@ def sampled_state(
 
 
 @dataclass(frozen=True, slots=True)
+class Search:
+    """How the search spends its budget (``bench.strength --compare`` plays the
+    defaults beside the search as it was: greedy rollouts, no halving)."""
+
+    rollout: Rollout = Rollout.SHEDDING
+    candidates: int = CANDIDATES
+    margin: float = MARGIN
+    halving: bool = True  # sequential halving: the worse half dropped each round
+
+
+@dataclass(frozen=True, slots=True)
 class Request:
     """One decision to think about: plain data, sent to a worker process."""
 
@@ -252,6 +263,7 @@ class Request:
     budget_ms: int | None
     playouts: int | None
     seed: bytes
+    search: Search = Search()
 
 
 @dataclass(frozen=True, slots=True)
@@ -265,51 +277,98 @@ class Thought:
 
 
 def think(request: Request) -> Thought:
-    """Play every candidate out on the same samples until the budget is spent;
-    the candidate with the lowest mean place wins if it beats the first (the
-    stronger bot's choice) by ``MARGIN``, else the first does."""
+    """Play the candidates out on the same samples (common random numbers: a
+    difference between two is the actions', not the deals') until the budget is
+    spent. With ``halving`` the budget goes in rounds, the worse half of the
+    candidates dropped after each (sequential halving, Karnin et al. 2013): the
+    close ones get the most playouts. The candidate with the lowest mean place
+    wins if it beats the first (the stronger bot's choice) by ``margin``."""
     candidates = request.candidates
-    seat = request.knowledge.seat
+    search = request.search
     rng = random.Random(request.seed)
-    knowledge = request.knowledge
     totals = [0.0] * len(candidates)
     counts = [0] * len(candidates)
-    playouts = samples = failures = 0
-    deadline = None
-    if request.budget_ms is not None:
-        deadline = time.perf_counter() + request.budget_ms / 1000
-    limit = request.playouts
-    while True:
-        if limit is not None and playouts >= limit:
+    alive = list(range(len(candidates)))
+    rounds = max(1, (len(candidates) - 1).bit_length()) if search.halving else 1
+    started = time.perf_counter()
+    spent = Spent()
+    for round_number in range(rounds):
+        last = round_number == rounds - 1
+        limit = deadline = None
+        if request.playouts is not None:
+            limit = request.playouts if last else request.playouts * (round_number + 1) // rounds
+        if request.budget_ms is not None:
+            deadline = started + request.budget_ms / 1000 * (round_number + 1) / rounds
+        _play_round(request, alive, totals, counts, rng, spent, limit, deadline)
+        if spent.broken or last:
             break
-        if deadline is not None and samples and time.perf_counter() >= deadline:
+        alive.sort(key=lambda i: (_mean(totals[i], counts[i]), i))
+        alive = alive[: max(2, (len(alive) + 1) // 2)]
+    means = tuple(_mean(t, c) for t, c in zip(totals, counts, strict=True))
+    best = min(alive, key=lambda i: (means[i], i))
+    if 0 in alive and means[best] > means[0] - search.margin:
+        best = 0  # the stronger bot's own choice, unless the playouts clearly beat it
+    return Thought(candidates[best], means, spent.playouts, spent.samples)
+
+
+@dataclass
+class Spent:
+    """What a search has spent so far."""
+
+    playouts: int = 0
+    samples: int = 0
+    failures: int = 0
+
+    @property
+    def broken(self) -> bool:
+        """The position does not play (never expected): answer what is known."""
+        return self.failures > 8 and self.failures * 2 > self.playouts
+
+
+def _play_round(
+    request: Request,
+    alive: list[int],
+    totals: list[float],
+    counts: list[int],
+    rng: random.Random,
+    spent: Spent,
+    limit: int | None,
+    deadline: float | None,
+) -> None:
+    """Sample after sample, every candidate in ``alive`` played out on each, until
+    ``limit`` playouts in all or ``deadline``."""
+    seat = request.knowledge.seat
+    rollout = request.search.rollout
+    knowledge = request.knowledge
+    first = True
+    while not spent.broken:
+        if limit is not None and spent.playouts >= limit:
             break
+        if deadline is not None and not first and time.perf_counter() >= deadline:
+            break
+        first = False
         try:
             hands, rest = sample_hands(knowledge, rng)
         except SampleError:  # never expected (tests/property): sample what is surely so
             knowledge = knowledge.loose()
             hands, rest = sample_hands(knowledge, rng)
         base = sampled_state(request.position, hands, rest, rng)
-        samples += 1
-        for index, action in enumerate(candidates):
-            if limit is not None and playouts >= limit:
+        spent.samples += 1
+        for index in alive:
+            if limit is not None and spent.playouts >= limit:
                 break
+            spent.playouts += 1
             try:
-                after, _ = play_out_for(apply(base, action), seat)
+                after, _ = play_out_with(apply(base, request.candidates[index]), seat, rollout)
             except PlayoutError:
-                failures += 1
+                spent.failures += 1
                 continue
-            finally:
-                playouts += 1
             totals[index] += place_after(after, seat)
             counts[index] += 1
-        if failures > 8 and failures * 2 > playouts:
-            break  # the position does not play (never expected): answer what is known
-    means = tuple(t / c if c else float("inf") for t, c in zip(totals, counts, strict=True))
-    best = min(range(len(candidates)), key=lambda i: means[i])
-    if means[best] > means[0] - MARGIN:
-        best = 0  # the stronger bot's own choice, unless the playouts clearly beat it
-    return Thought(candidates[best], means, playouts, samples)
+
+
+def _mean(total: float, count: int) -> float:
+    return total / count if count else float("inf")
 
 
 def seed_of(seed: bytes, view: View) -> bytes:
@@ -336,6 +395,7 @@ class ExpertBot(Bot):
         budget_ms: int | None = DEFAULT_MS,
         playouts: int | None = None,
         seed: bytes = b"expert",
+        search: Search | None = None,
     ) -> None:
         if budget_ms is None and playouts is None:
             raise ValueError("the expert needs a budget: ms or playouts")
@@ -343,6 +403,7 @@ class ExpertBot(Bot):
         self.budget_ms = None if playouts is not None else budget_ms
         self.playouts = playouts
         self.seed = seed
+        self.search = search or Search()
         self.memories: dict[int, Memory] = {}
         self.stronger = StrongerBot(rules)  # ranks the candidates, decides the other steps
         self.last: Thought | None = None
@@ -360,12 +421,14 @@ class ExpertBot(Bot):
         seat = view.seat if view.seat is not None else -1
         memory = self.memories.setdefault(seat, Memory())
         memory.observe(view, position)
-        candidates = tuple(self.stronger.ranked(view, actions, CANDIDATES))
+        candidates = tuple(self.stronger.ranked(view, actions, self.search.candidates))
         if len(candidates) == 1:
             return None, position, candidates[0]
         knowledge = memory.knowledge(view, position)
         seed = seed_of(self.seed, view)
-        request = Request(position, knowledge, candidates, self.budget_ms, self.playouts, seed)
+        request = Request(
+            position, knowledge, candidates, self.budget_ms, self.playouts, seed, self.search
+        )
         return request, position, candidates[0]
 
     def chose(self, view: View, position: Position, action: SeatCommand) -> SeatCommand:
@@ -415,4 +478,4 @@ class OffLoopExpert:
         return self.bot.chose(view, position, thought.choice)
 
 
-__all__ = ["ExpertBot", "Knowledge", "OffLoopExpert", "sample_hands", "think"]
+__all__ = ["ExpertBot", "Knowledge", "OffLoopExpert", "Search", "sample_hands", "think"]

@@ -1,10 +1,12 @@
 """Playouts: a game played to its end from a known state, every seat deciding by
-the fast rollout policy (``policies.greedy_decide``, from the position and the
-seat's own hand). Compiled with the engine (hatch_build.py): the expert runs
-thousands of these a move.
+a fast rollout policy (``policies.greedy_decide`` or the expert's
+``policies.rollout_decide``, from the position and the seat's own hand).
+Compiled with the engine (hatch_build.py): the expert runs thousands a move.
 """
 
 from __future__ import annotations
+
+from enum import StrEnum
 
 from service.rules.commands import SeatCommand
 from service.rules.decider import Folded, decide_and_fold
@@ -12,9 +14,16 @@ from service.rules.legal import legal_actions
 from service.rules.state import MatchState
 from service.rules.vocabulary import Phase
 
-from .policies import greedy_decide
+from .policies import greedy_decide, rollout_decide
 
 MAX_PLAYOUT_ACTIONS = 5000  # far beyond any game's length: a guard, never reached in play
+
+
+class Rollout(StrEnum):
+    """The policy every seat of a playout decides by."""
+
+    GREEDY = "greedy"  # policies.greedy_decide
+    SHEDDING = "shedding"  # policies.rollout_decide: keeps groups, holds strong cards
 
 
 class PlayoutError(Exception):
@@ -67,3 +76,21 @@ def place_after(state: MatchState, seat: int) -> int:
     if state.phase == Phase.IN_GAME:
         return state.finished.index(seat) + 1
     return state.results[-1][seat]
+
+
+def play_out_with(state: MatchState, seat: int | None, rollout: Rollout) -> tuple[MatchState, int]:
+    """``play_out_for`` (``play_out`` when ``seat`` is None) with every seat
+    deciding by ``rollout``."""
+    if rollout == Rollout.GREEDY:
+        return play_out(state) if seat is None else play_out_for(state, seat)
+    steps = 0
+    while state.phase == Phase.IN_GAME and (seat is None or seat not in state.finished):
+        turn = state.turn
+        if turn is None:
+            raise PlayoutError("a game in play with nobody to act")
+        legal = legal_actions(state)
+        state = apply(state, rollout_decide(state, state.hands[turn], legal))
+        steps += 1
+        if steps > MAX_PLAYOUT_ACTIONS:
+            raise PlayoutError("a playout did not end")
+    return state, steps

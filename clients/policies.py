@@ -25,7 +25,7 @@ from service.rules.cards import (
     rank_of,
     remove_cards,
 )
-from service.rules.commands import Bomb, Discard, Give, Pick, Play, SeatCommand
+from service.rules.commands import Bomb, Discard, Give, Pass, Pick, Play, SeatCommand
 from service.rules.judging import (
     ends_eleven_back,
     flush_reason,
@@ -326,3 +326,67 @@ def greedy_bomb(hand: int, actions: Sequence[SeatCommand], reversed_order: bool)
     )
     wanted = tuple(sorted(ranks[:count]))
     return next((b for b in bombs if tuple(b.ranks) == wanted), bombs[0])
+
+
+# -- the expert's rollouts --------------------------------------------------------
+
+# a follow with the strongest rank (a 2, a 3 in a revolution) is held back while
+# the hand keeps more than HOLD_BACK cards, a joker while it keeps more than
+# HOLD_JOKER: spent early they win a trick of little. Chosen by how often the
+# policy's follows agree with the stronger bot's (77% in torasobi, 73% in uecda,
+# against greedy's 54% and 66%): a playout's seats then play as its opponents do
+HOLD_STRENGTH = 12
+HOLD_BACK = 6
+HOLD_JOKER = 2
+
+
+def rollout_decide(position: Position, hand: int, actions: Sequence[SeatCommand]) -> SeatCommand:
+    """The expert's rollout policy: greedy (``greedy_decide``, forbidden finishes
+    avoided), but a play that goes out is taken at once, a follow never breaks a
+    group held (a pair is not split to beat a single) nor spends a joker in a meld,
+    and a follow with a 2 or a joker is held back (a pass) while the hand is long:
+    a playout's seats then play as the stronger bot does, at a greedy's speed."""
+    if len(actions) == 1:
+        return actions[0]
+    if position.waiting_for != WaitingFor.PLAY:
+        return greedy_decide(position, hand, actions, True)
+    plays = [a for a in actions if isinstance(a, Play)]
+    plays = without_forbidden(position, hand, plays) or plays
+    if not plays:
+        return actions[0]
+    for play in plays:
+        if play.cards == hand:
+            return play  # without_forbidden kept it: a finish that counts
+    reversed_order = position.reversed_order
+    if position.field is None:
+        return greedy_lead(plays, reversed_order)
+    passing = next((a for a in actions if isinstance(a, Pass)), None)
+    best: Play | None = None
+    best_power = 99
+    for play in plays:
+        if not _keeps_groups(play.cards, hand):
+            continue
+        power = play_power(play, reversed_order)
+        if power < best_power:
+            best, best_power = play, power
+    if best is None:
+        return greedy_follow(plays, reversed_order)  # no pass: in most presets it leaves the trick
+    if passing is not None:
+        left = hand.bit_count() - best.cards.bit_count()
+        if best_power >= TOP_RANK and left > HOLD_JOKER:
+            return passing
+        if best_power >= HOLD_STRENGTH and left > HOLD_BACK:
+            return passing
+    return best
+
+
+def _keeps_groups(cards: int, hand: int) -> bool:
+    """Whether playing ``cards`` splits no rank of ``hand`` (stairs take one card a
+    rank: they split none) and spends a joker only alone."""
+    jokers = joker_count(cards)
+    if jokers:
+        return cards.bit_count() == jokers
+    ranks = [rank for rank in range(13) if cards & rank_mask(rank)]
+    if len(ranks) >= 3:
+        return True
+    return all(hand & rank_mask(rank) == cards & rank_mask(rank) for rank in ranks)

@@ -63,11 +63,27 @@ async def play_match(
 ) -> str:
     """Create a match, seat one chooser per seat, start it and play it out;
     returns the match id."""
+    match_id, _ = await play_match_to_the_end(
+        client, preset, choosers, options, games_per_set, on_progress
+    )
+    return match_id
+
+
+async def play_match_to_the_end(
+    client: DaifugoClient,
+    preset: str,
+    choosers: Sequence[Chooser],
+    options: dict[str, Any] | None = None,
+    games_per_set: int = 0,
+    on_progress: Callable[[int], None] | None = None,
+) -> tuple[str, View]:
+    """As ``play_match``, and the match as its host sees it at the end (its results)."""
     created = await client.create_match(
         preset, len(choosers), options=options, games_per_set=games_per_set
     )
     seats = [client.seat(created.match_id, token) for token in created.seat_tokens]
-    await client.host(created.match_id, created.host_token).start()
+    host = client.host(created.match_id, created.host_token)
+    await host.start()
     tasks = [
         asyncio.create_task(play_seat(seat, choose))
         for seat, choose in zip(seats, choosers, strict=True)
@@ -75,7 +91,7 @@ async def play_match(
     if on_progress is not None:
         tasks.append(asyncio.create_task(_report_games(seats[0], on_progress)))
     await asyncio.gather(*tasks)
-    return created.match_id
+    return created.match_id, await host.view()
 
 
 async def _report_games(session: SeatSession, on_progress: Callable[[int], None]) -> None:

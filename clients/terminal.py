@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -12,7 +13,7 @@ from service.rules.narration import GLYPHS, describe
 from service.rules.notation import written
 from service.rules.views import View
 
-from .demo import service_target, table_of_bots
+from .demo import bot_words, places_in_words, service_target, table_of_bots
 from .runner import play_seat
 from .sdk import DaifugoClient, Refused, SeatSession, Turn
 
@@ -83,24 +84,37 @@ def read_move(answer: str, actions: Sequence[SeatCommand]) -> SeatCommand | str:
     return "not one of the listed moves"
 
 
-def places_in_words(results: Sequence[Sequence[int]], me: int) -> list[str]:
-    """Each game's places, first to last: ``game 1: 1st seat 2, 2nd you (seat 0), …``."""
-    ordinals = ["", "1st", "2nd", "3rd", "4th", "5th"]
-    lines = []
-    for number, places in enumerate(results, 1):
-        order = sorted(range(len(places)), key=lambda seat: places[seat])
-        said = [
-            f"{ordinals[places[seat]]} {'you (seat 0)' if seat == me else f'seat {seat}'}"
-            for seat in order
-        ]
-        lines.append(f"game {number}: {', '.join(said)}")
-    return lines
+# the bots' names at the table (seat 1 on); each is said with its kind once, at the start
+BOT_NAMES = ("Aoi", "Ren", "Mei", "Sora")
+_SEAT = re.compile(r"\b[Ss]eat ([0-4])\b")
 
 
-def narrate(events: Sequence[dict[str, Any]], players: int) -> list[str]:
+_YOU_VERB = re.compile(r"\byou (\w+)")
+
+
+def by_name(text: str, names: Sequence[str]) -> str:
+    """The rules' narration says "seat 2": a person reads the name sitting there (and
+    "you pass", not "you passes", at their own seat)."""
+    return _YOU_VERB.sub(_agree, _SEAT.sub(lambda found: names[int(found[1])], text))
+
+
+def _agree(found: re.Match[str]) -> str:
+    verb = found[1]
+    if verb == "is":
+        return "you are"
+    if re.search(r"(ss|sh|ch|x)es$", verb):
+        return f"you {verb[:-2]}"
+    if verb.endswith("s") and not verb.endswith("ss"):
+        return f"you {verb[:-1]}"
+    return found[0]
+
+
+def narrate(
+    events: Sequence[dict[str, Any]], players: int, names: Sequence[str] | None = None
+) -> list[str]:
     """An action's events as a person reads them: what the seat did, then what it
-    brought about on the same line ("Seat 2 plays 7♠ 7♥ — suit lock: ♠ ♥"); a deal or
-    the end of a game on lines of their own."""
+    brought about on the same line ("Mei plays 7♠ 7♥ — suit lock: ♠ ♥"); a deal or
+    the end of a game on lines of their own. ``names``: who sits at each seat."""
     lines: list[str] = []
     joined = False  # whether the last line takes the effects that follow
     for event in events:
@@ -116,17 +130,21 @@ def narrate(events: Sequence[dict[str, Any]], players: int) -> list[str]:
         else:
             lines.append(said)
             joined = False
-    return lines
+    if names is None:
+        return lines
+    named = [by_name(line, names) for line in lines]  # after the joins: names keep their case
+    return [line[0].upper() + line[1:] for line in named]
 
 
-def describe_view(view: View) -> str:
+def describe_view(view: View, names: Sequence[str]) -> str:
     others = ", ".join(
-        f"seat {seat}: {size} cards"
+        f"{names[seat]}: {size} cards"
         for seat, size in enumerate(view.hand_sizes)
         if seat != view.seat
     )
+    turn = names[view.turn] if view.turn is not None else "nobody"
     lines = [
-        f"game {view.game_number}/{view.games_per_set}, turn: seat {view.turn}"
+        f"game {view.game_number}/{view.games_per_set}, turn: {turn}"
         f" ({view.waiting_for}){', REVOLUTION' if view.revolution else ''}",
         f"field: {GLYPHS.cards(view.field) if view.field else '(empty)'}"
         f"{'  suit lock ' + ''.join(map(GLYPHS.suit, view.suit_lock)) if view.suit_lock else ''}"
@@ -147,30 +165,29 @@ _ACTIONS = {"CardsPlayed", "Passed", "CardsGiven", "CardsDiscarded", "RanksBombe
 _OWN_LINE = {"GameDealt", "GameEnded", "MatchEnded", "SeedRevealed", "ExchangeStarted"}
 
 
-async def _human_turns(session: SeatSession) -> None:
+async def _human_turns(session: SeatSession, names: Sequence[str]) -> None:
     """Show what happens as it happens; ask for a move whenever the seat is to act."""
     first = await session.turn()
     players = first.view.players
-    done = await _take_turns(session, first) if first.actions else first.version
+    done = await _take_turns(session, first, names) if first.actions else first.version
     async for update in session.updates(first.version + 1):
-        for line in narrate(update.events, players):
+        for line in narrate(update.events, players, names):
             print(f"  {line}")
         if any(event["type"] == "SeedRevealed" for event in update.events):  # (the seal may follow)
             view = (await session.turn()).view
             print("match over. Places by game:")
-            seat = view.seat if view.seat is not None else 0
-            for line in places_in_words([tuple(game) for game in view.results], seat):
+            for line in places_in_words([tuple(game) for game in view.results], names):
                 print(f"  {line}")
             return
         if update.turn is not None and update.turn.version > done:
-            done = await _take_turns(session, update.turn)
+            done = await _take_turns(session, update.turn, names)
 
 
-async def _take_turns(session: SeatSession, turn: Turn) -> int:
+async def _take_turns(session: SeatSession, turn: Turn, names: Sequence[str]) -> int:
     """Ask until a move is taken (and again while the seat stays to act); the
     version after the last move."""
     while turn.actions:
-        print("\n" + describe_view(turn.view))
+        print("\n" + describe_view(turn.view, names))
         for number, action in enumerate(turn.actions):
             print(f"  {number:>3}: {listed_action(action)}")
         chosen = read_move(
@@ -190,19 +207,27 @@ async def _take_turns(session: SeatSession, turn: Turn) -> int:
     return turn.version
 
 
-async def play_in_terminal(grpc_target: str | None, preset: str, players: int, games: int) -> int:
+async def play_in_terminal(
+    grpc_target: str | None, preset: str, players: int, games: int, name: str = ""
+) -> int:
     if not sys.stdin.isatty():
         print("daifugo play needs a terminal", file=sys.stderr)
         return 2
+    bots = table_of_bots(preset, players, seed=1)[1:]
+    # the table's names: the others see yours; the narration says "you"
+    seated = [name.strip() or "you", *BOT_NAMES[: players - 1]]
     async with service_target(grpc_target) as target, DaifugoClient(target) as client:
-        created = await client.create_match(preset, players, games_per_set=games)
-        seats = [client.seat(created.match_id, token) for token in created.seat_tokens]
+        created = await client.create_match(preset, players, games_per_set=games, open_seats=True)
+        seats = [await client.join(created.match_id, someone) for someone in seated]
+        assert [seat.seat for seat in seats] == list(range(players))  # joined in turn
         await client.host(created.match_id, created.host_token).start()
-        bots = table_of_bots(preset, players, seed=1)[1:]
-        await seats[0].view()
-        print(f"match {created.match_id}: you are seat 0 ({preset}, {players} players)")
+        names = ["you", *seated[1:]]
+        others = ", ".join(
+            f"{bot_name} ({bot_words(bot)})" for bot_name, bot in zip(names[1:], bots, strict=True)
+        )
+        print(f"match {created.match_id} ({preset}, {players} players): you are seat 0; {others}")
         await asyncio.gather(
-            _human_turns(seats[0]),
+            _human_turns(seats[0], names),
             *(play_seat(seat, bot) for seat, bot in zip(seats[1:], bots, strict=True)),
         )
     return 0

@@ -57,8 +57,9 @@ from .port import (
     Subscription,
 )
 from .projection_store import InMemoryProjectionStore, RedisProjectionStore
+from .redis_snapshots import RedisSnapshots
 from .server_key import InMemoryServerKey, RedisServerKey
-from .snapshots import InMemorySnapshots, RedisSnapshots, Snapshots
+from .snapshots import InMemorySnapshots, Snapshots
 from .storage import InMemoryStorage, RedisStorage
 from .store import RedisEventStore
 from .subscription import StreamSubscription

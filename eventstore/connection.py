@@ -12,7 +12,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import hiredis
 from redis._parsers import BaseParser, Encoder
-from redis.asyncio import Redis
+from redis.asyncio import BlockingConnectionPool, Redis
 from redis.asyncio.cluster import RedisCluster
 from redis.asyncio.connection import Connection as AsyncConnection
 from redis.asyncio.connection import parse_url
@@ -210,12 +210,16 @@ class Connector:
                 raise
             client = cluster
         else:
-            client = Redis.from_url(
+            # a burst past max_connections waits for a free connection (as long as a
+            # command may take), instead of failing at once as "Too many connections"
+            pool = BlockingConnectionPool.from_url(
                 self.url,
                 max_connections=self.max_connections,
+                timeout=self.command_timeout,
                 connection_class=FastConnection,
                 **self._options(),
             )
+            client = Redis.from_pool(pool)
         for name in RAW_COMMANDS:
             client.set_response_callback(name, _raw)
         return client

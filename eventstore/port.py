@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, Protocol, Self, runtime_checkable
 from .model import AppendResult, NewEvent, SentAppend, StoredEvent, Verification
 
 if TYPE_CHECKING:  # ports of their own modules, each with its implementations
+    from .analyses import AnalysisStore
     from .archive import Archive
     from .deadlines import Deadlines
-    from .limits import RateLimiter
     from .quotas import QuotaStore
     from .snapshots import Snapshots
 
@@ -387,7 +387,7 @@ class Storage(Protocol):
     def server_key(self) -> ServerKey: ...
 
     def quotas(self) -> QuotaStore:
-        """The callers' quota counts (eventstore/quotas.py)."""
+        """The callers' quota counts: every rate limit and gauge (eventstore/quotas.py)."""
         ...
 
     def snapshots(self) -> Snapshots:
@@ -398,8 +398,8 @@ class Storage(Protocol):
         """Deadlines their owners push back (eventstore/deadlines.py)."""
         ...
 
-    def rate_limiter(self, name: str) -> RateLimiter:
-        """Hits per bucket and window (eventstore/limits.py)."""
+    def analyses(self) -> AnalysisStore:
+        """Finished matches' analyses and their jobs (eventstore/analyses.py)."""
         ...
 
     async def close(self) -> None: ...

@@ -7,9 +7,10 @@ nothing of what a body holds; it finds the snapshot nearest a seq, and the lates
 by a time (a writer that keeps its snapshots' times nondecreasing along the stream,
 as the game service does, finds by time the last snapshot shown by then).
 
-``Snapshots`` is the port; ``RedisSnapshots`` keeps them in the stream's own hash
-slot (``keys.py``: ``:snap``, ``:snap-seq``, ``:snap-at``), ``InMemorySnapshots`` in one
-process. One contract suite (tests/eventstore/test_snapshots.py) runs on both.
+``Snapshots`` is the port; ``RedisSnapshots`` (redis_snapshots.py) keeps them in the
+stream's own hash slot (``keys.py``: ``:snap``, ``:snap-seq``, ``:snap-at``),
+``InMemorySnapshots`` in one process. One contract suite
+(tests/eventstore/test_snapshots.py) runs on both.
 
 A stream that left for the archive has none in the store (they were dropped with it):
 both keep the snapshots made of it since with the stream as its store unpacked it, in
@@ -21,13 +22,10 @@ from __future__ import annotations
 from typing import Protocol, runtime_checkable
 
 from .archive import ArchivedStreams
-from .connection import unavailable_as
 from .errors import InvalidEvent
 from .keys import check_stream_id
 from .memory import InMemoryEventStore
 from .model import Snapshot, latest_snapshot, nearest_snapshot
-from .scripts import Script
-from .store import RedisEventStore
 
 SEQ_DIGITS = 12  # a snapshot's field: its seq zero-padded, so members sort as numbers
 
@@ -55,13 +53,13 @@ class Snapshots(Protocol):
         ...
 
 
-def _check(stream: str, snapshot: Snapshot) -> None:
+def check_snapshot(stream: str, snapshot: Snapshot) -> None:
     check_stream_id(stream)
     if not 0 <= snapshot.seq < 10**SEQ_DIGITS or not isinstance(snapshot.body, bytes):
         raise InvalidEvent(f"a snapshot needs a seq of 0 to 10**12 - 1 and bytes: {snapshot!r}")
 
 
-def _of_archived(archived: ArchivedStreams | None, stream: str) -> dict[int, Snapshot] | None:
+def of_archived(archived: ArchivedStreams | None, stream: str) -> dict[int, Snapshot] | None:
     """The snapshots kept of an archived stream while it is unpacked."""
     return None if archived is None else archived.snapshots(stream)
 
@@ -77,11 +75,11 @@ class InMemorySnapshots:
 
     def _kept(self, stream: str) -> dict[int, Snapshot] | None:
         if stream in self._dropped:
-            return _of_archived(self.events.archived if self.events else None, stream)
+            return of_archived(self.events.archived if self.events else None, stream)
         return self._streams.get(stream)
 
     async def save(self, stream: str, snapshot: Snapshot) -> None:
-        _check(stream, snapshot)
+        check_snapshot(stream, snapshot)
         kept = self._kept(stream)
         if kept is None and stream not in self._dropped:
             kept = self._streams.setdefault(stream, {})
@@ -98,78 +96,3 @@ class InMemorySnapshots:
 
     async def latest_by(self, stream: str, at: int) -> Snapshot | None:
         return latest_snapshot((self._kept(stream) or {}).values(), at)
-
-
-# KEYS: bodies, seqs, times, the stream's meta; ARGV: member, seq, at, body. Nothing is
-# saved beside a stream that is not here (archived: its snapshots left with it).
-_SAVE = Script(
-    """
-if redis.call('EXISTS', KEYS[4]) == 0 then return 0 end
-redis.call('HSET', KEYS[1], ARGV[1], ARGV[4])
-redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
-redis.call('ZADD', KEYS[3], ARGV[3], ARGV[1])
-return 1
-"""
-)
-
-# KEYS: bodies, the index to search, times; ARGV: the highest score. The member found,
-# its time and its body, in one step (a save between two reads cannot split them).
-_FIND = Script(
-    """
-local found = redis.call('ZREVRANGEBYSCORE', KEYS[2], ARGV[1], '-inf', 'LIMIT', 0, 1)
-if #found == 0 then return false end
-return {found[1], redis.call('ZSCORE', KEYS[3], found[1]), redis.call('HGET', KEYS[1], found[1])}
-"""
-)
-
-
-class RedisSnapshots:
-    """Snapshots in the Redis of ``store``, under the stream's hash tag (so a Redis
-    Cluster keeps them on the stream's node): a hash of bodies by seq and two sorted sets
-    of those seqs, one scored by seq and one by time."""
-
-    def __init__(self, store: RedisEventStore) -> None:
-        self.store = store
-
-    async def save(self, stream: str, snapshot: Snapshot) -> None:
-        _check(stream, snapshot)
-        member = f"{snapshot.seq:0{SEQ_DIGITS}d}"
-        args: list[str | bytes | int] = [member, snapshot.seq, snapshot.at, snapshot.body]
-        with unavailable_as(f"save a snapshot of {stream}", self.store.url):
-            client = await self.store.connector.runner()
-            keys = [*self.store.keys.snapshots(stream), self.store.keys.meta(stream)]
-            saved = await _SAVE.run(client, keys, args)
-        if not saved and (archived := _of_archived(self.store.archived, stream)) is not None:
-            archived[snapshot.seq] = snapshot
-
-    async def drop(self, stream: str) -> None:
-        check_stream_id(stream)
-        with unavailable_as(f"drop the snapshots of {stream}", self.store.url):
-            client = await self.store.connector.runner()
-            await client.execute_command("DEL", *self.store.keys.snapshots(stream))
-
-    async def at_or_before(self, stream: str, seq: int) -> Snapshot | None:
-        found = await self._find(stream, 1, seq)
-        if found is None and (archived := _of_archived(self.store.archived, stream)):
-            return nearest_snapshot(archived.values(), seq)
-        return found
-
-    async def latest_by(self, stream: str, at: int) -> Snapshot | None:
-        found = await self._find(stream, 2, at)
-        if found is None and (archived := _of_archived(self.store.archived, stream)):
-            return latest_snapshot(archived.values(), at)
-        return found
-
-    async def _find(self, stream: str, index: int, highest: int) -> Snapshot | None:
-        check_stream_id(stream)
-        if highest < 0 and index == 1:
-            return None
-        bodies, seqs, times = self.store.keys.snapshots(stream)
-        keys = [bodies, seqs if index == 1 else times, times]
-        with unavailable_as(f"read a snapshot of {stream}", self.store.url):
-            client = await self.store.connector.runner()
-            found = await _FIND.run(client, keys, [highest])
-        if not found or found[2] is None:
-            return None
-        member, at, body = found
-        return Snapshot(int(member), int(float(at)), bytes(body))

@@ -7,15 +7,19 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from .deadlines import InMemoryDeadlines, RedisDeadlines
+from .analyses import InMemoryAnalyses
+from .deadlines import InMemoryDeadlines
 from .embedded import redacted_url
 from .lease import InMemoryLease, LeaseMemory, RedisLease
-from .limits import InMemoryRateLimiter, RedisRateLimiter
 from .memory import InMemoryEventStore
 from .projection_store import InMemoryProjectionStore, ProjectionMemory, RedisProjectionStore
-from .quotas import InMemoryQuotas, RedisQuotas
+from .quotas import InMemoryQuotas
+from .redis_analyses import RedisAnalyses
+from .redis_deadlines import RedisDeadlines
+from .redis_quotas import RedisQuotas
+from .redis_snapshots import RedisSnapshots
 from .server_key import SERVER_KEY, InMemoryServerKey, RedisServerKey
-from .snapshots import InMemorySnapshots, RedisSnapshots
+from .snapshots import InMemorySnapshots
 from .store import RedisEventStore
 
 if TYPE_CHECKING:
@@ -57,8 +61,8 @@ class RedisStorage:
     def deadlines(self, name: str) -> RedisDeadlines:
         return RedisDeadlines(self.events, name)
 
-    def rate_limiter(self, name: str) -> RedisRateLimiter:
-        return RedisRateLimiter(self.events, name)
+    def analyses(self) -> RedisAnalyses:
+        return RedisAnalyses(self.events)
 
     async def close(self) -> None:
         await self.events.close()
@@ -72,7 +76,7 @@ class _Memory:
     quotas: InMemoryQuotas = field(default_factory=InMemoryQuotas)
     snapshots: InMemorySnapshots = field(default_factory=InMemorySnapshots)
     deadlines: dict[str, InMemoryDeadlines] = field(default_factory=dict)
-    rate_limiters: dict[str, InMemoryRateLimiter] = field(default_factory=dict)
+    analyses: InMemoryAnalyses = field(default_factory=InMemoryAnalyses)
 
 
 class InMemoryStorage:
@@ -113,8 +117,8 @@ class InMemoryStorage:
     def deadlines(self, name: str) -> InMemoryDeadlines:
         return self._memory.deadlines.setdefault(name, InMemoryDeadlines())
 
-    def rate_limiter(self, name: str) -> InMemoryRateLimiter:
-        return self._memory.rate_limiters.setdefault(name, InMemoryRateLimiter())
+    def analyses(self) -> InMemoryAnalyses:
+        return self._memory.analyses
 
     async def close(self) -> None:
         await self.events.close()

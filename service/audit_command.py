@@ -4,6 +4,11 @@ serve``: the running one, or its data started for the audit), with the public ke
 checks its seal and receipts (base64, or a ``GET /keys`` JSON file) and the receipts a
 player kept. Exit status 0 valid, 1 invalid, 2 when there is nothing to audit.
 
+A match read from this machine's store, with no ``--key``, is checked with the public
+keys of this machine's signing key file (the one ``daifugo serve`` signs with), so the
+command says of its seal what the page's audit of the same match says; stderr names
+the file. A log file is another server's as likely as this one's: it needs ``--key``.
+
 It sits above the auditor, which is pure: this command opens the store, the auditor never."""
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from eventstore.archive import configured_archive
 
 from .app import STORE_PREFIX
 from .app.match import stream_of
+from .app.signing import KEY_FILE_ENV, default_key_file, load_key_file
 from .audit.auditor import audit_events, audit_log
 from .audit.jsonl import AuditInputError
 from .audit.receipts import parse_receipts
@@ -34,7 +40,7 @@ from .records import KeyFormatError, KeySet, PublishedKey
 from .records.keys import KEY_BYTES, b64decode_exact
 
 
-class _Unreadable(Exception):
+class Unreadable(Exception):
     """Nothing to audit: the reason goes to stderr."""
 
 
@@ -50,9 +56,11 @@ def run_audit(
     err = err or sys.stderr
     try:
         keys = load_keys(key) if key else None
+        if keys is None and not Path(target).is_file():
+            keys = _this_machines_keys(err)
         given = _read_receipts(receipts) if receipts else None
         report = _audit(target, redis_url, keys, given)
-    except _Unreadable as error:
+    except Unreadable as error:
         print(f"daifugo audit: {error}", file=err)
         return 2
     print(json.dumps(report.to_dict(), indent=2, ensure_ascii=False), file=out)
@@ -66,18 +74,39 @@ def load_keys(key: str) -> KeySet:
         return KeySet([PublishedKey.of(raw)])
     path = Path(key)
     if not path.is_file():
-        raise _Unreadable(f"--key {key!r} is neither a base64 public key nor a file")
+        raise Unreadable(f"--key {key!r} is neither a base64 public key nor a file")
     try:
         return KeySet.from_dict(json.loads(path.read_text(encoding="utf-8")))
     except (OSError, ValueError, KeyFormatError) as error:
-        raise _Unreadable(f"--key {key}: not a GET /keys body: {error}") from None
+        raise Unreadable(f"--key {key}: not a GET /keys body: {error}") from None
+
+
+def _this_machines_keys(err: TextIO) -> KeySet | None:
+    """The public keys of the signing key file ``daifugo serve`` uses here (its
+    ``DAIFUGO_SIGNING_KEY_FILE``, else the data folder's), or None when there is none;
+    either way stderr says which keys check the seal and receipts."""
+    named = os.environ.get(KEY_FILE_ENV)
+    path = Path(named) if named else default_key_file()
+    try:
+        keys = load_key_file(path).key_set()
+    except FileNotFoundError:
+        print(
+            f"daifugo audit: no --key and no signing key file at {path}: the seal and "
+            "receipts are not_run (pass --key with the service's GET /keys)",
+            file=err,
+        )
+        return None
+    except (OSError, KeyFormatError) as error:
+        raise Unreadable(f"the signing key file {path}: {error}") from None
+    print(f"daifugo audit: seal and receipts checked with the public keys of {path}", file=err)
+    return keys
 
 
 def _read_receipts(name: str) -> list[object]:
     try:
         return list(parse_receipts(Path(name).read_bytes()))
     except (OSError, ValueError) as error:
-        raise _Unreadable(f"--receipts {name}: {error}") from None
+        raise Unreadable(f"--receipts {name}: {error}") from None
 
 
 def _audit(
@@ -88,27 +117,27 @@ def _audit(
         try:
             return audit_log(path.read_bytes(), keys, given)  # what POST /audit answers, too
         except OSError as error:
-            raise _Unreadable(f"cannot read {target}: {error}") from None
+            raise Unreadable(f"cannot read {target}: {error}") from None
         except AuditInputError as error:
-            raise _Unreadable(f"{target}: {error}") from None
-    return audit_events(_read_match_of(target, redis_url), keys, given)
+            raise Unreadable(f"{target}: {error}") from None
+    return audit_events(read_match_of(target, redis_url), keys, given)
 
 
-def _read_match_of(target: str, redis_url: str | None) -> list[StoredEvent]:
+def read_match_of(target: str, redis_url: str | None) -> list[StoredEvent]:
     env = os.environ if redis_url is None else {"REDIS_URL": redis_url}
     try:
         with store_redis_url(env) as url:
             if url is None:
-                raise _Unreadable(f"no file {target!r}, and no REDIS_URL nor embedded Redis data")
+                raise Unreadable(f"no file {target!r}, and no REDIS_URL nor embedded Redis data")
             where = redacted_url(url)
             try:
                 events = asyncio.run(_read_match(target, url))
             except (EventStoreError, ValueError) as error:
-                raise _Unreadable(f"cannot read match {target!r} from {where}: {error}") from None
+                raise Unreadable(f"cannot read match {target!r} from {where}: {error}") from None
     except (OSError, RuntimeError) as error:  # the embedded Redis would not start
-        raise _Unreadable(f"no file {target!r}, and no Redis to read it from: {error}") from None
+        raise Unreadable(f"no file {target!r}, and no Redis to read it from: {error}") from None
     if not events:
-        raise _Unreadable(f"no file {target!r} and no match {target!r} at {where}")
+        raise Unreadable(f"no file {target!r} and no match {target!r} at {where}")
     return events
 
 

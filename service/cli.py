@@ -143,11 +143,37 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="one caller's audits running at once (default 2)",
     )
     quotas.add_argument(
+        "--quota-analyses-per-caller",
+        type=int,
+        default=2,
+        help="one caller's match analyses queued or running at once (default 2)",
+    )
+    quotas.add_argument(
+        "--quota-analyses",
+        type=int,
+        default=4,
+        help="match analyses queued or running at once, all callers' (default 4)",
+    )
+    quotas.add_argument(
+        "--quota-seats-per-caller",
+        type=int,
+        default=4,
+        help="seats one caller takes from the lobby in matches not over (default 4)",
+    )
+    quotas.add_argument(
         "--idle-abandon",
         type=float,
         default=1800.0,
         metavar="SECONDS",
         help="abandon a match nobody acted in for this long (default 1800; 0: never)",
+    )
+    quotas.add_argument(
+        "--bot-min-pause",
+        type=float,
+        default=0.02,
+        metavar="SECONDS",
+        help="the least a service bot waits before each action, whatever its match asks "
+        "(default 0.02; 0: as the match asks)",
     )
     quotas.add_argument(
         "--trusted-proxy",
@@ -222,11 +248,45 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="an idle keep-alive REST connection is closed after this (default 5)",
     )
     serve.add_argument(
+        "--http-body-seconds",
+        type=float,
+        default=10.0,
+        help="a request's body must arrive within this of its head, plus a second for every "
+        "--http-body-rate bytes received; else the connection is closed (default 10)",
+    )
+    serve.add_argument(
+        "--http-body-rate",
+        type=int,
+        default=1024,
+        help="bytes a second a request body must average past --http-body-seconds (default 1024)",
+    )
+    serve.add_argument(
+        "--http-max-streams",
+        type=int,
+        default=512,
+        help="event streams (SSE) open at once; past it a new one is refused (429 "
+        "streams_full) (default 512, at most half of --http-max-connections)",
+    )
+    serve.add_argument(
+        "--http-streams-per-address",
+        type=int,
+        default=32,
+        help="event streams open at once from one address; past it a new one is refused "
+        "(429 too_many_streams) (default 32, at most half of --http-max-per-address)",
+    )
+    serve.add_argument(
         "--grpc-max-connections",
         type=int,
         default=1024,
         help="gRPC connections open at once; past it a new one is closed (default 1024, "
         "lowered to fit the open-files limit)",
+    )
+    serve.add_argument(
+        "--grpc-idle-seconds",
+        type=float,
+        default=60.0,
+        help="a gRPC connection with no call under way is let go after this (GOAWAY: a "
+        "client reconnects for its next call) (default 60)",
     )
     serve.add_argument(
         "--allowed-host",
@@ -253,6 +313,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     play.add_argument("--preset", choices=sorted(PRESETS), default="torasobi")
     play.add_argument("--players", type=int, default=4, choices=range(2, 6))
     play.add_argument("--games", type=int, default=0)
+    play.add_argument("--name", default="", help="your name at the table (default: you)")
 
     scenario = commands.add_parser("scenario", help="run conformance scenario files")
     scenario.add_argument("paths", nargs="+", help="scenario files or folders")
@@ -269,6 +330,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     audit.add_argument(
         "--receipts", metavar="FILE", help="receipts to check against the log (JSON Lines)"
     )
+
+    analyse = commands.add_parser(
+        "analyse", help="the expert's judgement of every move of a finished match"
+    )
+    analyse.add_argument("match_id", metavar="MATCH_ID")
+    analyse.add_argument("--game", type=int, default=None, help="one game (default: every game)")
+    analyse.add_argument(
+        "--playouts",
+        type=int,
+        default=None,
+        help="playouts per judged move, the budget (default: the service's, 600)",
+    )
+    analyse.add_argument("--json", action="store_true", help="print the analysis as JSON")
 
     archive = commands.add_parser(
         "archive", help="the archive of sealed matches: status, run, get MATCH_ID"
@@ -316,6 +390,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .audit_command import run_audit
 
         return run_audit(args.target, key=args.key, receipts=args.receipts)
+    if args.command == "analyse":
+        from .analyse_command import run_analyse
+
+        return run_analyse(args.match_id, args.game, args.playouts, as_json=args.json)
     if args.command == "archive":
         from .archive_command import run_archive
 
@@ -359,7 +437,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                 bots=args.quota_bots,
                 games_per_set=args.max_games_per_set,
                 audits_per_caller=args.quota_audits_per_caller,
+                analyses_per_caller=args.quota_analyses_per_caller,
+                analyses=args.quota_analyses,
+                seats_per_caller=args.quota_seats_per_caller,
                 idle_abandon=args.idle_abandon,
+                bot_min_pause=args.bot_min_pause,
                 trusted_proxies=parse_networks(
                     args.trusted_proxy
                     or [item for item in os.environ.get(PROXIES_ENV, "").split(",") if item]
@@ -376,12 +458,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         if args.audit_max_bytes < 1:
             parser.error("--audit-max-bytes ≥ 1")
+        if not args.grpc_idle_seconds > 0:
+            parser.error("--grpc-idle-seconds > 0")
         try:
             connections = ConnectionLimits(
                 args.http_max_connections,
                 args.http_max_per_address,
                 args.http_header_seconds,
                 args.http_idle_seconds,
+                args.http_body_seconds,
+                args.http_body_rate,
+                args.http_streams_per_address,
+                args.http_max_streams,
             )
         except ValueError as error:
             parser.error(f"--http-*: {error}")
@@ -409,7 +497,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
     from clients.terminal import play_in_terminal
 
-    return asyncio.run(play_in_terminal(args.grpc, args.preset, args.players, args.games))
+    return asyncio.run(
+        play_in_terminal(args.grpc, args.preset, args.players, args.games, args.name)
+    )
 
 
 def _archive_of(given: str | None) -> Archive | Literal["default"] | None:
@@ -471,6 +561,7 @@ async def _serve(args: argparse.Namespace, rest: RestSettings, limits: Limits) -
         signer=signer,
         rest=rest,
         grpc_max_connections=args.grpc_max_connections,
+        grpc_idle_seconds=args.grpc_idle_seconds,
         uecda_port=args.uecda_port,
         uecda=uecda,
         uecda_host=args.uecda_host,

@@ -10,7 +10,7 @@ import contextlib
 import gc
 import logging
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 import grpc
@@ -40,6 +40,7 @@ from .app.quotas import Limits, Quotas
 from .app.ratings import Ratings
 from .app.service import GameService
 from .app.signing import Signer, ephemeral_signer
+from .grpc.server import IDLE_SECONDS as GRPC_IDLE_SECONDS
 from .grpc.server import MAX_CONNECTIONS as GRPC_MAX_CONNECTIONS
 from .grpc.server import start_grpc_server
 from .match import BotKind
@@ -106,6 +107,7 @@ async def running_service(
     limits: Limits | None = None,
     arena_settings: ArenaSettings | None = None,
     grpc_max_connections: int = GRPC_MAX_CONNECTIONS,
+    grpc_idle_seconds: float = GRPC_IDLE_SECONDS,
     storage: Storage | None = None,
     archive: Archive | Literal["default"] | None = "default",
     keep_live: float = KEEP_LIVE_MS / 1000,
@@ -118,7 +120,8 @@ async def running_service(
     ``signer``: the deployment's keys (``daifugo serve`` loads them); None: a key made
     for this run only, which nothing can check once it stops (tests, demos).
     ``rest``: the REST app's audit workers, keep-alive period and connection limits;
-    ``grpc_max_connections``: gRPC connections open at once. Both are lowered to fit
+    ``grpc_max_connections``: gRPC connections open at once (``grpc_idle_seconds``: one
+    with no call under way is let go after this). Both are lowered to fit
     the open-files limit (``share_open_files``).
     ``limits``: the callers' quotas and the idle limit (None: no quota, no idle limit:
     tests and tools that are their own only caller).
@@ -171,6 +174,7 @@ async def running_service(
             trusted_proxies=trusted,
             arena=arena,
             max_connections=grpc_max_connections,
+            idle_seconds=grpc_idle_seconds,
         )
         idle_ms = round(limits.idle_abandon * 1000) if limits is not None else 0
         table_deadlines = storage.deadlines(TABLE_DEADLINES)
@@ -180,6 +184,7 @@ async def running_service(
             timers=timers,
             make_bot=bot_of_kind,
             idle_ms=idle_ms,
+            bot_min_pause=limits.bot_min_pause if limits is not None else 0.0,
             table_deadlines=table_deadlines,
             archive=archive,
             keep_live_ms=round(keep_live * 1000),
@@ -192,19 +197,20 @@ async def running_service(
         for kind in BotKind:  # our bots are players of their own, rated like any
             await players.ensure(bot_player_name(kind.value), PlayerKind.BOT)
         # every replica counts together
-        limiter = storage.rate_limiter("registrations")
+        limiter = storage.quotas()
         app = (
             create_app(
                 service,
                 catalog,
                 results,
                 signing_keys,
-                rest,
+                replace(settings, connections=connection_limits),  # (streams fit them)
                 trusted,
                 players,
                 limiter,
                 ratings,
                 arena,
+                storage.analyses(),
             )
             if http_port is not None
             else None

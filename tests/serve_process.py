@@ -44,10 +44,12 @@ class ServeProcess:
         key_file: Path | None = None,
         env: dict[str, str] | None = None,
         open_files: int | None = None,
+        roomy_quotas: bool = True,
     ) -> None:
         """``redis_url`` None: no REDIS_URL, so it runs the embedded Redis; ``env``: the
         child's environment (default: this process's); ``open_files``: its limit on
-        open files (soft and hard), as a small machine's."""
+        open files (soft and hard), as a small machine's; ``roomy_quotas`` False: the
+        service's default quotas, not ``ROOMY_QUOTAS``."""
         self.log_path = log_path
         self.key_file = key_file or log_path.parent / "signing-keys.json"
         create_key_file(self.key_file, now_ms())
@@ -56,7 +58,7 @@ class ServeProcess:
         command += ["--grpc-port", "0", "--http-port", "0"]
         command += ["--signing-key-file", str(self.key_file), *options]
         for flag, roomy in ROOMY_QUOTAS.items():
-            if flag not in options:
+            if roomy_quotas and flag not in options:
                 command += [flag, roomy]
         self.process = subprocess.Popen(
             tied_to_parent(command),

@@ -47,13 +47,15 @@ class Background:
         timers: bool = True,
         make_bot: BotFactory | None = None,
         idle_ms: int = 0,
+        bot_min_pause: float = 0.0,
         table_deadlines: Deadlines | None = None,
         archive: Archive | None = None,
         keep_live_ms: int = KEEP_LIVE_MS,
     ) -> None:
         """``storage``: where the lease and the projections' state live (beside the
         events ``service`` appends); ``idle_ms``: abandon a match nobody acted in for this
-        long (0: never); ``table_deadlines``: abandon a match whose adapter table's
+        long (0: never); ``bot_min_pause``: the least a bot seat waits before each action
+        (bot_seats.py); ``table_deadlines``: abandon a match whose adapter table's
         deadline there lapsed (lapsed_tables.py; None: never); ``archive``: where sealed
         matches go ``keep_live_ms`` after their seal (archiver.py; None: they stay)."""
         self.archive = archive
@@ -63,6 +65,7 @@ class Background:
         self.storage = storage
         self.timers = timers
         self.idle_ms = idle_ms
+        self.bot_min_pause = bot_min_pause
         self.make_bot = make_bot  # None: this replica plays no bot seats
         # one replica at a time does this work (eventstore/lease.py)
         self.lease = storage.lease("background")
@@ -119,7 +122,7 @@ class Background:
             followers.append(idle)
             workers.append(idle)
         if self.make_bot is not None:
-            bots = BotSeats(self.service, self.make_bot, scan=scan)
+            bots = BotSeats(self.service, self.make_bot, scan=scan, min_pause=self.bot_min_pause)
             followers.append(bots)
             workers.append(bots)
         if self.table_deadlines is not None:

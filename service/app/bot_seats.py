@@ -45,9 +45,16 @@ class BotSeats:
     pace = 0.25  # the feed only finds new bot seats: a quarter second late is soon enough
 
     def __init__(
-        self, service: GameService, make_bot: BotFactory, scan: SharedScan | None = None
+        self,
+        service: GameService,
+        make_bot: BotFactory,
+        scan: SharedScan | None = None,
+        min_pause: float = 0.0,
     ) -> None:
+        """``min_pause``: seconds a bot waits at least before each action, whatever its
+        match's ``bot_pause`` (a server's bound on how fast bot tables take the loop)."""
         self.service = service
+        self.min_pause = min_pause
         self.scan = scan  # None: a look of its own
         self.make_bot = make_bot
         self.playing: dict[tuple[str, int], asyncio.Task[None]] = {}
@@ -94,7 +101,7 @@ class BotSeats:
         """Act whenever it is the seat's turn, until the match is over."""
         service, match_id = self.service, match.match_id
         token = service.keyring.token(match_id, Role("seat", seat))
-        pause = match.bot_pause_ms / 1000
+        pause = max(match.bot_pause_ms / 1000, self.min_pause)
         after = -1  # the version the seat last acted at (or found nothing to do at)
         try:
             while not self._stopping.is_set():

@@ -57,6 +57,7 @@ class Listing:
     spectator_delay_ms: int
     seated_at: int  # when it was created or a seat last taken (never delayed)
     started_at: int  # 0: not started
+    lobby: bool = False  # anyone may take an open seat from the lobby (MatchCreated.lobby)
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,6 +108,7 @@ class CatalogProjection(FeedProjection):
                     *("state", "open", "game_number", 0, "games_per_set", games),
                     *("created_at", event.at, "member", member),
                     *("spectator_delay_ms", delay, "seated_at", event.at),
+                    *("lobby", int(bool(data.get("lobby")))),
                     *(item for seat in range(players) for item in (f"name:{seat}", free)),
                 )
             )
@@ -233,4 +235,5 @@ def _listing(fields: dict[str, str]) -> Listing:
         spectator_delay_ms=int(fields.get("spectator_delay_ms", 0)),
         seated_at=int(fields.get("seated_at", fields["created_at"])),
         started_at=int(fields.get("started_at", 0)),
+        lobby=fields.get("lobby") == "1",
     )

@@ -9,7 +9,7 @@ from eventstore import NewEvent, StoredEvent
 from eventstore.cache import BoundedCache
 
 from ..match import MatchEvent, from_record, to_record
-from ..records import BLINDING, blinding_nonce, is_blinded
+from ..records import BLINDED_SINCE, BLINDING, blinding_nonce, is_blinded
 from ..rules.records import RecordError
 
 SCHEMA = 1
@@ -20,7 +20,10 @@ class UnknownEvent(ValueError):
 
 
 def encode(event: MatchEvent) -> NewEvent:
-    return NewEvent(type(event).__name__, to_record(event), SCHEMA)
+    name = type(event).__name__
+    # a type blinded after its first schema is stored with the schema it was blinded
+    # from: the audit tells its old, unblinded events from a new one stripped of its nonce
+    return NewEvent(name, to_record(event), BLINDED_SINCE.get(name, SCHEMA))
 
 
 def blinded(record: NewEvent, seed: bytes, seq: int) -> NewEvent:

@@ -20,6 +20,9 @@ class QuotaReason(enum.StrEnum):
     BOTS = "quota_bots"  # this caller's bots playing at once are at its limit
     BOTS_GLOBAL = "quota_bots_global"  # every caller's bots playing at once are at the limit
     AUDITS = "quota_audits"  # this caller's audits running at once are at its limit
+    ANALYSES = "quota_analyses"  # this caller's analyses queued or running are at its limit
+    ANALYSES_GLOBAL = "quota_analyses_global"  # every caller's analyses are at the limit
+    SEATS = "quota_seats"  # this caller holds its limit of seats taken from the lobby
 
 
 class ErrorKind(enum.StrEnum):
@@ -46,6 +49,7 @@ class ServiceCode(enum.StrEnum):
     ALREADY_QUEUED = "already_queued"
     NAME_TAKEN = "name_taken"
     MATCH_NOT_OVER = "match_not_over"
+    ANALYSIS_NOT_REQUESTED = "analysis_not_requested"  # none kept, none under way: POST it
     # input limits (``inputs``)
     TOO_LONG = "too_long"
     TOO_MANY = "too_many"
@@ -65,6 +69,7 @@ REASON_VOCABULARIES: tuple[type[enum.StrEnum], ...] = (
 
 _KIND_OF_CODE: dict[str, ErrorKind] = {
     MatchRefusalCode.NOT_FOUND: ErrorKind.NOT_FOUND,
+    ServiceCode.ANALYSIS_NOT_REQUESTED: ErrorKind.NOT_FOUND,
     ServiceCode.UNAUTHENTICATED: ErrorKind.UNAUTHENTICATED,
     MatchRefusalCode.PERMISSION_DENIED: ErrorKind.PERMISSION_DENIED,
     ServiceCode.BUSY: ErrorKind.BUSY,

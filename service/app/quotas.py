@@ -9,7 +9,11 @@ every per-caller limit is counted under each key a caller has (``Caller.counted_
   held from the create (or the seating of a bot) until the match ends or is abandoned;
 - games per set: at most ``games_per_set``, wherever a caller gives it (the top-level
   field or the rule set's option);
-- audits: at most ``audits_per_caller`` of one caller's at once.
+- audits: at most ``audits_per_caller`` of one caller's at once;
+- analyses: at most ``analyses_per_caller`` of one caller's queued or running at once,
+  ``analyses`` of all (each is minutes of a worker's CPU).
+- lobby seats: at most ``seats_per_caller`` seats one caller took from the lobby (no
+  invite) in matches that have not ended, so one address cannot fill every open table.
 
 Counting goes through the ``QuotaStore`` port (in Redis: it holds across replicas).
 A refusal is a ``QuotaExceeded``, with its reason code and when to try again; the
@@ -48,20 +52,33 @@ class Limits:
     bots: int = 40  # every caller's bots playing at once
     games_per_set: int = 100  # games per set a caller may ask for
     audits_per_caller: int = 2  # one caller's audits running at once
+    seats_per_caller: int = 4  # seats one caller holds, taken from the lobby, at once
     audit_hold: float = 600.0  # seconds an audit's slot is held at most (its replica died)
+    analyses_per_caller: int = 2  # one caller's analyses queued or running at once
+    analyses: int = 4  # every caller's analyses queued or running at once
+    analysis_hold: float = 900.0  # seconds an analysis's slot is held at most (replica died)
     full_retry: int = 30  # Retry-After (s) when a gauge is full: nobody knows when it frees
     idle_abandon: float = 1800.0  # seconds without an action before a match is abandoned
+    # seconds a service bot waits at least before each action, whatever its match asks: the
+    # quotas bound how many bots play, this how much of the serving loop each may take
+    bot_min_pause: float = 0.02
     trusted_proxies: tuple[Network, ...] = ()  # whose X-Forwarded-For is believed
 
     def __post_init__(self) -> None:
-        whole = ("creates", "bots_per_caller", "bots", "games_per_set", "audits_per_caller")
+        whole = (
+            *("creates", "bots_per_caller", "bots", "games_per_set", "audits_per_caller"),
+            *("seats_per_caller", "analyses_per_caller", "analyses"),
+        )
         for name in whole:
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be 1 or more")
-        if not (self.create_window > 0 and self.audit_hold > 0 and self.full_retry > 0):
+        times = (self.create_window, self.audit_hold, self.analysis_hold, self.full_retry)
+        if not all(time > 0 for time in times):
             raise ValueError("times must be positive")
         if self.idle_abandon < 0:
             raise ValueError("the idle limit is 0 (never) or more")
+        if not 0 <= self.bot_min_pause <= 10:
+            raise ValueError("the bots' least pause is 0 to 10 seconds")
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,6 +198,13 @@ class Quotas:
         """Count a bot seated in a match after its create."""
         await self._take(match_id, token, [], self._bots(caller, 1))
 
+    async def lobby_seat(self, caller: Caller, match_id: str, token: str) -> None:
+        """Count a seat taken from the lobby (``token``: its request; a retry counts
+        once), held until the match ends like its bots."""
+        limit = self.limits.seats_per_caller
+        gauges = [Gauge(f"seats:{key}", limit, 1) for key in caller.counted_as()]
+        await self._take(match_id, token, [], gauges)
+
     async def release_match(self, match_id: str) -> None:
         """The match ended: its bots play no more."""
         await self.store.release(_holder(match_id))
@@ -206,6 +230,22 @@ class Quotas:
         finally:
             await self.store.release(job)
 
+    async def take_analysis(self, caller: Caller, job: str) -> None:
+        """A slot of the caller's analyses and of everyone's for job ``job``, until
+        ``release_analysis`` (or ``analysis_hold`` lapses: its replica died)."""
+        limits = self.limits
+        keys = caller.counted_as()
+        mine = [Gauge(f"analyses:{key}", limits.analyses_per_caller, 1) for key in keys]
+        gauges = [*mine, Gauge(_ALL_ANALYSES, limits.analyses, 1)]
+        holder = _ANALYSIS + job
+        hold_ms = round(limits.analysis_hold * 1000)
+        full = await self.store.take(holder, holder, [], gauges, self.clock(), hold_ms)
+        if full is not None:
+            raise self._refusal(full)
+
+    async def release_analysis(self, job: str) -> None:
+        await self.store.release(_ANALYSIS + job)
+
     def _bots(self, caller: Caller, bots: int) -> list[Gauge]:
         if not bots:
             return []
@@ -229,7 +269,19 @@ class Quotas:
                 f"at most {limits.creates} matches in {limits.create_window:g} s from one caller",
                 max(1, math.ceil(full.retry_after_ms / 1000)),
             )
-        if full.key == _ALL_BOTS:
+        if full.key == _ALL_ANALYSES:
+            reason = QuotaReason.ANALYSES_GLOBAL
+            message = f"{limits.analyses} analyses are queued or running already"
+        elif kind == "analyses":
+            reason = QuotaReason.ANALYSES
+            message = f"at most {limits.analyses_per_caller} analyses of one caller at once"
+        elif kind == "seats":
+            reason = QuotaReason.SEATS
+            message = (
+                f"at most {limits.seats_per_caller} seats taken from the lobby by one caller "
+                "in matches not yet over"
+            )
+        elif full.key == _ALL_BOTS:
             reason, message = QuotaReason.BOTS_GLOBAL, f"{limits.bots} bots are playing already"
         elif kind == "bots":
             reason = QuotaReason.BOTS
@@ -242,6 +294,8 @@ class Quotas:
 
 _MATCH = "match:"
 _ALL_BOTS = "bots"
+_ANALYSIS = "analysis:"
+_ALL_ANALYSES = "analyses"
 
 
 def _holder(match_id: str) -> str:

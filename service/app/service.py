@@ -198,6 +198,7 @@ class MatchOptions:
     auto_start: bool = False  # with open seats: start once the last is taken
     invites: bool = False  # with open seats: each taken with its invite (claim_seat) only
     rated: bool = False  # seats taken by registered players (or bots): its games rated
+    lobby: bool = False  # with open seats, no invites: anyone may take one from the lobby
 
 
 class GameService:
@@ -348,6 +349,8 @@ class GameService:
             except ConcurrencyConflict:
                 match = await self.load(match_id)
                 continue
+            if not result.duplicate:
+                self.snapshots.appended(match_id, match, result.events)
             outcome = next((done for done in prepared if done.stored == result.events), None)
             return Ran(match, decision, result, decided.game, outcome)
         raise ServiceError(ServiceCode.BUSY, busy)
@@ -396,6 +399,7 @@ class GameService:
             tuple(options.client_seeds),
             tuple(options.bots.items()),
             options.rated,
+            options.lobby,
         )
 
         def asked(events: Sequence[MatchEvent]) -> str:
@@ -441,11 +445,12 @@ class GameService:
         client_seed: bytes = b"",
         request_id: str = "",
         player_key: str | None = None,
+        caller: Caller | None = None,
     ) -> Seated:
         """Take the next free seat. ``request_id`` is the caller's secret, as for
         create: a retry with it returns the same seat (and receipt). With a
         ``player_key`` the seat is the registered player's, under its name (a rated
-        match seats no one else)."""
+        match seats no one else). ``caller``: counted as for a lobby table's seat."""
         check_match_id(match_id)
         check_name(name)
         check_client_seed(client_seed)
@@ -454,7 +459,34 @@ class GameService:
         if player_key:
             player = await self.players.authenticate(player_key)
             name, player_id = player.name, player.player_id
+        if caller is not None:
+            await self._count_lobby_seat(match_id, request_id, caller)
         return await self._join(match_id, name, client_seed, request_id, player_id)
+
+    async def join_lobby(
+        self, match_id: str, name: str, request_id: str = "", caller: Caller | None = None
+    ) -> Seated:
+        """Take the next free seat of a table listed in the lobby (``Match.lobby``),
+        with no invite. An invite-only table (or any other) refuses with
+        permission_denied and changes nothing."""
+        check_match_id(match_id)
+        if not (await self.load(match_id)).lobby:
+            raise ServiceError(
+                MatchRefusalCode.PERMISSION_DENIED,
+                "this table's seats are taken with an invite, not from the lobby",
+            )
+        return await self.join(match_id, name, request_id=request_id, caller=caller)
+
+    async def _count_lobby_seat(self, match_id: str, request_id: str, caller: Caller) -> None:
+        """A seat of a lobby table counts against its caller's lobby seats
+        (``Limits.seats_per_caller``) until the match ends; a retry counts once. Not
+        counted when no seat can be had: a seat is held for nothing only when another
+        caller took the last one in the same moment."""
+        match = await self.load(match_id)
+        if self.quotas is None or not match.lobby or match.started or not match.seats_free:
+            return
+        token = self.keyring.request_digest("join", request_id) if request_id else ""
+        await self.quotas.lobby_seat(caller, match_id, token or secrets.token_hex(16))
 
     async def join_program(self, match_id: str, name: str) -> Seated:
         """Seat a UECda program under its profile's name, as the unverified player
@@ -671,12 +703,13 @@ class GameService:
         appending = self.fanout.appending(stream)
         appending.__enter__()  # until the store answers (``_once_stored``)
         sent.result.add_done_callback(
-            functools.partial(self._once_stored, after, stored, appending)
+            functools.partial(self._once_stored, match, after, stored, appending)
         )
         return Sent(after, sent.events, stored)
 
     def _once_stored(
         self,
+        before: Match,
         match: Match,
         stored: asyncio.Future[AppendResult],
         appending: contextlib.AbstractContextManager[None],
@@ -694,6 +727,7 @@ class GameService:
         if result.duplicate:
             stored.set_result(result)
             return
+        self.snapshots.appended(match.match_id, before, result.events)
         self._remember(match)
         if not match.awaits_seal:
             stored.set_result(result)

@@ -23,10 +23,16 @@ by their cutoff, and at most ``EVERY`` events more. So a delayed spectator's rea
 the same however many events are held back (``visible_by``).
 
 Who writes them: the service, after each of its own appends that completes a block of
-``EVERY`` events (``noted``, a task of its own off the action's path), and any read that
-finds the snapshots behind (a match stored before this code, or after an upgrade).
-Folds longer than one block run in a worker thread, one block at a time (each shorter
-than the interpreter's switch interval, so the serving loop waits little for the GIL).
+``EVERY`` events, and any read that finds the snapshots behind (a match stored before
+this code, or after an upgrade). When the service appended every event of the match
+before that append too (``appended``: it follows each of its matches' ``shown_at``
+from its first event), the snapshot is the match it held before the append folded on
+over the append's events up to the boundary: a fold of a few events, with no read
+(a UECda table completes a block every half game). Else (``noted``: another process
+appended meanwhile, or this one restarted) a task of its own reads the block back and
+folds it. Folds longer than one block run in a worker thread, one block at a time
+(each shorter than the interpreter's switch interval, so the serving loop waits little
+for the GIL).
 """
 
 from __future__ import annotations
@@ -174,6 +180,9 @@ class MatchSnapshots:
         # per match: the last boundary written or being written by this process
         self._written = BoundedCache[str, int](4096)
         self._pending: dict[str, asyncio.Task[None]] = {}
+        # per match whose every event this process appended: (its version, shown_at)
+        self._appended = BoundedCache[str, tuple[int, int]](4096)
+        self._saving: set[asyncio.Task[None]] = set()  # snapshots ``appended`` made
         self._worker = ThreadPoolExecutor(1, thread_name_prefix="fold")
         self._catching_up = BoundedCache[str, asyncio.Lock](1024)
         # snapshots read lately, decoded (each checked against its stream at each use)
@@ -265,6 +274,43 @@ class MatchSnapshots:
 
     # -- writing ---------------------------------------------------------------
 
+    def appended(self, match_id: str, before: Match | None, events: Sequence[StoredEvent]) -> None:
+        """This service stored ``events`` on ``before`` (None: they are the match's
+        first): the snapshots of the blocks they complete, folded from ``before`` when
+        this process appended every earlier event of the match too (it knows their
+        ``shown_at`` then); else ``noted`` reads the block back."""
+        if not events:
+            return
+        version = -1 if before is None else before.version
+        known = (-1, 0) if before is None else self._appended.get(match_id)
+        if known is None or known[0] != version or events[0].seq != version + 1:
+            self._appended.pop(match_id, None)
+            return
+        last = events[-1].seq
+        self._appended.put(match_id, (last, shown_after(known[1], events)))
+        boundary = (last + 1) // self.every * self.every - 1
+        if boundary <= version or self._written.get(match_id, -1) >= boundary:
+            return
+        start = None if before is None else Folded(before, known[1])
+        try:
+            _, made = fold_on(start, events[: boundary - version], self.decoder, self.every)
+        except Exception:  # only a cache: never an append's failure (a read writes it)
+            log.exception("snapshot of %s at %d not made", match_id, boundary)
+            self._appended.pop(match_id, None)
+            return
+        self._written.put(match_id, boundary)
+        task = asyncio.get_running_loop().create_task(self._save(match_id, made))
+        self._saving.add(task)
+        task.add_done_callback(self._saving.discard)
+
+    async def _save(self, match_id: str, made: Sequence[Snapshot]) -> None:
+        try:
+            for snapshot in made:
+                await self.snapshots.save(stream_of(match_id), snapshot)
+        except (EventStoreError, ValueError) as error:  # only a cache: a read will write it
+            self._written.pop(match_id, None)
+            log.warning("snapshots of %s not written: %s", match_id, error)
+
     def noted(self, match: Match) -> None:
         """The service holds ``match``: write the snapshots of the blocks it completed,
         if this process has not (a task of its own per match, off the caller's path;
@@ -323,12 +369,13 @@ class MatchSnapshots:
 
     async def written(self) -> None:
         """Wait for the snapshots being written now."""
-        while self._pending:
-            await asyncio.gather(*self._pending.values(), return_exceptions=True)
+        while self._pending or self._saving:
+            tasks = [*self._pending.values(), *self._saving]
+            await asyncio.gather(*tasks, return_exceptions=True)
 
     async def close(self) -> None:
         """Stop writing (snapshots not written are only a cache not filled)."""
-        tasks = list(self._pending.values())
+        tasks = [*self._pending.values(), *self._saving]
         for task in tasks:
             task.cancel()
         for task in tasks:

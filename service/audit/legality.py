@@ -290,6 +290,7 @@ class _Replay:
             () if event.open_seats else seeds,
             tuple(seats),
             event.rated,
+            event.lobby,
         )
 
     def _deal(self, seq: int, match: Match, event: GameDealt) -> Deal:

@@ -3,9 +3,36 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any, Literal
 
 Verdict = Literal["valid", "invalid"]
+
+
+class FindingCode(StrEnum):
+    """What a referee is told beside the verdict: true of a valid log, and worth knowing."""
+
+    # a hidden choice stored before its type was blinded (an old log): its hash let any
+    # seat holding a head or receipt after it test guesses of the card
+    UNBLINDED_HIDDEN_CHOICE = "unblinded_hidden_choice"
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """A warning: it does not make the log invalid (the chain, the seal and the rules
+    hold), but the match was not as safe as a new one is."""
+
+    code: FindingCode
+    seq: int
+    message: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "code": self.code.value,
+            "severity": "warning",
+            "seq": self.seq,
+            "message": self.message,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -21,6 +48,7 @@ class CheckResult:
     reason: str | None = None
     detail: dict[str, Any] = field(default_factory=dict)
     ran: bool = True
+    findings: tuple[Finding, ...] = ()
 
     @property
     def status(self) -> Literal["passed", "failed", "not_run"]:
@@ -68,6 +96,10 @@ class AuditReport:
     def not_run(self) -> tuple[CheckResult, ...]:
         return tuple(result for result in self.checks if not result.ran)
 
+    @property
+    def findings(self) -> tuple[Finding, ...]:
+        return tuple(finding for result in self.checks for finding in result.findings)
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "verdict": self.verdict,
@@ -75,6 +107,7 @@ class AuditReport:
             "events": self.events,
             "checks": [result.to_dict() for result in self.checks],
             "not_run": [{"name": result.name, "reason": result.reason} for result in self.not_run],
+            "findings": [finding.to_dict() for finding in self.findings],
         }
 
 

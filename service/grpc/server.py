@@ -56,15 +56,22 @@ def turn_deadline(match: Match) -> int | None:
 
 MAX_CONNECTIONS = 1024
 HANDSHAKE_MS = 10_000  # a new connection's HTTP/2 handshake, at most
+IDLE_SECONDS = 60.0  # a connection with no call under way is let go after this
 
 
-def connection_options(max_connections: int) -> list[tuple[str, int]]:
+def connection_options(
+    max_connections: int, idle_seconds: float = IDLE_SECONDS
+) -> list[tuple[str, int]]:
     """grpc-core's own bounds: connections open at once (past it a new one is closed,
-    so a flood cannot take the process's file descriptors) and the time a connection
-    may take to begin speaking HTTP/2 (silent ones let go)."""
+    so a flood cannot take the process's file descriptors), the time a connection may
+    take to begin speaking HTTP/2 (silent ones let go), and the time one that spoke may
+    stay with no call under way (GOAWAY: a client reconnects for its next call, unseen
+    by its caller). grpc-core has no bound per address and evicts nobody for a newcomer:
+    docs/SECURITY.md says what that leaves."""
     return [
         ("grpc.max_allowed_incoming_connections", max_connections),
         ("grpc.server_handshake_timeout_ms", HANDSHAKE_MS),
+        ("grpc.max_connection_idle_ms", round(idle_seconds * 1000)),
     ]
 
 
@@ -77,11 +84,12 @@ async def start_grpc_server(
     trusted_proxies: Sequence[Network] = (),
     arena: Arena | None = None,
     max_connections: int = MAX_CONNECTIONS,
+    idle_seconds: float = IDLE_SECONDS,
 ) -> tuple[grpc.aio.Server, int]:
     """Start serving; returns the server and the port it bound (0 picks one).
     ``trusted_proxies``: peers whose x-forwarded-for metadata names the caller;
     ``arena``: serve its queues too (ArenaService)."""
-    server = grpc.aio.server(options=connection_options(max_connections))
+    server = grpc.aio.server(options=connection_options(max_connections, idle_seconds))
     registration = GuardedRegistration(server, needs_token=_NEEDS_TOKEN)
     servicer = MatchServicer(service, turn_deadline, trusted_proxies)
     pb_grpc.add_MatchServiceServicer_to_server(servicer, registration)  # type: ignore[no-untyped-call]

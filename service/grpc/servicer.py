@@ -136,6 +136,7 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
                 request.client_seed,
                 request.request_id,
                 player_key_of(context),
+                caller_of(context, self.proxies),  # a lobby table's seats are counted
             )
             return pb.JoinMatchResponse(
                 seat=seated.seat,

@@ -33,6 +33,7 @@ class Create:
     client_seeds: tuple[bytes, ...] = ()
     bots: tuple[tuple[int, str], ...] = ()
     rated: bool = False  # every seat a registered player (or a bot): its games are rated
+    lobby: bool = False  # with open seats: anyone may take one from the lobby, no invite
 
 
 @dataclass(frozen=True, slots=True)

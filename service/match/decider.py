@@ -121,7 +121,7 @@ def _create(match: Match | None, command: Create) -> list[MatchEvent]:
         rules = rule_set(command.preset, command.options)
     except RuleSetError as error:
         raise Refused(RefusalCode.BAD_REQUEST, str(error)) from None
-    for flag in ("open_seats", "auto_start", "invites", "rated"):
+    for flag in ("open_seats", "auto_start", "invites", "rated", "lobby"):
         _require(isinstance(getattr(command, flag), bool), f"{flag} is not true or false")
     for name in ("turn_ms", "spectator_delay_ms", "bot_pause_ms"):
         value = getattr(command, name)
@@ -158,6 +158,8 @@ def _create(match: Match | None, command: Create) -> list[MatchEvent]:
             seed_commitment=command.seed_commitment,
             invites=command.invites and open_seats,
             rated=command.rated,
+            # listed for anyone: never with invites, which keep seats to who holds one
+            lobby=command.lobby and open_seats and not command.invites,
         )
     ]
     seeds = command.client_seeds

@@ -45,6 +45,9 @@ class MatchCreated:
     invites: bool = False
     # its games are rated: every seat is a registered player or one of our bots
     rated: bool = False
+    # its open seats are listed in the lobby, where anyone may take one without an
+    # invite (a REST table opened "anyone can join"); invite-only tables are not
+    lobby: bool = False
 
 
 @dataclass(frozen=True, slots=True)

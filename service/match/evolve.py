@@ -75,6 +75,7 @@ def created(event: MatchCreated) -> Match:
         seed="",
         game=initial_game(rules, event.players),
         rated=event.rated,
+        lobby=event.lobby,
     )
 
 

@@ -38,7 +38,7 @@ def match_id_of(stream: str) -> str | None:
 
 # fields added later, left out while they hold their default: the records (and so the
 # hashes) of every event from before them stay what they were
-_OMITTED_AT_DEFAULT: dict[str, object] = {"rated": False, "player": ""}
+_OMITTED_AT_DEFAULT: dict[str, object] = {"rated": False, "player": "", "lobby": False}
 _KEPT = object()
 # fields that hold a word of a vocabulary, recorded as its value
 _WORDS: dict[tuple[type, str], type[StrEnum]] = {

@@ -32,6 +32,7 @@ class Match:
     sealed: bool = False  # MatchSealed is the last event
     abandoned: str = ""  # an AbandonReason once MatchAbandoned ended it, else ""
     rated: bool = False  # its games are rated (MatchCreated.rated)
+    lobby: bool = False  # anyone may take an open seat from the lobby (MatchCreated.lobby)
     # Where the match's stream stands: set by whoever folds stored events (the events
     # themselves do not know their seq, time or hash).
     version: int = 0

@@ -6,7 +6,14 @@ and the auditor verifies with public keys alone, importing nothing of the servic
 Formats and key management: docs/AUDIT.md.
 """
 
-from .blinding import BLINDED_TYPES, BLINDING, blinding_nonce, is_blinded
+from .blinding import (
+    BLINDED_SINCE,
+    BLINDED_TYPES,
+    BLINDING,
+    blinding_nonce,
+    is_blinded,
+    stored_before_blinding,
+)
 from .formats import (
     ActionReceipt,
     Record,
@@ -31,6 +38,7 @@ from .signatures import Problem, Verification, sign, verify
 
 __all__ = [
     "ALGORITHM",
+    "BLINDED_SINCE",
     "BLINDED_TYPES",
     "BLINDING",
     "ActionReceipt",
@@ -53,5 +61,6 @@ __all__ = [
     "record_of",
     "request_digest",
     "sign",
+    "stored_before_blinding",
     "verify",
 ]

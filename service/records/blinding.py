@@ -23,9 +23,20 @@ BLINDED_TYPES = frozenset(
 )
 
 
+# types blinded only from a later schema of theirs: one stored with an older schema was
+# written before they were, without its nonce (CardChosen: until 2026-12-04)
+BLINDED_SINCE: dict[str, int] = {"CardChosen": 2}
+
+
 def blinding_nonce(seed: bytes, seq: int) -> str:
     return hmac.digest(seed, f"{BLINDING}|{seq}".encode(), "sha256").hex()
 
 
 def is_blinded(event_type: str) -> bool:
     return event_type in BLINDED_TYPES
+
+
+def stored_before_blinding(event_type: str, schema: int) -> bool:
+    """Whether an event of this type and schema was stored before its type was blinded
+    (then it may lack its nonce: its hidden field was open to a guess from its hash)."""
+    return schema < BLINDED_SINCE.get(event_type, 1)

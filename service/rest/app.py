@@ -18,23 +18,26 @@ from litestar.response import File
 from litestar.static_files import create_static_files_router
 
 from eventstore import StoreUnavailable
-from eventstore.limits import InMemoryRateLimiter, RateLimiter
+from eventstore.analyses import AnalysisStore, InMemoryAnalyses
+from eventstore.quotas import InMemoryQuotas, QuotaStore
 
+from ..app.analysis import Analyses
 from ..app.arena import Arena
 from ..app.catalog import CatalogProjection
 from ..app.players import Players, RegistrationLimits
 from ..app.projections import ResultsProjection
 from ..app.queries import MatchQueries
-from ..app.quotas import Network, Proxies
+from ..app.quotas import Network, Proxies, QuotaExceeded
 from ..app.ratings import Ratings
 from ..app.service import GameService, ServiceError
 from ..records import KeySet
-from . import actions, keys, live, matches, players, rankings, ratings, record, tables
+from . import actions, analysis, keys, live, matches, players, rankings, ratings, record, tables
 from . import arena as arena_routes
 from .auditing import DEFAULT_MAX_BYTES, DEFAULT_QUEUED, DEFAULT_WORKERS, AuditPool
 from .connections import ConnectionLimits
 from .context import Context
 from .errors import EXCEPTION_HANDLERS, BadInput, log_exception
+from .streams import StreamGate, TooManyStreams
 
 STATIC = Path(__file__).parent / "static"
 CONTEXT = "daifugo"
@@ -73,13 +76,15 @@ def create_app(
     settings: RestSettings | None = None,
     trusted_proxies: Sequence[Network] = (),
     registry: Players | None = None,
-    limiter: RateLimiter | None = None,
+    limiter: QuotaStore | None = None,
     rating_folds: Ratings | None = None,
     arena: Arena | None = None,
+    analyses: AnalysisStore | None = None,
 ) -> Litestar:
     """``trusted_proxies``: peers whose X-Forwarded-For names the caller (the quotas');
-    ``registry``: the players (default: over the service's store); ``limiter``: what
-    counts sign-ups (default: this process's memory; ``daifugo serve`` shares Redis's)."""
+    ``registry``: the players (default: over the service's store); ``limiter``: the
+    quotas sign-ups count in (default: this process's memory; ``daifugo serve`` shares
+    the storage's); ``analyses``: where analyses are kept (default: this process's memory)."""
     settings = settings or RestSettings()
     folds = rating_folds or Ratings(service.store)
     if settings.keepalive_seconds is not None and not settings.keepalive_seconds > 0:
@@ -87,21 +92,24 @@ def create_app(
     if settings.audit_max_bytes < 1:
         raise ValueError("an audit body limit is one byte or more")
     audits = AuditPool(settings.audit_workers, settings.audit_queue)
+    queries = MatchQueries(service)
     context = Context(
         service,
         catalog,
         results,
         signing_keys,
-        MatchQueries(service),
+        queries,
+        Analyses(queries, analyses or InMemoryAnalyses()),
         audits,
         settings.keepalive_seconds,
         settings.audit_max_bytes,
         proxies=Proxies(trusted_proxies),
         players=registry or Players(service.store),
-        registration_limiter=limiter or InMemoryRateLimiter(),
+        registration_limiter=limiter or InMemoryQuotas(),
         registration_limits=settings.registrations,
         ratings=folds,
         arena=arena or Arena(service, folds),
+        streams=StreamGate(settings.connections),
     )
 
     def provide() -> Context:
@@ -115,6 +123,7 @@ def create_app(
             *live.HANDLERS,
             *actions.HANDLERS,
             *record.HANDLERS,
+            *analysis.HANDLERS,
             *rankings.HANDLERS,
             *players.HANDLERS,
             *ratings.HANDLERS,
@@ -142,7 +151,15 @@ def create_app(
             # log what went wrong on the server, not every refusal
             log_exceptions="always",
             exception_logging_handler=log_exception,
-            disable_stack_trace={*range(400, 500), 503, ServiceError, BadInput, StoreUnavailable},
+            disable_stack_trace={
+                *range(400, 500),
+                503,
+                ServiceError,
+                QuotaExceeded,  # (Litestar matches the exact type: a traceback a refusal)
+                BadInput,
+                StoreUnavailable,
+                TooManyStreams,
+            },
         ),
         debug=False,
     )
@@ -159,3 +176,4 @@ def stop_audits(app: Litestar) -> None:
     """Stop the app's audit workers (after the server has stopped)."""
     context: Context = app.state[CONTEXT]
     context.audits.shutdown()
+    context.analyses.stop()

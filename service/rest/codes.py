@@ -24,6 +24,9 @@ class RestCode(StrEnum):
     BAD_TIME = "bad_time"
     # sign-ups past their limit (players.py)
     TOO_MANY_REGISTRATIONS = "too_many_registrations"
+    # event streams past their bounds (streams.py)
+    TOO_MANY_STREAMS = "too_many_streams"
+    STREAMS_FULL = "streams_full"
     # the audit workers (auditing.py)
     AUDIT_BUSY = "audit_busy"
     AUDIT_UNAVAILABLE = "audit_unavailable"

@@ -11,7 +11,10 @@ gate when a connection may stay:
   oldest one that is waiting for a request head (silent, slow, or idle between
   requests): those lose their slot first; with none such it is closed at once;
 - a request head must be whole within ``header_seconds`` of the connection or of the
-  last response, and at most ``HEAD_BYTES`` long; else the connection is closed.
+  last response, and at most ``HEAD_BYTES`` long; else the connection is closed;
+- a request body must keep coming: within ``body_seconds`` of its head, plus a second
+  for every ``body_rate`` bytes that came (the rule of Apache's mod_reqtimeout, so a
+  large body sent at an honest pace is never cut, a trickled one is); else closed.
 
 The process never runs out of descriptors (the cap is kept below its limit, see
 ``fit_to_open_files``), so it never spins on accept errors."""
@@ -38,18 +41,28 @@ REPORT_SECONDS = 60.0  # at most one log line a minute about connections turned 
 class ConnectionLimits:
     """``max_connections`` open at once, ``per_address`` of them from one client
     address; a request head within ``header_seconds``; an idle keep-alive connection
-    closed after ``idle_seconds``."""
+    closed after ``idle_seconds``; a request body within ``body_seconds`` of its head,
+    and a second more for every ``body_rate`` bytes of it received; ``streams`` event
+    streams, ``streams_per_address`` of them from one address."""
 
     max_connections: int = 1024
     per_address: int = 256
     header_seconds: float = 10.0
     idle_seconds: float = 5.0
+    body_seconds: float = 10.0
+    body_rate: int = 1024  # bytes a second a body must average past its first seconds
+    # event streams (SSE) open at once, from one address and in all: each at most half
+    # of the connections' bound (streams.py)
+    streams_per_address: int = 32
+    streams: int = 512
 
     def __post_init__(self) -> None:
-        if self.max_connections < 1 or self.per_address < 1:
+        if min(self.max_connections, self.per_address, self.streams, self.streams_per_address) < 1:
             raise ValueError("connection limits are at least 1")
-        if not (self.header_seconds > 0 and self.idle_seconds > 0):
+        if not (self.header_seconds > 0 and self.idle_seconds > 0 and self.body_seconds > 0):
             raise ValueError("connection times are positive")
+        if self.body_rate < 1:
+            raise ValueError("the body rate is at least 1 byte a second")
 
 
 def raise_open_files_limit() -> int:
@@ -156,6 +169,9 @@ class GatedHttpProtocol(HttpToolsProtocol):
         self._head_timer: asyncio.TimerHandle | None = None
         self._head_bytes = 0
         self._reading_body = False  # a request's head came, its body is still coming
+        self._body_timer: asyncio.TimerHandle | None = None
+        self._body_started = 0.0  # when the body's time began (its head, or a pause's end)
+        self._body_bytes = 0  # received since then
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         peer = transport.get_extra_info("peername")
@@ -180,6 +196,15 @@ class GatedHttpProtocol(HttpToolsProtocol):
             self._head_bytes += len(data)
             if self._head_bytes > HEAD_BYTES:
                 self.drop()
+        elif self._reading_body:
+            # (a request without a body is complete within the call above: no timer)
+            self._body_bytes += len(data)
+            if self._body_timer is None:
+                self._body_started = self.loop.time()
+                self._body_bytes = 0
+                self._body_timer = self.loop.call_later(
+                    self.gate.limits.body_seconds, self._check_body
+                )
 
     def on_headers_complete(self) -> None:
         self._stop_head_timer()
@@ -188,6 +213,7 @@ class GatedHttpProtocol(HttpToolsProtocol):
 
     def on_message_complete(self) -> None:
         self._reading_body = False
+        self._stop_body_timer()
         super().on_message_complete()
         if self.timeout_keep_alive_task is not None:  # answered before its body ended
             self._await_head()
@@ -207,6 +233,7 @@ class GatedHttpProtocol(HttpToolsProtocol):
 
     def _release(self) -> None:
         self._stop_head_timer()
+        self._stop_body_timer()
         if self.counted:
             self.counted = False
             self.gate.release(self)
@@ -216,6 +243,29 @@ class GatedHttpProtocol(HttpToolsProtocol):
         self._head_bytes = 0
         self.gate.waiting[self] = None  # the newest waiting: the last to be dropped
         self._head_timer = self.loop.call_later(self.gate.limits.header_seconds, self.drop)
+
+    def _check_body(self) -> None:
+        """The body's deadline: ``body_seconds`` after it began, a second more for every
+        ``body_rate`` bytes since. Past it, the client is too slow: closed. While the
+        server itself has paused reading (the app has not taken what came), the
+        client is not to blame: the body's time starts again."""
+        limits = self.gate.limits
+        now = self.loop.time()
+        if self.flow is not None and self.flow.read_paused:
+            self._body_started, self._body_bytes = now, 0
+            self._body_timer = self.loop.call_later(limits.body_seconds, self._check_body)
+            return
+        due = self._body_started + limits.body_seconds + self._body_bytes / limits.body_rate
+        if now >= due:
+            self._body_timer = None
+            self.drop()
+        else:
+            self._body_timer = self.loop.call_later(due - now, self._check_body)
+
+    def _stop_body_timer(self) -> None:
+        if self._body_timer is not None:
+            self._body_timer.cancel()
+            self._body_timer = None
 
     def _stop_head_timer(self) -> None:
         if self._head_timer is not None:

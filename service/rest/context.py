@@ -12,8 +12,9 @@ from typing import Annotated, Any
 from litestar import Request
 from litestar.params import HeaderParameter
 
-from eventstore.limits import RateLimiter
+from eventstore.quotas import QuotaStore
 
+from ..app.analysis import Analyses
 from ..app.arena import Arena
 from ..app.catalog import CatalogProjection
 from ..app.errors import ServiceCode
@@ -26,6 +27,7 @@ from ..app.service import GameService, ServiceError
 from ..records import KeySet
 from .auditing import DEFAULT_MAX_BYTES, AuditPool
 from .broadcast import Broadcasts
+from .streams import StreamGate
 
 Authorization = Annotated[
     str | None,
@@ -40,15 +42,17 @@ class Context:
     results: ResultsProjection
     signing_keys: KeySet  # the public keys, retired ones too
     queries: MatchQueries  # spectators' and replayers' reads
+    analyses: Analyses  # finished matches' analyses
     audits: AuditPool = field(default_factory=AuditPool)
     keepalive_seconds: float | None = None  # the SSE keep-alive period (None: live's)
     audit_max_bytes: int = DEFAULT_MAX_BYTES  # the largest POST /audit body
     # set when the server stops: open event streams end (the page resumes them)
     closing: asyncio.Event = field(default_factory=asyncio.Event)
     broadcasts: Broadcasts = field(default_factory=Broadcasts)  # the live events' readers
+    streams: StreamGate = field(default_factory=StreamGate)  # the event streams' bounds
     proxies: Proxies = field(default_factory=Proxies)  # whose X-Forwarded-For is believed
     players: Players | None = None  # registered players (None: not served)
-    registration_limiter: RateLimiter | None = None
+    registration_limiter: QuotaStore | None = None
     registration_limits: RegistrationLimits = field(default_factory=RegistrationLimits)
     ratings: Ratings | None = None  # the ratings' fold, kept by this process
     arena: Arena | None = None  # the arena's queues (None: not served)

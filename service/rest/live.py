@@ -23,9 +23,9 @@ import asyncio
 import logging
 import time
 from collections.abc import AsyncIterator
-from typing import Annotated
+from typing import Annotated, Any
 
-from litestar import get
+from litestar import Request, get
 from litestar.di import NamedDependency
 from litestar.params import FromPath, HeaderParameter, QueryParameter
 from litestar.response import Stream
@@ -40,6 +40,7 @@ from ..rules.views import SPECTATOR
 from .broadcast import Audience, Broadcast, encoded, held, slot_at
 from .context import Authorization, Context, bearer
 from .errors import responses
+from .streams import StreamSlot
 
 log = logging.getLogger("daifugo.rest")
 KEEPALIVE = 15.0  # seconds between keep-alive comments (the default period)
@@ -50,11 +51,12 @@ KEEPALIVE = 15.0  # seconds between keep-alive comments (the default period)
     summary="Live events (Server-Sent Events), resumable",
     description="Resume with Last-Event-ID (the last seq received) or ?from= (the first seq "
     "wanted). With a seat token the events are that seat's view, without spectator delay.",
-    responses=responses(400, 401, 403, 404, 503),
+    responses=responses(400, 401, 403, 404, 429, 503),
     media_type="text/event-stream",
 )
 async def live(
     ctx: NamedDependency[Context],
+    request: Request[Any, Any, Any],
     match_id: FromPath[str],
     from_seq: Annotated[int | None, QueryParameter(name="from", ge=0, le=2**62)] = None,
     last_event_id: Annotated[
@@ -72,9 +74,12 @@ async def live(
         delay_ms = 0  # a seat (or the host) is no spectator
     start = last_event_id + 1 if last_event_id is not None else from_seq or 0
     audience = Audience(match_id, viewer, delay_ms, match.over, ctx.keepalive_seconds or KEEPALIVE)
+    slot = ctx.streams.take(ctx.caller(request).address)  # past a bound: 429, nothing joined
     broadcast = ctx.broadcasts.of(service, audience, match.version + 1, ctx.closing)
+    messages = _messages(broadcast, start, ctx.closing, _Schedule(audience.period), slot)
+    slot.tie(messages)
     return Stream(
-        _messages(broadcast, start, ctx.closing, _Schedule(audience.period)),
+        messages,
         media_type="text/event-stream",
         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
     )
@@ -98,7 +103,11 @@ class _Schedule:
 
 
 async def _messages(
-    broadcast: Broadcast, start: int, closing: asyncio.Event, schedule: _Schedule
+    broadcast: Broadcast,
+    start: int,
+    closing: asyncio.Event,
+    schedule: _Schedule,
+    slot: StreamSlot | None = None,
 ) -> AsyncIterator[bytes]:
     """The stream's bytes: the events from ``start`` on, in order, each once it may be
     shown (the broadcast holds the live ones), keep-alives on the schedule, and the end
@@ -131,6 +140,8 @@ async def _messages(
                 await broadcast.changed()
     finally:
         broadcast.leave()
+        if slot is not None:
+            slot.release()
 
 
 async def _past(

@@ -50,6 +50,8 @@ class MatchSummary(Struct):
     games_per_set: int
     created_at: int  # ms since the epoch
     updated_at: int
+    # anyone may take an open seat ("" in names) with POST /matches/{id}/join
+    lobby: bool = False
 
 
 class MatchPage(Struct):
@@ -127,14 +129,17 @@ class RankingPage(Struct):
 
 
 class AuditResult(Struct):
-    """The audit report: the verdict and each check's result (name, ok,
-    first_bad_seq, reason, and what the check saw)."""
+    """The audit report: the verdict, each check's result (name, ok, first_bad_seq,
+    reason, and what the check saw), and the findings: warnings that leave the
+    verdict as it is (``unblinded_hidden_choice``)."""
 
     verdict: Literal["valid", "invalid"]
     match_id: str | None
     events: int
     checks: list[dict[str, Any]]
     not_run: list[dict[str, Any]] = []
+    # warnings true of a valid log (code, severity, seq, message): docs/AUDIT.md
+    findings: list[dict[str, Any]] = []
 
 
 class SigningKey(Struct):

@@ -13,10 +13,11 @@ from litestar.di import NamedDependency
 from litestar.params import JSONBody
 from msgspec import Meta, Struct
 
-from eventstore.limits import RateLimiter
+from eventstore.quotas import QuotaStore, Window
 
 from ..app.players import MAX_NAME_CHARS, Player, Players, RegistrationLimits
 from ..app.quotas import network_of
+from ..app.signing import now_ms
 from .codes import RestCode
 from .context import Authorization, Context, bearer
 from .errors import error_response, responses
@@ -49,14 +50,15 @@ def _players(ctx: Context) -> Players:
     return ctx.players
 
 
-async def _limited(limiter: RateLimiter, limits: RegistrationLimits, address: str) -> int:
-    """0, or the seconds to wait before a sign-up from ``address`` is taken."""
+async def _limited(quotas: QuotaStore, limits: RegistrationLimits, address: str) -> int:
+    """0 (the sign-up counted), or the seconds to wait before one from ``address`` is."""
     window_ms = max(round(limits.window_seconds * 1000), 1)
-    for bucket, limit in ((f"address:{address}", limits.per_address), ("all", limits.overall)):
-        wait_ms = await limiter.hit(bucket, limit, window_ms)
-        if wait_ms:
-            return -(-wait_ms // 1000)
-    return 0
+    windows = [
+        Window(f"signups:address:{address}", limits.per_address, window_ms),
+        Window("signups:all", limits.overall, window_ms),
+    ]
+    full = await quotas.count(windows, now_ms())
+    return 0 if full is None else max(1, -(-full.retry_after_ms // 1000))
 
 
 @post(

@@ -24,7 +24,7 @@ from ..app.queries import checked_id
 from ..app.service import MAX_BOT_PAUSE, MAX_SECONDS, MatchOptions, ServiceError
 from ..match.events import BotKind
 from ..rules import PRESETS
-from ..rules.rulesets import LOCAL_RULES
+from ..rules.rulesets import LOCAL_RULES, RULE_SECTIONS
 from .codes import RestCode
 from .context import Authorization, Context, bearer
 from .errors import BadInput, responses
@@ -59,6 +59,9 @@ class NewMatch(Struct, forbid_unknown_fields=True):
     turn_time_limit: Seconds = 0.0
     spectator_delay: Seconds = 0.0
     auto_start: bool = True  # start as soon as the last seat is taken
+    # listed in the lobby, where anyone may take an open seat (POST /matches/{id}/join);
+    # False: invite-only, each open seat taken with its invite's secret
+    lobby: bool = False
     request_id: RequestId = ""
 
 
@@ -91,6 +94,13 @@ class InviteExchange(Struct, forbid_unknown_fields=True):
     name: Name = ""
     # a retry with the same id gets the same token back; the caller's secret (at least
     # 22 characters), as it alone proves the retry once the seat is taken
+    request_id: RequestId = ""
+
+
+class LobbyJoin(Struct, forbid_unknown_fields=True):
+    name: Name = ""
+    # a retry with the same id gets the same seat back (the caller's secret, at least
+    # 22 characters), and counts once against the caller's lobby seats
     request_id: RequestId = ""
 
 
@@ -140,9 +150,16 @@ class PresetInfo(Struct):
     options: dict[str, Any]  # every option with the preset's value
 
 
+class RuleSectionInfo(Struct):
+    section: str  # docs/RULES.md's section number, "§2"
+    title: str
+    rules: list[str]  # its local rules' option names, in its order
+
+
 class Presets(Struct):
     presets: list[PresetInfo]
     local_rules: list[str]  # the option names that are local rules, in docs/RULES.md order
+    sections: list[RuleSectionInfo]  # the same rules by docs/RULES.md section
 
 
 def refuse(code: RestCode, message: str) -> BadInput:
@@ -224,7 +241,8 @@ async def create_table(
             bots=bots,
             bot_pause=data.bot_pause,
             auto_start=data.auto_start,
-            invites=True,
+            invites=not data.lobby,
+            lobby=data.lobby,
         ),
         request_id=data.request_id and f"table:{data.request_id}",
         caller=ctx.caller(request),
@@ -291,6 +309,31 @@ async def take_seat(
 
 
 @post(
+    "/matches/{match_id:str}/join",
+    status_code=200,
+    summary="Take the next open seat of a table listed in the lobby",
+    description="Only a table opened with lobby: true (anyone can join); an invite-only "
+    "table is 403 permission_denied and nothing changes. 409 seats_full or already_started "
+    "when no seat is left; 429 quota_seats past the seats one caller may hold from the "
+    "lobby in matches not over. A retry with the same request_id is the same seat.",
+    responses=responses(400, 403, 404, 409, 429, 503),
+)
+async def join_from_lobby(
+    ctx: NamedDependency[Context],
+    request: Request[Any, Any, Any],
+    match_id: FromPath[str],
+    data: JSONBody[LobbyJoin],
+) -> TakenSeat:
+    service = ctx.service
+    checked = checked_id(match_id)
+    seated = await service.join_lobby(checked, data.name, data.request_id, ctx.caller(request))
+    assert seated.token is not None
+    started = (await service.load(checked)).started
+    receipts = [receipt.to_dict() for receipt in seated.receipts]
+    return TakenSeat(checked, seated.seat, seated.token, started, receipts)
+
+
+@post(
     "/matches/{match_id:str}/start",
     status_code=200,
     summary="Start the match (host only)",
@@ -332,11 +375,15 @@ async def seat_bot(
     "/presets",
     summary="The presets and every option of each",
     description="What a new table may set: each preset's options with its values, and which "
-    "of them are local rules (the toggles).",
+    "of them are local rules (the toggles), also grouped by docs/RULES.md section.",
 )
 async def presets() -> Presets:
     listed = [PresetInfo(name, rules.options()) for name, rules in PRESETS.items()]
-    return Presets(listed, list(LOCAL_RULES))
+    sections = [
+        RuleSectionInfo(part.section, part.title, [rule.value for rule in part.rules])
+        for part in RULE_SECTIONS
+    ]
+    return Presets(listed, list(LOCAL_RULES), sections)
 
 
 @post(
@@ -376,7 +423,8 @@ async def rematch(
             bots={seat: BotKind(kind) for seat, kind in enumerate(old.bots) if kind},
             bot_pause=old.bot_pause_ms / 1000,
             auto_start=True,
-            invites=True,
+            invites=not old.lobby,
+            lobby=old.lobby,
         ),
         request_id=request_id,
     )
@@ -424,4 +472,13 @@ async def rematch_opened(
     return RematchOpened(new.match_id, list(new.names), new.started)
 
 
-HANDLERS = [create_table, take_seat, start_match, seat_bot, rematch, rematch_opened, presets]
+HANDLERS = [
+    create_table,
+    take_seat,
+    join_from_lobby,
+    start_match,
+    seat_bot,
+    rematch,
+    rematch_opened,
+    presets,
+]

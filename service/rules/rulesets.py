@@ -23,6 +23,23 @@ BottomOrder = Literal["federation", "newest_last"]
 LOCAL_RULES: tuple[LocalRule, ...] = tuple(LocalRule)
 SEED_RULES, FURTHER_RULES = LOCAL_RULES[:26], LOCAL_RULES[26:]
 
+
+@dataclass(frozen=True, slots=True)
+class RuleSection:
+    """A section of docs/RULES.md and the local rules it describes, in its order: how a
+    new-table form groups the toggles."""
+
+    section: str  # the document's section number, "§2"
+    title: str
+    rules: tuple[LocalRule, ...]
+
+
+RULE_SECTIONS: tuple[RuleSection, ...] = (
+    RuleSection("§2", "The shared rules, as each preset reads them", SEED_RULES[:8]),
+    RuleSection("§3", "The other local rules of the torasobi room", SEED_RULES[8:]),
+    RuleSection("§5", "Further local rules", FURTHER_RULES),
+)
+
 # what an omen switches off for the rest of the game (docs/RULES.md §3 #23, §5.1 Omen):
 # §3's effects and §5's, but not the locks, the places and the first lead
 CANCELLED_BY_OMEN: frozenset[LocalRule] = (

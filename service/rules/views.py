@@ -70,6 +70,10 @@ class ViewNotOpen(Exception):
 
 @dataclass(frozen=True, slots=True)
 class View:
+    """What one viewer may see of a match (``build_view``). Each field is declared once,
+    in view_fields.py, with how it is made and read back."""
+
+    # generated from service/rules/view_fields.py by tools/generate_views.py: fields
     viewer: str
     seat: int | None
     preset: str
@@ -102,31 +106,31 @@ class View:
     seating: tuple[int, ...]  # the turn order, seats round the table
     places: dict[int, int]
     forbidden: tuple[int, ...]
-    fallen: tuple[int, ...]
+    fallen: tuple[int, ...]  # read back as the bottom seats not forbidden
     previous_places: tuple[int, ...] | None
     results: tuple[tuple[int, ...], ...]
     blind: tuple[str, ...] | None
     unused: tuple[str, ...] | None
-    out_of_play: tuple[str, ...]  # ten-discarded and bombed cards: public (§5.6 #25)
+    # ten-discarded and bombed cards: face up, public (docs/RULES.md §5.6 #25)
+    out_of_play: tuple[str, ...]
     options: dict[str, Any]  # read-only (ReadOnlyOptions): shared by the match's every view
     # docs/RULES.md §5: public to everyone
     two_back: bool = False
     discard_pile: tuple[str, ...] = ()
-    # §5.6 #21: the cards picks took this game (never picked again), and those of
-    # them in the discard pile now, shown as marked there
-    marked: tuple[str, ...] = ()
+    marked: tuple[str, ...] = ()  # §5.6 #21: the cards picks took this game (never picked again)
+    # those of them in the discard pile now, shown as marked there
     discard_pile_marked: tuple[str, ...] = ()
     color_lock: str | None = None  # "red" | "black"
     partial_lock: bool = False  # suit_lock is a partial lock
-    # the rest of the public position, so that position_of reads the state back exactly
+    # the rest of the public position, so that position_of reads the state back
     trick: tuple[str, ...] = ()  # every card played this trick
     last_play: tuple[str, ...] | None = None  # the last meld played: it outlives the flush
     last_play_jokers_as: tuple[str, ...] = ()
     last_seat: int | None = None  # who played last_play
     leader: int = 0  # who led the game's first trick
     trick_leader: int = 0  # who led this trick
-    exchange_steps: tuple[tuple[int, int, int, bool], ...] = ()  # (giver, receiver, count,
-    # strongest) still to give, in order
+    # (giver, receiver, count, strongest) still to give, in order
+    exchange_steps: tuple[tuple[int, int, int, bool], ...] = ()
     pending: tuple[tuple[WaitingFor, int, int], ...] = ()  # (step, count, seat) still to take
     window: WaitingFor = WaitingFor.FOUR_STOP  # the answer window four_stop_seats are asked in
     pass_run: int = 0  # passes in a row since the last play (the stalemate rule)
@@ -136,6 +140,7 @@ class View:
     leisure_seat: int | None = None  # the previous 大富豪 before their first turn (§5 #54)
     seats_drawn: bool = False  # seating was drawn (else it is seat order)
     bottom: tuple[int, ...] = ()  # forbidden and fallen seats, in the order they left
+    # end of the generated fields
 
     def to_dict(self) -> dict[str, Any]:
         return {f.name: _plain(getattr(self, f.name)) for f in fields(self)}
@@ -198,6 +203,7 @@ def build_view(state: MatchState, viewer: Viewer, *, match_over: bool = False) -
     else:
         last_codes, last_jokers_as = field_codes, field_jokers_as
     in_game = state.phase == Phase.IN_GAME
+    # generated from service/rules/view_fields.py by tools/generate_views.py: view
     return View(
         viewer=str(viewer),
         seat=seat,
@@ -236,7 +242,7 @@ def build_view(state: MatchState, viewer: Viewer, *, match_over: bool = False) -
         results=state.results,
         blind=mask_codes(state.blind) if revealed else None,
         unused=mask_codes(state.unused) if revealed else None,
-        out_of_play=mask_codes(state.out),  # face up: docs/RULES.md §5.6 #25
+        out_of_play=mask_codes(state.out),
         options=_options_of(state.rules),
         two_back=state.two_back,
         discard_pile=mask_codes(state.pile),
@@ -261,6 +267,7 @@ def build_view(state: MatchState, viewer: Viewer, *, match_over: bool = False) -
         seats_drawn=bool(state.seating),
         bottom=tuple(s for s, _ in state.bottom),
     )
+    # end of the generated view
 
 
 def position_of(view: View, rules: RuleSet) -> Position:
@@ -270,41 +277,44 @@ def position_of(view: View, rules: RuleSet) -> Position:
     state = Position(rules, view.players, rules.switched_on())
     if view.omen:
         state.in_force = state.in_force - CANCELLED_BY_OMEN
+    # generated from service/rules/view_fields.py by tools/generate_views.py: read back
     state.phase = view.phase
     state.game_number = view.game_number
-    state.previous_places = view.previous_places
-    state.results = view.results
-    state.trick = _mask_of_codes(view.trick)
-    state.pile = _mask_of_codes(view.discard_pile)
-    state.marked = _mask_of_codes(view.marked)
-    state.leader = view.leader
     state.turn = view.turn
-    state.exchange_steps = view.exchange_steps
-    state.pending = view.pending
     state.four_stop = view.four_stop_seats
-    state.window = view.window
     state.field_seat = view.field_seat
-    state.last_seat = view.last_seat
-    state.trick_leader = view.trick_leader
-    state.passed = _seat_mask(view.passed)
-    state.pass_run = view.pass_run
-    state.seating = view.seating if view.seats_drawn else ()
     state.revolution = view.revolution
     state.eleven_back = view.eleven_back
-    state.eleven_back_lasts = view.eleven_back_lasts
-    state.two_back = view.two_back
-    # the view shows the direction turns go in now; the state keeps the table's
     state.direction = -view.direction if view.eleven_back == ORDER else view.direction
-    state.omen = view.omen
     state.suit_lock = parse_suits(view.suit_lock)
-    state.partial_lock = view.partial_lock
-    state.color_lock = _COLOR_SUITS[Color(view.color_lock)] if view.color_lock else 0
-    state.recent_suits = tuple(_suits_read(suits) for suits in view.recent_suits)
+    state.number_lock = view.number_lock
     state.suit_run = view.suit_run
     state.suit_run_suits = parse_suits(view.suit_run_suits)
-    state.number_lock = view.number_lock
     state.number_run = view.number_run
+    state.omen = view.omen
+    state.passed = _seat_mask(view.passed)
     state.active = _seat_mask(view.active)
+    state.seating = view.seating if view.seats_drawn else ()
+    state.previous_places = view.previous_places
+    state.results = view.results
+    state.two_back = view.two_back
+    state.pile = _mask_of_codes(view.discard_pile)
+    state.marked = _mask_of_codes(view.marked)
+    state.color_lock = _COLOR_SUITS[Color(view.color_lock)] if view.color_lock else 0
+    state.partial_lock = view.partial_lock
+    state.trick = _mask_of_codes(view.trick)
+    state.last_seat = view.last_seat
+    state.leader = view.leader
+    state.trick_leader = view.trick_leader
+    state.exchange_steps = view.exchange_steps
+    state.pending = view.pending
+    state.window = view.window
+    state.pass_run = view.pass_run
+    state.eleven_back_lasts = view.eleven_back_lasts
+    state.recent_suits = tuple(_suits_read(suits) for suits in view.recent_suits)
+    state.finished_in_trick = view.finished_in_trick
+    state.leisure_seat = view.leisure_seat
+    # end of the generated read back
     forbidden = frozenset(view.forbidden)
     state.bottom = tuple(
         (seat, Bottom.FORBIDDEN if seat in forbidden else Bottom.FALLEN) for seat in view.bottom
@@ -312,8 +322,6 @@ def position_of(view: View, rules: RuleSet) -> Position:
     # the seats that finished, in their order: those out of the game, not at the bottom
     gone = [s for s in view.places if not state.is_active(s) and s not in view.bottom]
     state.finished = tuple(sorted(gone, key=view.places.__getitem__))
-    state.finished_in_trick = view.finished_in_trick
-    state.leisure_seat = view.leisure_seat
     state.final_places = (
         tuple(view.places[seat] for seat in range(view.players))
         if view.phase in (Phase.GAME_OVER, Phase.MATCH_OVER)

@@ -51,12 +51,20 @@ class Connection:
         sends later would be out of step)."""
         if not self.connected:
             return None
+        # the deadline a timer that fails the read, not ``asyncio.timeout`` around it
+        # (which cancels the task, at twice the cost): one a turn
+        late = asyncio.get_running_loop().call_later(
+            timeout, self.reader.set_exception, TimeoutError()
+        )
         try:
-            # a deadline on this task, not wait_for's task around the read: one a turn
-            async with asyncio.timeout(timeout):
-                data = await self.reader.readexactly(TABLE_BYTES)
+            data = await self.reader.readexactly(TABLE_BYTES)
         except (TimeoutError, asyncio.IncompleteReadError, OSError) as error:
             self.close(f"no table ({type(error).__name__})")
+            return None
+        finally:
+            late.cancel()
+        if self.reader.exception() is not None:  # in, but with its time run out meanwhile
+            self.close("no table (TimeoutError)")
             return None
         return unpack_table(data)
 

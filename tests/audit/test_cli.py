@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from service.app.signing import KeyEntry, SigningKeys, generate_keys, key_file_text
 from service.audit import export_jsonl
 from service.cli import main
 
@@ -15,8 +16,10 @@ from .matches import PlayedLog, edited
 
 
 @pytest.fixture
-def redis_env(redis_url: str, monkeypatch: pytest.MonkeyPatch) -> str:
+def redis_env(redis_url: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> str:
     monkeypatch.setenv("REDIS_URL", redis_url)
+    # no key file of this machine's (a developer's ./serve) checks the test's matches
+    monkeypatch.setenv("DAIFUGO_SIGNING_KEY_FILE", str(tmp_path / "no-key-file.json"))
     return redis_url
 
 
@@ -62,6 +65,39 @@ def test_a_match_in_redis(
     report = json.loads(capsys.readouterr().out)
     assert report["verdict"] == "valid"
     assert report["events"] == len(log.events)
+
+
+def test_a_match_in_redis_checks_its_seal_as_the_page_does(
+    played: dict[str, PlayedLog],
+    redis_env: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """With no --key, the seal of a match read from this machine's store is checked
+    with this machine's signing key file, as the page's audit checks it with the
+    service's keys: both say "passed". Without a key file, not_run, and stderr says why."""
+    log = played["torasobi"]
+    monkeypatch.setenv("DAIFUGO_SIGNING_KEY_FILE", str(tmp_path / "absent.json"))
+    assert main(["audit", log.match_id]) == 0
+    captured = capsys.readouterr()
+    seal = next(c for c in json.loads(captured.out)["checks"] if c["name"] == "seal")
+    assert seal["status"] == "not_run" and "no signing key file" in captured.err
+    public_only = SigningKeys(tuple(KeyEntry(key, None) for key in log.keys))
+    key_file = tmp_path / "signing-keys.json"
+    key_file.write_text(key_file_text(public_only))
+    monkeypatch.setenv("DAIFUGO_SIGNING_KEY_FILE", str(key_file))
+    assert main(["audit", log.match_id]) == 0
+    captured = capsys.readouterr()
+    seal = next(c for c in json.loads(captured.out)["checks"] if c["name"] == "seal")
+    assert seal["status"] == "passed" and str(key_file) in captured.err
+    # a key file that did not sign the match: the seal fails, as it would on the page
+    other = tmp_path / "other.json"
+    other.write_text(key_file_text(generate_keys(min(key.valid_from for key in log.keys))))
+    monkeypatch.setenv("DAIFUGO_SIGNING_KEY_FILE", str(other))
+    assert main(["audit", log.match_id]) == 1
+    seal = next(c for c in json.loads(capsys.readouterr().out)["checks"] if c["name"] == "seal")
+    assert seal["status"] == "failed"
 
 
 def test_no_such_match(redis_env: str, capsys: pytest.CaptureFixture[str]) -> None:

@@ -201,3 +201,54 @@ async def test_no_axe_violations_on_the_front_page_table_replay_and_audit(
     await page.wait_for_selector("#rankings-status:not(:empty)")
     pages["rankings"] = await axe_violations(page)
     assert pages == {name: [] for name in pages}, json.dumps(pages, indent=1)
+
+
+async def test_an_old_logs_warnings_are_listed_beside_a_valid_verdict(
+    site: Site, page: Page, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A log of a king pastor's choice stored before the choice was blinded audits valid
+    with a warning per choice (docs/AUDIT.md): the page lists each, by code and event."""
+    from clients.bots import GreedyBot
+    from service.app import codec
+    from service.app.service import MatchOptions
+    from service.records import BLINDED_TYPES
+    from service.rules.legal import legal_actions
+    from service.rules.views import Viewer, build_view
+
+    service = site.running.service
+    # the service as it was: CardChosen stored without a nonce (schema 1)
+    monkeypatch.setattr(codec, "BLINDED_SINCE", {})
+    unblinded = BLINDED_TYPES - {"CardChosen"}
+    monkeypatch.setattr(codec, "is_blinded", lambda event_type: event_type in unblinded)
+    made = await service.create(MatchOptions("classic", 3, {"king_pastor": True}, games_per_set=6))
+    await service.start(made.match_id, made.host_token)
+    bot = GreedyBot()
+    while not (match := await service.load(made.match_id)).over:
+        seat = match.game.turn
+        assert seat is not None
+        chosen = bot(build_view(match.game, Viewer.of_seat(seat)), legal_actions(match.game))
+        await service.act(made.match_id, made.seat_tokens[seat], lambda _seat, c=chosen: c)
+    monkeypatch.undo()
+    choices = [
+        event.seq
+        for event in await service.stored_events(made.match_id)
+        if event.type == "CardChosen"
+    ]
+    assert choices, "no king pastor's choice in the match"
+    record = f"{site.base_url}/matches/{made.match_id}/record?format=jsonl"
+    for _ in range(500):  # the sealer seals it a moment after its end
+        response = await page.request.get(record)
+        if response.ok:
+            break
+        await asyncio.sleep(0.02)
+    upload = tmp_path / "old.jsonl"
+    upload.write_text(await response.text())
+
+    await page.goto(f"{site.base_url}/#/audit")
+    await page.set_input_files("#audit-file", str(upload))
+    await page.click("#audit-form button[type=submit]")
+    await page.wait_for_selector("#audit-report-verdict[data-verdict='valid']")
+    await page.wait_for_selector("#audit-report-findings:not([hidden])")
+    listed = page.locator("#audit-findings li[data-finding='unblinded_hidden_choice']")
+    assert await listed.count() == len(choices)
+    assert f"event #{choices[0]}" in (await listed.first.text_content() or "")

@@ -10,7 +10,8 @@ import pytest
 import redis
 
 from eventstore import RedisEventStore
-from eventstore.deadlines import Deadlines, InMemoryDeadlines, RedisDeadlines
+from eventstore.deadlines import Deadlines, InMemoryDeadlines
+from eventstore.redis_deadlines import RedisDeadlines
 
 from ..redis_support import unique
 

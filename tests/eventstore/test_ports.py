@@ -1,7 +1,8 @@
 """The contract of the small ports beside the event store (eventstore/port.py): the
-projection store with its checkpoints, the lease and the server key. One abstract case
-per port, run on memory, one Redis server and a Redis Cluster, as the event store's
-contract suite (contract.py) is: what the application counts on, whichever it is given.
+projection store with its checkpoints, the lease, the server key and the quotas. One
+abstract case per port, run on memory, one Redis server and a Redis Cluster, as the
+event store's contract suite (contract.py) is: what the application counts on, whichever
+it is given.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from eventstore import (
     Storage,
     StoredEvent,
 )
+from eventstore.quotas import Full, Gauge, QuotaStore, Window
 
 from .conftest import Backend
 from .contract import append_n
@@ -313,6 +315,101 @@ class ServerKeyCase(PortCase):
         assert len(set(keys)) == 1
 
 
+# --- the quotas (every rate limit and gauge) ------------------------------------------------
+
+CREATES = Window("creates:a", 2, 60_000)
+BOTS = Gauge("bots", 5, 3)
+
+
+class QuotaCase(PortCase):
+    """Windows slide, gauges hold until released (or their hold runs out), a take is
+    all or nothing, a token is taken once, and the clock is the caller's (no sleeping)."""
+
+    @pytest.fixture
+    def quotas(self, storage: Storage) -> QuotaStore:
+        return storage.quotas()
+
+    async def test_a_window_slides(self, quotas: QuotaStore) -> None:
+        assert await quotas.take("m1", "t1", [CREATES], [], 1_000) is None
+        assert await quotas.take("m2", "t2", [CREATES], [], 21_000) is None
+        # full until the first take is a window old: then one slot frees
+        assert await quotas.take("m3", "t3", [CREATES], [], 30_000) == Full("creates:a", 31_000)
+        assert await quotas.take("m3", "t3", [CREATES], [], 61_000) is None
+        assert await quotas.take("m4", "t4", [CREATES], [], 61_000) == Full("creates:a", 20_000)
+        # another key has its own window
+        assert await quotas.take("m4", "t4", [Window("creates:b", 2, 60_000)], [], 61_000) is None
+
+    async def test_a_gauge_holds_until_released(self, quotas: QuotaStore) -> None:
+        assert await quotas.take("m1", "t1", [], [BOTS], 0) is None
+        assert await quotas.held("bots", 0) == 3
+        assert await quotas.take("m2", "t2", [], [BOTS], 10**9) == Full("bots")
+        assert await quotas.take("m2", "t2", [], [Gauge("bots", 5, 2)], 10**9) is None
+        assert await quotas.held("bots", 10**9) == 5
+        assert sorted(await quotas.holders()) == ["m1", "m2"]
+        await quotas.release("m1")
+        await quotas.release("m1")  # again: nothing
+        assert await quotas.held("bots", 10**9) == 2
+        assert await quotas.holders() == ["m2"]
+        assert await quotas.take("m3", "t3", [], [BOTS], 10**9) is None
+
+    async def test_a_take_is_all_or_nothing(self, quotas: QuotaStore) -> None:
+        assert await quotas.take("m1", "t1", [], [Gauge("bots", 5, 4)], 0) is None
+        # the gauge is full: the window's slot is not taken either
+        assert await quotas.take("m2", "t2", [CREATES], [BOTS], 0) == Full("bots")
+        assert await quotas.take("m2", "t2", [CREATES], [], 0) is None
+        assert await quotas.take("m3", "t3", [CREATES], [], 0) is None
+        # the window is full: no unit of the gauge is held
+        assert await quotas.take("m4", "t4", [CREATES], [Gauge("bots", 5, 1)], 0) == Full(
+            "creates:a", 60_000
+        )
+        assert await quotas.held("bots", 0) == 4
+
+    async def test_a_token_is_taken_once_and_a_holder_adds_under_new_ones(
+        self, quotas: QuotaStore
+    ) -> None:
+        for _ in range(3):  # a retried request
+            assert await quotas.take("m1", "create", [CREATES], [BOTS], 0) is None
+        assert await quotas.held("bots", 0) == 3
+        assert await quotas.take("m2", "t", [CREATES], [], 0) is None  # one slot was left
+        # the match seats one more bot later: held under the same holder
+        assert await quotas.take("m1", "bot 4", [], [Gauge("bots", 5, 1)], 0) is None
+        assert await quotas.held("bots", 0) == 4
+        await quotas.release("m1")
+        assert await quotas.held("bots", 0) == 0
+
+    async def test_a_hold_runs_out_by_itself(self, quotas: QuotaStore) -> None:
+        audits = Gauge("audits:a", 1, 1)
+        assert await quotas.take("job1", "job1", [], [audits], 1_000, hold_ms=5_000) is None
+        assert await quotas.take("job2", "job2", [], [audits], 5_999, hold_ms=5_000) == Full(
+            "audits:a"
+        )
+        # the first job's process died without releasing: its unit lapses
+        assert await quotas.take("job2", "job2", [], [audits], 6_000, hold_ms=5_000) is None
+        assert await quotas.held("audits:a", 6_000) == 1
+
+    async def test_a_count_takes_for_nobody_and_counts_every_time(self, quotas: QuotaStore) -> None:
+        signups = [Window("signups:address:a", 2, 60_000), Window("signups:all", 3, 60_000)]
+        assert await quotas.count(signups, 0) is None
+        assert await quotas.count(signups, 1_000) is None  # the same again counts again
+        assert await quotas.count(signups, 2_000) == Full("signups:address:a", 58_000)
+        # refused by the first window: the second took nothing
+        assert await quotas.count([signups[1]], 3_000) is None
+        assert await quotas.count([signups[1]], 4_000) == Full("signups:all", 56_000)
+        assert await quotas.holders() == []  # nothing held, nothing to release
+        # the window slides: the takes at 0 are a window old
+        assert await quotas.count(signups, 60_000) is None
+        assert await quotas.count(signups, 60_500) == Full("signups:address:a", 500)
+        assert await quotas.count(signups, 61_000) is None
+
+    async def test_a_count_and_a_take_share_a_window(self, quotas: QuotaStore) -> None:
+        assert await quotas.take("m1", "t1", [CREATES], [], 0) is None
+        assert await quotas.count([CREATES], 0) is None
+        assert await quotas.take("m2", "t2", [CREATES], [], 0) == Full("creates:a", 60_000)
+        with pytest.raises(ValueError):
+            await quotas.take("", "t3", [CREATES], [BOTS], 0)  # a take has a holder
+        assert await quotas.held("bots", 0) == 0
+
+
 # --- each case on each storage --------------------------------------------------------------
 
 
@@ -349,4 +446,16 @@ class TestServerKeyRedis(SingleRedis, ServerKeyCase):
 
 
 class TestServerKeyCluster(ClusterRedis, ServerKeyCase):
+    pass
+
+
+class TestQuotasInMemory(InMemory, QuotaCase):
+    pass
+
+
+class TestQuotasRedis(SingleRedis, QuotaCase):
+    pass
+
+
+class TestQuotasCluster(ClusterRedis, QuotaCase):
     pass

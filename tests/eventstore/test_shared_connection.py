@@ -211,3 +211,21 @@ async def test_it_logs_in_and_selects_the_url_s_database(tmp_path: Path) -> None
         await wrong.close()
     finally:
         server.stop()
+
+
+async def test_a_burst_past_the_pool_waits_for_a_connection_instead_of_failing(
+    redis_url: str,
+) -> None:
+    """The client's pool (blocking reads, scripts of their own) holds max_connections:
+    more callers at once wait for one to come free, never "Too many connections"."""
+    connector = Connector(redis_url, cluster=False, max_connections=2)
+    client = await connector.client()
+    key = unique("burst")
+    try:
+        # BLPOP holds its connection for its timeout: 16 of them need 8 turns of 2
+        replies = await asyncio.gather(
+            *(client.execute_command("BLPOP", key, 0.05) for _ in range(16))
+        )
+        assert replies == [None] * 16
+    finally:
+        await connector.close()

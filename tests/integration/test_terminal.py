@@ -59,6 +59,7 @@ async def test_a_person_plays_a_whole_match_from_the_terminal(running: Running) 
     assert "you are seat 0" in text
     assert DONE.decode() in text, text[-2000:]
     assert moves > 0
-    assert "Seat 1 plays " in text  # what the bot did was told as it happened, in words
+    assert "Aoi plays " in text  # what the bot did was told as it happened, in words
+    assert "Seat 1" not in text and "seat 1" not in text  # by name: Aoi sits there
     assert "CardsPlayed" not in text and "seq=" not in text  # no raw event dumps
     assert "refused" not in text  # a listed move is always legal

@@ -74,8 +74,9 @@ async def test_the_list_filters_and_pages_newest_first(
     assert listed[finished]["games_per_set"] == 1
     assert set(listed[finished]) == {
         "match_id", "preset", "players", "state", "names", "game_number",
-        "games_per_set", "created_at", "updated_at",
+        "games_per_set", "created_at", "updated_at", "lobby",
     }  # fmt: skip
+    assert listed[finished]["lobby"] is False  # a gRPC match: no lobby
 
     # every filter holds what it says, newest first, and a page at a time
     for params in (

@@ -10,7 +10,7 @@ import httpx
 
 from service.runtime import Running
 
-from .support import stored
+from .support import stored, wait_listed
 
 
 async def create(http: httpx.AsyncClient, **body: Any) -> httpx.Response:
@@ -250,3 +250,19 @@ async def test_the_host_gives_an_open_seat_to_a_bot(
         f"/matches/{table['match_id']}/seats", json={"secret": table["invites"][0]["secret"]}
     )
     assert taken.status_code == 409 and taken.json()["code"] == "seat_taken"
+
+
+async def test_a_lobby_table_is_listed_as_such_and_seats_a_stranger(
+    served: Running, http: httpx.AsyncClient
+) -> None:
+    """A table opened with lobby: true is listed with lobby true (the lobby's Join), and
+    a stranger's join takes its next free seat; an invite-only one is listed without."""
+    lobby = (await create(http, name="ann", lobby=True)).json()
+    closed = (await create(http, name="bob")).json()
+    assert (await wait_listed(http, lobby["match_id"], "open"))["lobby"] is True
+    assert (await wait_listed(http, closed["match_id"], "open"))["lobby"] is False
+    joined = await http.post(f"/matches/{lobby['match_id']}/join", json={"name": "cy"})
+    assert (joined.status_code, joined.json()["seat"]) == (200, 1), joined.text
+    match = await served.service.load(lobby["match_id"])
+    assert match.lobby and not match.invites and match.names[:2] == ("ann", "cy")
+    assert not (await served.service.load(closed["match_id"])).lobby

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import re
 from collections.abc import Iterator
 
@@ -22,6 +23,7 @@ from tests.serve_process import ServeProcess
 
 OPEN_FILES = 1024  # the service's limit
 SILENT = 3000  # connections the attacker opens, well past it
+BODY_SECONDS, BODY_RATE = 1, 500  # a body within 1 s of its head, + 1 s per 500 bytes
 
 
 @pytest.fixture(scope="module")
@@ -30,6 +32,7 @@ def small(
 ) -> Iterator[tuple[ServeProcess, int]]:
     log = tmp_path_factory.mktemp("serve") / "serve.log"
     options = ("--uecda-port", "0", "--uecda-bots", "4", "--http-header-seconds", "2")
+    options += ("--http-body-seconds", str(BODY_SECONDS), "--http-body-rate", str(BODY_RATE))
     service = ServeProcess(redis_server.url, log, *options, open_files=OPEN_FILES)
     service.wait_ready()
     try:
@@ -132,12 +135,58 @@ async def test_a_request_head_that_never_ends_is_let_go(small: tuple[ServeProces
         huge.close()
 
 
-async def _let_go(reader: asyncio.StreamReader) -> bool:
-    """Whether the server has closed the connection (it sends nothing to a head unfinished)."""
+async def _let_go(reader: asyncio.StreamReader, wait: float = 0.5) -> bool:
+    """Whether the server has closed the connection (it sends nothing to a request
+    unfinished)."""
     try:
-        async with asyncio.timeout(0.5):
+        async with asyncio.timeout(wait):
             return await reader.read(1) == b""
     except TimeoutError:
         return False
     except OSError:
         return True
+
+
+async def test_a_request_body_sent_a_byte_at_a_time_is_let_go(
+    small: tuple[ServeProcess, int],
+) -> None:
+    """Slowloris on the body: a head that announces a body, then a byte now and then.
+    The head's deadline no longer applies once the head is whole, so this held its
+    connection (and the request's task) for as long as the attacker liked."""
+    served, _ = small
+    port = served.http_port
+    body = json.dumps({"preset": "classic", "players": 2, "seat": None}).encode()
+    body += b" " * (4000 - len(body))  # 4 KB: 1 s + 8 s at the minimum rate
+    head = (
+        f"POST /matches HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+        f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
+    ).encode()
+    # the honest path: the same body at an honest pace (8 KB/s, so 0.5 s, in 20 pieces)
+    # is answered, and so is one sent at a slow pace above the minimum (4 s in all, past
+    # the first second): the bound is a rate, not a time for any body
+    for pieces, pause in ((20, 0.025), (20, 0.2)):
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        writer.write(head)
+        step = len(body) // pieces
+        for offset in range(0, len(body), step):
+            await asyncio.sleep(pause)
+            writer.write(body[offset : offset + step])
+            await writer.drain()
+        async with asyncio.timeout(30):
+            assert (await reader.readline()).startswith(b"HTTP/1.1 201"), pause
+        writer.close()
+    # the attack: the same head, then the body a byte every 0.2 s (5 B/s); it is let go
+    # once its first second and what little came are used up, long before it ends
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    writer.write(head)
+    sent = 0
+    try:
+        async with asyncio.timeout(60):  # the server's deadline is about 1 s: a bound
+            while not await _let_go(reader, 0.2):
+                with contextlib.suppress(OSError):
+                    writer.write(body[sent : sent + 1])
+                    sent += 1
+    finally:
+        writer.close()
+    assert sent < len(body) // 10  # cut well before its end
+    assert served.alive

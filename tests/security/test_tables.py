@@ -112,3 +112,51 @@ async def test_the_host_cannot_take_the_auto_start_s_request_id(
     assert friend.status_code == 200, friend.text
     assert friend.json()["started"] is True
     assert any(e.type == "MatchStarted" for e in await store.read(stream_of(match_id)))
+
+
+async def test_a_join_from_the_lobby_takes_only_listed_tables_and_a_bounded_number(
+    http: httpx.AsyncClient, store: RedisEventStore
+) -> None:
+    """POST /matches/{id}/join takes a seat with no invite: only at a table its creator
+    listed in the lobby; an invite-only table's seats stay with the invites. One
+    address cannot take every open seat either: past --quota-seats-per-caller (4 by
+    default) in matches not over, 429 quota_seats. Each refusal appends nothing. (One
+    test: the seats it takes count for the module's whole service.)"""
+    table = await open_table(http)
+    match_id = table["match_id"]
+    version = await store.version(stream_of(match_id))
+    for body in ({"name": "stranger"}, {"name": "stranger", "request_id": uuid.uuid4().hex}):
+        answer = await http.post(f"/matches/{match_id}/join", json=body)
+        assert (answer.status_code, answer.json()["code"]) == (403, "permission_denied")
+        assert "invite" in answer.json()["message"]
+    # unknown fields (a seat to pick, a forged flag) are refused, not ignored
+    forged = await http.post(f"/matches/{match_id}/join", json={"seat": 1, "lobby": True})
+    assert (forged.status_code, forged.json()["code"]) == (400, "bad_request")
+    assert await store.version(stream_of(match_id)) == version
+
+    # the honest path: a listed table seats a stranger at its next free seat
+    tables = [await open_table(http, players=2, lobby=True) for _ in range(5)]
+    ids = [uuid.uuid4().hex for _ in tables]
+    tokens = []
+    for listed, request_id in zip(tables[:4], ids, strict=False):
+        body = {"name": "Sam", "request_id": request_id}
+        answer = await http.post(f"/matches/{listed['match_id']}/join", json=body)
+        assert (answer.status_code, answer.json()["seat"]) == (200, 1), answer.text
+        tokens.append(answer.json()["seat_token"])
+    seat = await http.get(
+        f"/matches/{tables[0]['match_id']}/seat",
+        headers={"Authorization": f"Bearer {tokens[0]}"},
+    )
+    assert seat.status_code == 200 and seat.json()["view"]["seat"] == 1
+    # the fifth seat from one address
+    last = tables[4]["match_id"]
+    version = await store.version(stream_of(last))
+    refused = await http.post(f"/matches/{last}/join", json={"name": "Sam", "request_id": ids[4]})
+    assert (refused.status_code, refused.json()["code"]) == (429, "quota_seats")
+    assert int(refused.headers["Retry-After"]) > 0
+    assert await store.version(stream_of(last)) == version
+    # a lost reply asked again: the same seat, not one more
+    again = await http.post(
+        f"/matches/{tables[0]['match_id']}/join", json={"name": "Sam", "request_id": ids[0]}
+    )
+    assert (again.status_code, again.json()["seat_token"]) == (200, tokens[0]), again.text

@@ -9,6 +9,7 @@ import httpx
 import pytest
 
 from service.app.match import fold_match, stream_of
+from service.app.snapshots import decoded
 from service.audit.auditor import audit_events
 from service.uecda.server import PRESET, UecdaSettings
 from tests.service_support import isolated_service
@@ -37,6 +38,15 @@ async def test_five_official_clients_play_ten_games(redis_url: str, official_cli
         assert sorted(match.names) == [f"cli{n}" for n in range(5)]
         report = audit_events(stored)
         assert report.verdict == "valid", report.to_dict()
+        # the table's group-committed steps made its snapshots, with nothing read back
+        snapshots = running.service.snapshots
+        await snapshots.written()
+        assert snapshots.read == 0
+        for boundary in range(snapshots.every - 1, len(stored), snapshots.every):
+            found = await snapshots.snapshots.at_or_before(stream_of(match_id), boundary)
+            assert found is not None and found.seq == boundary
+            held = decoded(found)
+            assert held is not None and held.match == fold_match(None, stored[: boundary + 1])
         transcripts = [parse_stream(bytes(received)) for received in recorder.received]
         assert sorted(t.player for t in transcripts) == list(range(5))
         replayed = [list(places) for places in match.game.results]

@@ -5,10 +5,18 @@ from __future__ import annotations
 
 from clients.bots import StrongerBot
 from clients.expert import ExpertBot
+from clients.playouts import Rollout, play_out_with
+from clients.policies import greedy_follow, rollout_decide, without_forbidden
+from clients.strategy import Table, hand_of
 from service.app.selfplay import play_match
+from service.match.shuffle import game_deal
 from service.rules import rule_set
-from service.rules.commands import SeatCommand
+from service.rules.cards import joker_count
+from service.rules.commands import Pass, Play, SeatCommand
+from service.rules.decider import Folded, decide_and_fold
+from service.rules.state import initial_state
 from service.rules.views import View
+from service.rules.vocabulary import Phase, WaitingFor
 
 
 def _expert_match(seed: bytes) -> tuple[list[SeatCommand], list[object]]:
@@ -48,3 +56,53 @@ def test_a_search_spends_its_playout_budget_exactly() -> None:
 
     play_match(rules, 5, b"expert-budget", [watched] + [StrongerBot(rules) for _ in range(4)])
     assert spent and set(spent) == {25}
+
+
+def _check_rollout_policy(preset: str, seed: bytes) -> tuple[int, int]:
+    """A match of stronger bots; at every play the rollout policy's answer for the
+    seat to act is checked. Returns the follows it played and the passes it chose."""
+    rules = rule_set(preset).with_options({"games_per_set": 2})
+    bots = [StrongerBot(rules) for _ in range(5)]
+    follows = passes = 0
+
+    def watched(view: View, actions: list[SeatCommand]) -> SeatCommand:
+        nonlocal follows, passes
+        if view.waiting_for == WaitingFor.PLAY and len(actions) > 1:
+            position = Table.for_view(view, rules).position(view)
+            hand = hand_of(view)
+            choice = rollout_decide(position, hand, actions)
+            assert choice in actions
+            plays = [a for a in actions if isinstance(a, Play)]
+            finishes = [p for p in without_forbidden(position, hand, plays) if p.cards == hand]
+            if finishes:
+                assert choice in finishes  # a finish that counts is taken at once
+            elif isinstance(choice, Play) and position.field is not None:
+                follows += 1
+                jokers = joker_count(choice.cards)
+                if jokers and choice.cards.bit_count() > jokers:  # only greedy's last resort
+                    kept = without_forbidden(position, hand, plays) or plays
+                    assert choice == greedy_follow(kept, position.reversed_order)
+            passes += isinstance(choice, Pass)
+        return bots[view.seat or 0].choose(view, actions)
+
+    play_match(rules, 5, seed, [watched] * 5)
+    return follows, passes
+
+
+def test_the_rollout_policy_takes_finishes_and_spends_a_joker_in_a_meld_last() -> None:
+    follows = passes = 0
+    for preset in ("federation", "torasobi", "classic", "uecda"):
+        found = _check_rollout_policy(preset, f"rollout/{preset}".encode())
+        follows, passes = follows + found[0], passes + found[1]
+    assert follows > 20 and passes > 0  # it follows, and holds strong cards back
+
+
+def test_playouts_end_under_every_rollout_policy() -> None:
+    for preset in ("federation", "torasobi", "classic", "uecda"):
+        rules = rule_set(preset).with_options({"games_per_set": 1})
+        folded = decide_and_fold(initial_state(rules, 5), game_deal(rules, 5, b"rollout", 1))
+        assert isinstance(folded, Folded)
+        for rollout in Rollout:
+            ended, steps = play_out_with(folded.state, None, rollout)
+            assert ended.phase != Phase.IN_GAME and steps > 0
+            assert sorted(ended.results[-1]) == [1, 2, 3, 4, 5]

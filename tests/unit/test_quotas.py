@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator
 import pytest
 
 from eventstore import InMemoryEventStore
-from eventstore.quotas import InMemoryQuotas
+from eventstore.quotas import InMemoryQuotas, Window
 from service.app.errors import ErrorKind, ServiceError
 from service.app.keyring import Keyring
 from service.app.match import stream_of
@@ -197,3 +197,12 @@ async def test_an_ended_match_gives_its_bots_back(service: GameService, quotas: 
     await service.abandon(other.match_id, AbandonReason.IDLE)
     await release.start()
     assert await quotas.store.held("bots", 0) == 0 and await quotas.held_matches() == []
+
+
+async def test_the_in_memory_twin_forgets_windows_no_take_is_in() -> None:
+    quotas = InMemoryQuotas()
+    for caller in range(5000):  # sign-ups from as many addresses: each its own window
+        assert await quotas.count([Window(f"signups:address:{caller}", 1, 1000)], 0) is None
+    assert await quotas.count([Window("signups:address:late", 1, 1000)], 1000) is None
+    assert await quotas.count([Window("signups:address:late", 1, 1000)], 1000) is not None
+    assert len(quotas._windows) < 10 and set(quotas._spans) == set(quotas._windows)

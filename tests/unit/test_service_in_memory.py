@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import itertools
 import secrets
 from collections.abc import AsyncIterator, Callable
 from typing import Any
@@ -13,6 +14,7 @@ from typing import Any
 import pytest
 
 from eventstore import InMemoryEventStore, StoredEvent
+from service.app.bot_seats import BotSeats
 from service.app.keyring import Keyring
 from service.app.match import stream_of
 from service.app.service import CreatedMatch, GameService, MatchOptions, ServiceError
@@ -232,6 +234,24 @@ async def test_a_seat_token_cannot_act_for_another_seat(
     assert outcome.version > before[-1].seq  # the seat's own token does it
 
 
+async def bots_play_out(
+    service: GameService, store: InMemoryEventStore, match_id: str, worker: BotSeats
+) -> None:
+    """Run the bot seats ``worker`` (fed by the store's feed) until the match is over."""
+    from service.app.following import SharedFeed
+
+    feed = SharedFeed(store, [worker])
+    running = [asyncio.create_task(worker.run()), asyncio.create_task(feed.run())]
+    try:
+        async with asyncio.timeout(120):  # a guard against a hang, not a time limit
+            while not (await service.load(match_id)).over:
+                await asyncio.sleep(0.01)
+    finally:
+        worker.stop()
+        feed.stop()
+        await asyncio.wait(running, timeout=5)
+
+
 async def test_a_bot_seat_whose_action_failed_tries_its_turn_again(
     service: GameService, store: InMemoryEventStore
 ) -> None:
@@ -241,7 +261,6 @@ async def test_a_bot_seat_whose_action_failed_tries_its_turn_again(
     from eventstore import StoreUnavailable
     from service.app import bot_seats
     from service.app.bot_seats import BotSeats
-    from service.app.following import SharedFeed
 
     made = await service.create(
         MatchOptions(
@@ -261,19 +280,38 @@ async def test_a_bot_seat_whose_action_failed_tries_its_turn_again(
     await service.start(made.match_id, made.host_token)
     service._append_overlapping = flaky_append  # type: ignore[assignment]
     bot_seats.RETRY_PAUSE, pause = 0.01, bot_seats.RETRY_PAUSE
-    worker = BotSeats(service, bot_of_kind)
-    feed = SharedFeed(store, [worker])
-    running = [asyncio.create_task(worker.run()), asyncio.create_task(feed.run())]
     try:
-        async with asyncio.timeout(120):  # a guard against a hang, not a time limit
-            while not (await service.load(made.match_id)).over:
-                await asyncio.sleep(0.01)
+        await bots_play_out(service, store, made.match_id, BotSeats(service, bot_of_kind))
     finally:
         bot_seats.RETRY_PAUSE = pause
-        worker.stop()
-        feed.stop()
-        await asyncio.wait(running, timeout=5)
     assert appends["failed"] == 1
+
+
+async def test_the_servers_least_bot_pause_holds_whatever_the_match_asks(
+    service: GameService, store: InMemoryEventStore
+) -> None:
+    """Row C of the attacks: a caller's bot tables at ``bot_pause`` 0 would take the
+    serving loop back to back; the server's least pause spaces every bot action."""
+    from clients.bots import bot_of_kind
+    from service.app.bot_seats import BotSeats
+
+    made = await service.create(
+        MatchOptions(
+            "classic", 2, {}, games_per_set=1, bots=dict.fromkeys(range(2), BotKind.GREEDY)
+        )
+    )
+    await service.start(made.match_id, made.host_token)
+    await bots_play_out(
+        service, store, made.match_id, BotSeats(service, bot_of_kind, min_pause=0.03)
+    )
+    first_of_each_action: dict[str, int] = {}
+    for event in await stored(store, made.match_id):
+        if event.type in {"CardsPlayed", "Passed"}:  # every play and pass here is a bot's
+            first_of_each_action.setdefault(event.request_id, event.at)
+    times = sorted(first_of_each_action.values())
+    assert len(times) > 5
+    # one bot acts at a time here (two seats, alternate turns): each waited 30 ms first
+    assert all(later - earlier >= 29 for earlier, later in itertools.pairwise(times))
 
 
 # -- the one loop: a stale cache, a refusal judged afresh, the service's own commands --

@@ -25,7 +25,7 @@ from service.app.codec import decode
 from service.app.keyring import Keyring
 from service.app.match import Match, fold_match, stream_of
 from service.app.service import GameService, MatchOptions
-from service.app.snapshots import NEVER_DELAYED, Folded, MatchSnapshots, encode
+from service.app.snapshots import NEVER_DELAYED, Folded, MatchSnapshots, encode, shown_after
 from service.rules.legal import legal_actions
 
 EVERY = 8
@@ -113,14 +113,51 @@ async def test_a_delayed_spectator_sees_at_every_cutoff_what_the_fold_from_0_sho
     await check_every_cutoff(played.service.snapshots, played)
 
 
-async def test_the_service_wrote_a_snapshot_at_every_block_as_it_played(played: Played) -> None:
+async def check_written(snapshots: InMemorySnapshots, played: Played) -> None:
     stream = stream_of(played.match_id)
-    snapshots = played.service.snapshots.snapshots
     for boundary in range(EVERY - 1, len(played.stored), EVERY):
         found = await snapshots.at_or_before(stream, boundary)
         assert found is not None and found.seq == boundary
         held = snapshots_module.decoded(found)
         assert held is not None and held.match == folded_to(played.stored, boundary)
+        assert held.shown_at == shown_after(0, played.stored[: boundary + 1])
+
+
+async def test_the_service_wrote_a_snapshot_at_every_block_as_it_played(played: Played) -> None:
+    """From the match it held and its own appends: it appended every event, so it
+    read none back to write them."""
+    await check_written(played.service.snapshots.snapshots, played)
+    assert played.service.snapshots.read == 0
+
+
+async def test_a_replica_that_did_not_append_every_event_reads_the_block_back() -> None:
+    """Two services on one store take turns acting: neither knows the other's events
+    as its own, so each writes the snapshots of the blocks it completes from the
+    stream, and they are the fold from 0 all the same."""
+    store = InMemoryEventStore()
+    key, kept = secrets.token_bytes(32), InMemorySnapshots()
+    services = [GameService(store, Keyring(key), snapshots=kept) for _ in range(2)]
+    for service in services:
+        service.snapshots.every = EVERY
+    made = await services[0].create(MatchOptions("federation", 4, {}, games_per_set=1))
+    await services[0].start(made.match_id, made.host_token)
+    rng = random.Random(11)
+    try:
+        while not (match := await (service := rng.choice(services)).load(made.match_id)).over:
+            seat = match.game.turn
+            assert seat is not None
+            command = rng.choice(legal_actions(match.game))
+            await service.act(made.match_id, made.seat_tokens[seat], lambda _, c=command: c)
+        for service in services:
+            await service.snapshots.written()
+        stored = await store.read(stream_of(made.match_id))
+        await check_written(kept, Played(store, services[0], made.match_id, stored))
+        assert sum(service.snapshots.read for service in services) > 0
+    finally:
+        for service in services:
+            await service.snapshots.close()
+            await service.fanout.close()
+        await store.close()
 
 
 async def test_an_archived_match_at_every_seq_folds_a_block_once_unpacked(played: Played) -> None:

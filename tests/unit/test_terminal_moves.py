@@ -4,7 +4,14 @@ places in words at the end."""
 
 from __future__ import annotations
 
-from clients.terminal import listed_action, places_in_words, read_move
+from clients.demo import points_in_words
+from clients.terminal import (
+    by_name,
+    listed_action,
+    narrate,
+    places_in_words,
+    read_move,
+)
 from service.rules.commands import Bomb, Give, Pass, Play, SeatCommand
 from service.rules.notation import parse_cards_list, parse_mask, parse_ranks
 
@@ -53,7 +60,17 @@ def test_the_listing_shows_both_notations() -> None:
     assert listed_action(Pass(0)) == "pass"
 
 
-def test_the_places_are_said_in_words() -> None:
-    assert places_in_words([(2, 1, 3)], me=0) == [
-        "game 1: 1st seat 1, 2nd you (seat 0), 3rd seat 2"
-    ]
+def test_the_places_and_points_are_said_with_the_players_names() -> None:
+    names = ["you", "Aoi", "Ren"]
+    assert places_in_words([(2, 1, 3)], names) == ["game 1: 1st Aoi, 2nd you, 3rd Ren"]
+    assert points_in_words([(2, 1, 3), (1, 2, 3)], names) == "you 3, Aoi 3, Ren 0"
+    assert points_in_words([(1, 2)], ["a", "b"], bonus=1) == "a 2, b 1"
+
+
+def test_the_terminal_calls_players_by_name_never_seat_n() -> None:
+    names = ["you", "Aoi", "Ren"]
+    played = {"type": "CardsPlayed", "seat": 1, "cards": ["TD"], "jokers_as": []}
+    passed = {"type": "Passed", "seat": 0}
+    assert narrate([played, passed], 3, names) == ["Aoi plays 10♦", "You pass"]
+    assert by_name("seat 2 gives 2♠ to seat 0", names) == "Ren gives 2♠ to you"
+    assert by_name("seat 0 finishes 1st; seat 0 is out", names) == "you finish 1st; you are out"

@@ -1,12 +1,16 @@
-"""The View crosses gRPC by one declaration (service/grpc/view_fields.py): every field
-of the dataclass has its message field and a way back, every message field is filled
-by one View field (or by the servicer beside it), and a view read back is the view."""
+"""Each View field is declared once (service/rules/view_fields.py), and views.py's
+field-by-field code is what that declaration generates; the View crosses gRPC by one
+declaration (service/grpc/view_fields.py): every field of the dataclass has its message
+field and a way back, every message field is filled by one View field (or by the
+servicer beside it), and a view read back is the view."""
 
 from __future__ import annotations
 
 import ast
 import dataclasses
 import random
+import subprocess
+import sys
 from pathlib import Path
 
 from hypothesis import given, settings
@@ -18,6 +22,7 @@ from service.grpc import view_fields
 from service.grpc.gen.daifugo.v1 import match_service_pb2 as pb
 from service.grpc.mapping import view_message
 from service.rules import initial_state, rule_set, views
+from service.rules import view_fields as declaration
 from service.rules.evolve import evolve
 from service.rules.rulesets import all_local_rules_on
 from service.rules.views import SPECTATOR, View, Viewer, build_view
@@ -77,14 +82,22 @@ def test_a_view_goes_to_a_message_and_back_whole(
         assert view_from_message(view_message(view, 5)) == view
 
 
-# the View fields no Position field is read from: who looks, what a position does not
-# hold (hands, sizes, cards out of play, the rule set it is given whole), and what it
-# reads elsewhere (the fallen: the bottom seats not forbidden)
-NOT_IN_A_POSITION = {
-    "viewer", "seat", "preset", "games_per_set", "waiting_for", "step_count", "hand",
-    "hands", "hand_sizes", "field_kind", "blind", "unused", "out_of_play", "options",
-    "discard_pile_marked", "fallen",
-}  # fmt: skip
+def test_each_view_field_is_declared_once_with_its_type() -> None:
+    declared = {field.name: field.type for field in declaration.FIELDS}
+    assert len(declared) == len(declaration.FIELDS)
+    assert declared == {f.name: f.type for f in dataclasses.fields(View)}
+    assert [field.name for field in declaration.FIELDS] == [
+        f.name for f in dataclasses.fields(View)
+    ]
+
+
+def test_views_py_is_what_its_declaration_generates() -> None:
+    # a field declared but not generated, or written into views.py by hand, fails here
+    generator = Path(__file__).parents[2] / "tools" / "generate_views.py"
+    checked = subprocess.run(
+        [sys.executable, str(generator), "--check"], capture_output=True, text=True
+    )
+    assert checked.returncode == 0, checked.stdout + checked.stderr
 
 
 def _function(name: str) -> ast.FunctionDef:
@@ -105,12 +118,21 @@ def test_build_view_fills_every_field_by_name() -> None:
     ]
 
 
-def test_position_of_reads_every_field_a_position_holds() -> None:
+def test_position_of_reads_every_field_a_position_holds_and_no_other() -> None:
     read = {
         node.attr
         for node in ast.walk(_function("position_of"))
         if isinstance(node, ast.Attribute) and getattr(node.value, "id", None) == "view"
     }
     fields = {f.name for f in dataclasses.fields(View)}
+    not_in_a_position = {field.name for field in declaration.FIELDS if field.read is None}
     assert read <= fields
-    assert fields - read == NOT_IN_A_POSITION
+    assert fields - read == not_in_a_position
+    # the View fields no Position field is read from: who looks, what a position does not
+    # hold (hands, sizes, cards out of play, the rule set it is given whole), and what it
+    # reads elsewhere (the fallen: the bottom seats not forbidden)
+    assert not_in_a_position == {
+        "viewer", "seat", "preset", "games_per_set", "waiting_for", "step_count", "hand",
+        "hands", "hand_sizes", "field_kind", "blind", "unused", "out_of_play", "options",
+        "discard_pile_marked", "fallen",
+    }  # fmt: skip

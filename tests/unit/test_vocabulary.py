@@ -189,6 +189,18 @@ def test_the_local_rules_are_the_rule_sets_switches_in_the_documents_order() -> 
     assert everything_on.switched_on() == frozenset(words.LocalRule)
 
 
+def test_the_rule_sections_hold_every_local_rule_once_in_the_documents_order() -> None:
+    from service.rules.rulesets import LOCAL_RULES, RULE_SECTIONS
+
+    assert tuple(rule for part in RULE_SECTIONS for rule in part.rules) == LOCAL_RULES
+    document = (Path(__file__).parents[2] / "docs/RULES.md").read_text()
+    for part in RULE_SECTIONS:  # each section exists and names its rules' options
+        number = part.section.removeprefix("§")
+        start = document.index(f"\n## {number}. ")
+        body = document[start : document.index("\n## ", start + 1)]
+        assert all(f"`{rule.value}`" in body for rule in part.rules), part.section
+
+
 def _rule_name_literals(tree: ast.AST) -> list[str]:
     """Rules named by strings where a rule is asked about: a rule's name beside ``in``,
     any string ``in`` a set of rules in force, ``rule_on(state, "x")`` (a typo there

@@ -76,6 +76,9 @@ export const api = {
       method: "POST",
       body: { secret, name, request_id: requestId },
     }),
+  // a table listed in the lobby: its next free seat, no invite
+  join: (id, name, requestId) =>
+    request(`/matches/${enc(id)}/join`, { method: "POST", body: { name, request_id: requestId } }),
   start: (id, hostToken) => request(`/matches/${enc(id)}/start`, { method: "POST", token: hostToken }),
   seatBot: (id, hostToken, kind, requestId) =>
     request(`/matches/${enc(id)}/bots`, {
@@ -87,6 +90,9 @@ export const api = {
   rematch: (id, token) => request(`/matches/${enc(id)}/rematch`, { method: "POST", token }),
   rematchOpened: (id, token, options) => request(`/matches/${enc(id)}/rematch`, { ...options, token }),
   audit: (id, options) => request(`/matches/${enc(id)}/audit`, options),
+  // the expert's analysis of one game of a finished match: asked for, then followed
+  analysis: (id, game) => request(`/matches/${enc(id)}/analysis${query({ game })}`),
+  analyse: (id, game) => request(`/matches/${enc(id)}/analysis${query({ game })}`, { method: "POST" }),
   auditLog: (text) => request("/audit", { method: "POST", raw: text }),
   rankings: (offset, limit) => request(`/rankings${query({ offset, limit })}`),
   // registered players: the key travels in a header only

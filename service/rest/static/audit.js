@@ -7,6 +7,18 @@ import { $ } from "./dom.js";
 
 const MAX_LOG = 20 * 1024 * 1024;
 
+/** A check's status as the report gives it; reports from before it had one, by ok. */
+function statusOf(check) {
+  return check.status ?? (check.ok ? "passed" : "failed");
+}
+
+/** The report's findings in words: each code with the events it was found at. */
+function warnings(report) {
+  const seqs = new Map();
+  for (const finding of report.findings) seqs.set(finding.code, [...(seqs.get(finding.code) ?? []), finding.seq]);
+  return [...seqs].map(([code, at]) => `${code} (event${at.length > 1 ? "s" : ""} #${at.join(", #")})`).join("; ");
+}
+
 /** Write the match's verdict into `element` (nothing while it is live). */
 export async function showVerdict(id, element) {
   element.hidden = false;
@@ -14,11 +26,15 @@ export async function showVerdict(id, element) {
   try {
     const report = await api.audit(id);
     element.dataset.verdict = report.verdict;
-    const failed = report.checks.filter((check) => !check.ok).map((check) => check.name);
+    const named = (status) => report.checks.filter((check) => statusOf(check) === status).map((check) => check.name);
+    const notRun = named("not_run");
+    // the words of `daifugo audit`'s report: passed, failed, not_run (a check with nothing to check)
+    const unrun = notRun.length ? ` Not run (not_run): ${notRun.join(", ")}.` : "";
+    const warned = report.findings?.length ? ` Warnings: ${warnings(report)}.` : "";
     element.textContent =
       report.verdict === "valid"
-        ? `Audit: valid. All ${report.checks.length} checks passed over ${report.events} events.`
-        : `Audit: invalid. Failed: ${failed.join(", ")}.`;
+        ? `Audit: valid. ${named("passed").length} of ${report.checks.length} checks passed over ${report.events} events.${unrun}${warned}`
+        : `Audit: invalid. Failed: ${named("failed").join(", ")}.${unrun}`;
   } catch (error) {
     element.dataset.verdict = "";
     element.textContent = error.code === "match_not_over" ? "" : `Audit unavailable: ${error.message}`;
@@ -68,11 +84,14 @@ export class AuditPage {
     const items = report.checks.map((check) => {
       const item = document.createElement("li");
       item.dataset.check = check.name;
+      const status = statusOf(check);
       item.dataset.ok = String(check.ok);
+      item.dataset.status = status; // not_run is no failure: it is not shown as one
       const name = document.createElement("strong");
-      name.textContent = `${check.name}: ${check.ok ? "passed" : "failed"}`;
+      name.textContent = `${check.name}: ${status}`;
       item.append(name);
-      if (!check.ok) {
+      if (status === "not_run" && check.reason) item.append(` — ${check.reason}`);
+      if (status === "failed") {
         if (check.reason) item.append(` — ${check.reason}`);
         if (check.first_bad_seq !== null && check.first_bad_seq !== undefined) {
           item.append(" ");
@@ -90,6 +109,16 @@ export class AuditPage {
       return item;
     });
     $("audit-report-checks").replaceChildren(...items);
+    const findings = (report.findings ?? []).map((finding) => {
+      const item = document.createElement("li");
+      item.dataset.finding = finding.code;
+      const code = document.createElement("strong");
+      code.textContent = `${finding.code} (${finding.severity}), event #${finding.seq}`;
+      item.append(code, ` — ${finding.message}`);
+      return item;
+    });
+    $("audit-findings").replaceChildren(...findings);
+    $("audit-report-findings").hidden = findings.length === 0;
     $("audit-report-title").focus?.();
   }
 }

@@ -31,7 +31,7 @@ export function acceptInvite(id, secret, onSeated) {
       form.removeEventListener("submit", pending);
       pending = null;
       keepReceipts(id, taken.receipts);
-      onSeated(taken.seat_token);
+      onSeated(taken.seat_token, taken.seat);
     } catch (failure) {
       keepReceipts(id, [failure.receipt]);
       const reason = {

@@ -1,5 +1,5 @@
 // The page's entry point: a tiny hash router that opens one view at a time.
-//   #/                         the matches
+//   #/                         the lobby (tables anyone can join) and the matches
 //   #/new                      the new-table form
 //   #/invite/<id>/<secret>     take an invited seat (the secret never leaves the fragment
 //                              but in a POST body, and leaves the address bar at once)
@@ -17,6 +17,7 @@ import { AuditPage, showVerdict } from "./audit.js";
 import { $ } from "./dom.js";
 import { HostPanel, hostKey } from "./host.js";
 import { acceptInvite } from "./invite.js";
+import { Lobby, rememberSeat } from "./lobby.js";
 import { MatchList } from "./matches.js";
 import { NewTable } from "./newtable.js";
 import { SeatPlay, bringIntoView } from "./play.js";
@@ -33,6 +34,7 @@ export const tokenKey = (id) => `daifugo:seat:${id}`;
 const VIEWS = ["list-view", "new-view", "invite-view", "rankings-view", "ratings-view", "player-view", "account-view", "audit-view", "match-view"];
 let current = null; // {watcher, replay, seat, host, results}
 let list = null;
+let lobby = null;
 let newTable = null;
 let auditPage = null;
 let rankingsPage = null;
@@ -72,7 +74,31 @@ function showView(id, title, { focus = true } = {}) {
 
 function showList(focus) {
   showView("list-view", "Matches", { focus });
+  lobby.load();
   list.load(true);
+}
+
+// the header's word for where the match is, kept up to date as it goes
+const STATE_WORDS = {
+  open: "open: not started yet",
+  live: "live",
+  finished: "finished",
+  abandoned: "abandoned",
+};
+
+function showMeta(match, state) {
+  const view = match.view;
+  const meta = $("match-meta");
+  meta.dataset.state = state;
+  meta.textContent = [
+    `${view.preset}, ${view.players} players`,
+    `${view.games_per_set} ${view.games_per_set === 1 ? "game" : "games"} per set`,
+    match.turn_ms ? `turn limit ${match.turn_ms / 1000} s` : "no turn limit",
+    STATE_WORDS[state] ?? state,
+    match.spectator_delay_ms ? `spectators see it ${match.spectator_delay_ms / 1000} s late` : "",
+  ]
+    .filter(Boolean)
+    .join(" · ");
 }
 
 async function openMatch(id, replaySeq = null) {
@@ -96,15 +122,7 @@ async function openMatch(id, replaySeq = null) {
   const view = match.view;
   const abandoned = match.state === "abandoned";
   const over = view.phase === "match_over" || match.state === "finished" || abandoned;
-  $("match-meta").textContent = [
-    `${view.preset}, ${view.players} players`,
-    `${view.games_per_set} ${view.games_per_set === 1 ? "game" : "games"} per set`,
-    match.turn_ms ? `turn limit ${match.turn_ms / 1000} s` : "no turn limit",
-    abandoned ? "abandoned" : over ? "finished" : (match.state ?? "live"),
-    match.spectator_delay_ms ? `spectators see it ${match.spectator_delay_ms / 1000} s late` : "",
-  ]
-    .filter(Boolean)
-    .join(" · ");
+  showMeta(match, abandoned ? "abandoned" : over ? "finished" : (match.state ?? "live"));
   $("table").dataset.mode = over ? "replay" : "watch";
   session.results = new Results(id, { token: () => sessionStorage.getItem(tokenKey(id)) });
 
@@ -124,9 +142,13 @@ async function openMatch(id, replaySeq = null) {
 
   session.watcher = new Watcher(match, {
     onSeat: (data) => session.seat?.update(data),
-    onView: (data) => session.host?.update(data),
+    onView: (data) => {
+      session.host?.update(data);
+      if (data.state) showMeta(match, data.state);
+    },
     onEvent: (event) => session.results.onEvent(event, session.watcher),
     onEnded: () => {
+      showMeta(match, session.watcher.state === "abandoned" ? "abandoned" : "finished");
       $("ended").hidden = false;
       showVerdict(id, $("match-audit"));
     },
@@ -210,8 +232,9 @@ function route() {
     history.replaceState(null, "", `#/invite/${encodeURIComponent(id)}`);
     lastRoute = location.hash;
     showView("invite-view", "Invitation");
-    acceptInvite(id, secret, (token) => {
+    acceptInvite(id, secret, (token, seat) => {
       sessionStorage.setItem(tokenKey(id), token);
+      rememberSeat(id, seat);
       location.hash = `#/match/${encodeURIComponent(id)}`;
     });
   } else if (hash.startsWith("#/invite/")) {
@@ -244,7 +267,10 @@ export function tableCreated(table, body) {
   const { host_token: hostToken, invites, bots, seat } = table;
   sessionStorage.setItem(hostKey(id), JSON.stringify({ hostToken, invites, bots, seat, body }));
   keepReceipts(id, table.receipts); // the create's, the creator's seat's, the start's
-  if (table.seat_token) sessionStorage.setItem(tokenKey(id), table.seat_token);
+  if (table.seat_token) {
+    sessionStorage.setItem(tokenKey(id), table.seat_token);
+    rememberSeat(id, seat);
+  }
   location.hash = `#/match/${encodeURIComponent(id)}`;
 }
 
@@ -252,12 +278,17 @@ export function tableCreated(table, body) {
 function rematchSeated(table) {
   keepReceipts(table.match_id, table.receipts);
   sessionStorage.setItem(tokenKey(table.match_id), table.seat_token);
+  rememberSeat(table.match_id, table.seat);
   location.hash = `#/match/${encodeURIComponent(table.match_id)}`;
 }
 
 function init() {
   initAnnouncer($("announcer"), $("log"));
   list = new MatchList();
+  lobby = new Lobby((id, token) => {
+    sessionStorage.setItem(tokenKey(id), token);
+    location.hash = `#/match/${encodeURIComponent(id)}`;
+  });
   newTable = new NewTable(tableCreated);
   auditPage = new AuditPage();
   rankingsPage = new RankingsPage();

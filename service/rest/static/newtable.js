@@ -1,6 +1,9 @@
 // The new-table form: preset, players, every local rule of the preset as a
-// toggle (Japanese name and meaning), games per set, times, and who sits
-// where: you, a bot (random, greedy, stronger, expert) or an invited friend.
+// toggle (its English name, its Japanese one and its meaning), games per set, times, and who sits
+// where: you, a bot (random, greedy, stronger, expert) or an invited friend, and
+// whether open seats are by invite only or anyone's from the lobby. The rules are
+// grouped by docs/RULES.md section (GET /presets says which), searchable, and every
+// field is checked in place before anything is sent.
 
 import { api, requestId } from "./api.js";
 import { $ } from "./dom.js";
@@ -29,7 +32,11 @@ export class NewTable {
     this.busy = false;
     $("new-preset").addEventListener("change", () => this.renderRules());
     $("new-players").addEventListener("change", () => this.renderSeats());
-    $("new-host-only").addEventListener("change", () => this.renderSeats());
+    $("new-host-only").addEventListener("change", () => {
+      this.renderSeats();
+      if ($("new-name").getAttribute("aria-invalid")) this.checkName();
+    });
+    $("new-name").addEventListener("change", () => this.checkName());
     $("new-rule-search").addEventListener("input", () => this.filterRules());
     for (const id of Object.keys(NUMBERS)) $(id).addEventListener("change", () => this.checkNumber(id));
     $("new-form").addEventListener("submit", (event) => {
@@ -62,40 +69,55 @@ export class NewTable {
     if (!preset) return;
     $("new-games").value = String(preset.options.games_per_set);
     $("new-games").placeholder = String(preset.options.games_per_set);
-    const list = $("new-rules");
-    list.replaceChildren(
-      ...this.presets.local_rules.map((name) => {
-        const [japanese, english, meaning] = ruleInfo(name);
-        const item = document.createElement("li");
-        const box = document.createElement("input");
-        box.type = "checkbox";
-        box.id = `rule-${name}`;
-        box.name = name;
-        box.dataset.rule = name;
-        const value = preset.options[name];
-        box.checked = value === true || (typeof value === "string" && value !== "");
-        const label = document.createElement("label");
-        label.htmlFor = box.id;
-        const jp = document.createElement("span");
-        jp.lang = "ja";
-        jp.className = "jp";
-        jp.textContent = japanese;
-        const en = document.createElement("span");
-        en.className = "rule-name";
-        en.textContent = english;
-        label.append(jp, " ", en);
-        const about = document.createElement("span");
-        about.className = "hint";
-        about.id = `rule-${name}-about`;
-        about.textContent = meaning;
-        box.setAttribute("aria-describedby", about.id);
-        item.append(box, label, about);
-        item.dataset.words = `${name} ${japanese} ${english} ${meaning}`.toLowerCase();
-        if (name === "eleven_back") item.append(this.elevenBackChoice(value, box));
-        return item;
+    // one group per docs/RULES.md section, each a fieldset with its own list
+    $("new-rules").replaceChildren(
+      ...this.presets.sections.map((part) => {
+        const group = document.createElement("fieldset");
+        group.className = "rule-group";
+        group.dataset.section = part.section;
+        const legend = document.createElement("legend");
+        legend.textContent = `${part.section} ${part.title}`;
+        const count = document.createElement("span");
+        count.className = "hint rule-group-count";
+        const list = document.createElement("ul");
+        list.className = "rule-toggles";
+        list.replaceChildren(...part.rules.map((name) => this.ruleItem(name, preset)));
+        group.append(legend, count, list);
+        return group;
       }),
     );
     this.filterRules();
+  }
+
+  ruleItem(name, preset) {
+    const [japanese, english, meaning] = ruleInfo(name);
+    const item = document.createElement("li");
+    const box = document.createElement("input");
+    box.type = "checkbox";
+    box.id = `rule-${name}`;
+    box.name = name;
+    box.dataset.rule = name;
+    const value = preset.options[name];
+    box.checked = value === true || (typeof value === "string" && value !== "");
+    const label = document.createElement("label");
+    label.htmlFor = box.id;
+    const en = document.createElement("span");
+    en.className = "rule-name";
+    en.textContent = english;
+    const jp = document.createElement("span");
+    jp.lang = "ja";
+    jp.className = "jp";
+    jp.textContent = japanese;
+    label.append(en, " ", jp);
+    const about = document.createElement("span");
+    about.className = "hint";
+    about.id = `rule-${name}-about`;
+    about.textContent = meaning;
+    box.setAttribute("aria-describedby", about.id);
+    item.append(box, label, about);
+    item.dataset.words = `${name} ${name.replaceAll("_", " ")} ${japanese} ${english} ${meaning}`.toLowerCase();
+    if (name === "eleven_back") item.append(this.elevenBackChoice(value, box));
+    return item;
   }
 
   /** Eleven-back reverses the strength order or the turn order: the choice beside its toggle. */
@@ -122,17 +144,28 @@ export class NewTable {
     return row;
   }
 
-  /** The search box shows only the rules whose names or meaning hold its words. */
+  /** The search box shows only the rules whose names or meaning hold its words;
+   *  a section with none of them is put away, and each says how many it shows. */
   filterRules() {
     const words = $("new-rule-search").value.trim().toLowerCase().split(/\s+/).filter(Boolean);
     let shown = 0;
-    const items = [...$("new-rules").children];
-    for (const item of items) {
-      const hit = words.every((word) => item.dataset.words.includes(word));
-      item.hidden = !hit;
-      if (hit) shown += 1;
+    let total = 0;
+    for (const group of $("new-rules").querySelectorAll(".rule-group")) {
+      const items = [...group.querySelectorAll("li")];
+      let here = 0;
+      for (const item of items) {
+        const hit = words.every((word) => item.dataset.words.includes(word));
+        item.hidden = !hit;
+        if (hit) here += 1;
+      }
+      group.hidden = here === 0;
+      group.querySelector(".rule-group-count").textContent = words.length
+        ? `${here} of ${items.length} shown`
+        : `${items.length} rules`;
+      shown += here;
+      total += items.length;
     }
-    $("new-rule-count").textContent = words.length ? `${shown} of ${items.length} rules shown` : "";
+    $("new-rule-count").textContent = words.length ? `${shown} of ${total} rules shown` : "";
   }
 
   /** A number field checked in place: its message beside it, the field marked. */
@@ -151,6 +184,19 @@ export class NewTable {
     $(`${id}-error`).textContent = problem;
     if (problem) field.setAttribute("aria-invalid", "true");
     else field.removeAttribute("aria-invalid");
+    return !problem;
+  }
+
+  /** Your name, checked in place: other players see it, so it is asked for (only
+   *  hosting takes no seat and no name). */
+  checkName() {
+    const field = $("new-name");
+    const needed = !$("new-host-only").checked;
+    const problem = needed && !field.value.trim() ? "Enter your name: the other players see it at your seat." : "";
+    $("new-name-error").textContent = problem;
+    if (problem) field.setAttribute("aria-invalid", "true");
+    else field.removeAttribute("aria-invalid");
+    field.required = needed;
     return !problem;
   }
 
@@ -220,6 +266,7 @@ export class NewTable {
       turn_time_limit: number("new-turn", 0),
       spectator_delay: number("new-delay", 0),
       auto_start: $("new-auto-start").checked,
+      lobby: $("new-lobby").checked,
       bot_pause: Math.min(10, number("new-bot-pause", 0.8)),
     };
   }
@@ -228,6 +275,9 @@ export class NewTable {
     if (this.busy || !this.preset()) return;
     // every number checked in place; the first wrong one takes the focus, nothing is sent
     const wrong = Object.keys(NUMBERS).filter((id) => !this.checkNumber(id));
+    if (!this.checkName()) wrong.push("new-name");
+    // the focus goes to the first wrong field in the form's order
+    wrong.sort((a, b) => ($(a).compareDocumentPosition($(b)) & Node.DOCUMENT_POSITION_FOLLOWING ? -1 : 1));
     if (wrong.length) {
       $("new-error").textContent = "Correct the marked fields first.";
       $(wrong[0]).focus();

@@ -49,6 +49,7 @@ export class SeatPlay {
       const button = $(id);
       const listener = () => {
         if (button.getAttribute("aria-disabled") !== "true") handler();
+        else if (!this.myTurn) this.notYourTurn();
       };
       button.addEventListener("click", listener);
       return [button, listener];
@@ -58,6 +59,7 @@ export class SeatPlay {
     $("hand").addEventListener("keydown", this.onHandKey);
     $("hand").replaceChildren();
     this.showRefusal(null);
+    $("turn-note").textContent = "";
     $("play").hidden = false;
   }
 
@@ -82,6 +84,7 @@ export class SeatPlay {
     this.preselectForced();
     this.renderControls();
     this.renderPrompt();
+    if (this.myTurn) $("turn-note").textContent = ""; // the turn came: the note is old news
   }
 
   /** On the seat's turn each card that some legal play, give or discard uses is marked. */
@@ -452,8 +455,20 @@ export class SeatPlay {
     if (event.key !== "p" && event.key !== "P") return;
     if (event.ctrlKey || event.metaKey || event.altKey || typing(event.target)) return;
     event.preventDefault();
-    if (!this.myTurn) return; // P does nothing off the seat's turn
+    if (!this.myTurn) {
+      this.notYourTurn(); // P off the seat's turn passes nothing, and says so
+      return;
+    }
     this.act({ action: "pass" });
+  }
+
+  /** Play, Pass or P pressed off the seat's turn: say whose turn it is (role=status). */
+  notYourTurn() {
+    const turn = this.view?.turn;
+    const whose = turn === null || turn === undefined ? "nobody is to act now" : `waiting for ${seatWords(turn, this.names)}`;
+    const note = $("turn-note");
+    note.textContent = `Not your turn: ${whose}.`;
+    note.dataset.shown = String(Date.now()); // the same words again are still news
   }
 
   play() {

@@ -4,8 +4,10 @@
 // turn passing on is no step of its own), a list of every move jumps to it, and
 // a timeline has one step per event; Home and End go to the ends; autoplay at 1×/2×/4×; jump to
 // a game; see it as everyone or as one seat saw it. Each step has a link
-// (#/match/<id>/replay/<seq>), kept in the address bar as the replay moves.
+// (#/match/<id>/replay/<seq>), kept in the address bar as the replay moves. The expert's
+// analysis of the game shown sits beside it (analysis.js).
 
+import { AnalysisView } from "./analysis.js";
 import { announce } from "./announce.js";
 import { allEvents, api } from "./api.js";
 import { $, typing } from "./dom.js";
@@ -60,6 +62,7 @@ export class Replay {
       return [element, type, handler];
     });
     renderTable(match.view, this.names);
+    this.analysis = new AnalysisView(this.id, this.names, this.players, (seq) => this.go(seq));
   }
 
   async start() {
@@ -73,6 +76,7 @@ export class Replay {
     timeline.max = String(this.total - 1);
     this.fillChoices();
     this.fillMoves();
+    this.analysis.start(this.events);
     // a link opens at its step; otherwise the first deal (the full deal) comes first
     const dealt = this.events.findIndex((event) => event.type === "GameDealt");
     const first = this.startAt ?? (dealt >= 0 ? dealt : 0);
@@ -166,6 +170,8 @@ export class Replay {
     document.removeEventListener("keydown", this.onKey);
     for (const [element, type, handler] of this.listeners) element.removeEventListener(type, handler);
     this.stopAutoplay();
+    this.analysis.stop();
+    this.analysis.clear();
     $("replay").hidden = true;
     this.stopped = true;
   }
@@ -259,6 +265,7 @@ export class Replay {
     renderTable(seenBy(data.view, this.perspective), this.names);
     this.showSeenHand(data.view);
     this.markMove(target);
+    this.analysis.show(target);
     const position = $("replay-position");
     position.textContent = `Event ${target + 1} of ${this.total}`;
     position.dataset.seq = String(target);

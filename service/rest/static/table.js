@@ -82,27 +82,37 @@ export function renderTable(view, names = []) {
   renderRules(view.options ?? {});
 }
 
-/** What is in force now, only what is: revolution, locks, eleven-back… */
+/** What is in force now, only what is: revolution, locks, eleven-back… Each chip
+ *  reads in English on screen, its Japanese name beside it (lang="ja"), and is spoken
+ *  as a sentence. */
 function renderStates(view) {
   const items = [];
-  const add = (key, text, spoken = text) => {
+  const add = (key, english, japanese, spoken) => {
     const item = document.createElement("li");
     item.dataset.state = key;
     const eye = document.createElement("span");
     eye.setAttribute("aria-hidden", "true");
-    eye.textContent = text;
+    eye.append(english);
+    if (japanese) {
+      const jp = document.createElement("span");
+      jp.lang = "ja";
+      jp.className = "jp-secondary";
+      jp.textContent = japanese;
+      eye.append(" ", jp);
+    }
     const ear = document.createElement("span");
     ear.className = "visually-hidden";
     ear.textContent = spoken;
     item.append(eye, ear);
     items.push(item);
   };
-  if (view.revolution) add("revolution", "革命 Revolution", "Revolution: strength reversed");
+  if (view.revolution) add("revolution", "Revolution", "革命", "Revolution: strength reversed");
   if (view.eleven_back) {
-    add("eleven-back", "11バック Eleven-back", `Eleven-back: ${view.eleven_back === "order" ? "turn order" : "strength"} reversed`);
+    const reversed = view.eleven_back === "order" ? "turn order" : "strength";
+    add("eleven-back", "Eleven-back", "11バック", `Eleven-back: ${reversed} reversed`);
   }
-  if (view.two_back) add("two-back", "2バック Two-back", "Two-back: strength reversed until the flush");
-  if (view.direction < 0) add("direction", "↺ Order reversed", "Turn order reversed");
+  if (view.two_back) add("two-back", "Two-back", "2バック", "Two-back: strength reversed until the flush");
+  if (view.direction < 0) add("direction", "↺ Order reversed", "", "Turn order reversed");
   const pile = view.discard_pile ?? [];
   if (pile.length) {
     // marked: taken by a pick this game, never taken again (docs/RULES.md §5.6 #21)
@@ -110,21 +120,24 @@ function renderStates(view) {
     const markedWords = marked.length ? `; marked, never taken again: ${cardsInWords(marked)}` : "";
     add(
       "discard-pile",
-      `捨て札 ${pile.length}${marked.length ? ` (${marked.length} marked)` : ""}`,
+      `Discard pile ${pile.length}${marked.length ? ` (${marked.length} marked)` : ""}`,
+      "捨て札",
       `Discard pile: ${pile.length} ${pile.length === 1 ? "card" : "cards"}, ${cardsInWords(pile)}${markedWords}`,
     );
   }
   const locked = view.suit_lock ?? [];
+  const suits = locked.map(suitSymbol).join("");
   if (locked.length && view.partial_lock) {
-    add("partial-lock", `片縛り ${locked.map(suitSymbol).join("")}`, `Partial lock: every play holds ${locked.map(suitName).join(" and ")}`);
+    add("partial-lock", `Partial lock ${suits}`, "片縛り", `Partial lock: every play holds ${locked.map(suitName).join(" and ")}`);
   } else if (locked.length) {
-    add("suit-lock", `縛り ${locked.map(suitSymbol).join("")}`, `Suit lock: ${locked.map(suitName).join(" and ")}`);
+    add("suit-lock", `Suit lock ${suits}`, "縛り", `Suit lock: ${locked.map(suitName).join(" and ")}`);
   }
   if (view.color_lock) {
-    add("color-lock", `色縛り ${view.color_lock === "red" ? "♥♦" : "♠♣"}`, `Colour lock: ${view.color_lock} cards only`);
+    const colour = view.color_lock === "red" ? "♥♦" : "♠♣";
+    add("color-lock", `Colour lock ${colour}`, "色縛り", `Colour lock: ${view.color_lock} cards only`);
   }
-  if (view.number_lock) add("number-lock", "数字しばり Number lock", "Number lock: one rank stronger each play");
-  if (view.omen) add("omen", "オーメン Omen", "Omen: no more revolutions or special effects");
+  if (view.number_lock) add("number-lock", "Number lock", "数字しばり", "Number lock: one rank stronger each play");
+  if (view.omen) add("omen", "Omen", "オーメン", "Omen: no more revolutions or special effects");
   $("states").replaceChildren(...items);
   $("states").hidden = items.length === 0;
 }
@@ -148,13 +161,14 @@ function renderRules(options) {
       tip.id = `tip-${name}`;
       tip.setAttribute("role", "tooltip");
       tip.className = "tooltip";
-      tip.textContent = `${japanese} ${english}: ${meaning}`;
+      tip.textContent = `${english} (${japanese}): ${meaning}`;
       chip.setAttribute("aria-describedby", tip.id);
       chip.setAttribute("aria-expanded", "false");
       const jp = document.createElement("span");
       jp.lang = "ja";
+      jp.className = "jp-secondary";
       jp.textContent = japanese;
-      chip.append(jp, ` ${english}`);
+      chip.append(`${english} `, jp);
       // a tap or Enter pins the tooltip open (hover and focus show it too)
       chip.addEventListener("click", () => {
         chip.setAttribute("aria-expanded", String(chip.getAttribute("aria-expanded") !== "true"));

@@ -14,7 +14,8 @@ import { QUIET, UNLOGGED, describeEvent, lockSuffix } from "./words.js";
 const CONNECTION = {
   open: "Live: following the match as it happens.",
   retrying: "Connection lost; reconnecting…",
-  closed: "Not following the match.",
+  closed: "Not following the match: the connection closed.",
+  over: "The match is over: nothing more to follow.",
 };
 
 export class Watcher {
@@ -100,9 +101,12 @@ export class Watcher {
       lastId: this.lastSeq,
       onEvent: (message) => this.onEvent(message),
       onState: (state) => {
+        if (this.stopped) return; // the reader left this match: its stream's end is not news
+        // a stream that closes because the match ended is no trouble: say so plainly
+        const shown = state === "closed" && this.ended ? "over" : state;
         connection.hidden = false;
-        connection.textContent = CONNECTION[state] ?? state;
-        connection.dataset.state = state;
+        connection.textContent = CONNECTION[shown] ?? shown;
+        connection.dataset.state = shown;
       },
     });
   }
@@ -115,6 +119,8 @@ export class Watcher {
     if (seq !== null) this.lastSeq = seq;
     if (event.type === "SeatJoined" && event.name) this.names[event.seat] = event.name;
     if (event.type === "MatchStarted") this.state = "live";
+    if (event.type === "MatchEnded") this.state = "finished";
+    if (event.type === "MatchAbandoned") this.state = "abandoned";
     const context = { names: this.names, players: this.players, me: this.seat };
     const text = describeEvent(event, context);
     const shown = describeEvent(event, { ...context, symbols: true });
@@ -176,9 +182,11 @@ export class Watcher {
     }
   }
 
+  /** open, live, finished or abandoned, as the events and the view say. */
   stateOf(view) {
-    if (view.phase === "match_over") return "finished";
-    if (view.game_number > 0) this.state = "live";
+    if (this.state === "abandoned") return this.state;
+    if (view.phase === "match_over") this.state = "finished";
+    else if (view.game_number > 0) this.state = "live";
     return this.state;
   }
 
@@ -200,6 +208,7 @@ export class Watcher {
       this.names = data.names ?? this.names;
       this.lastView = data.view;
       this.state = data.state ?? this.state;
+      this.stateOf(data.view);
       renderTable(data.view, this.names);
       this.clock.set(data.turn_deadline_ms);
       this.hooks.onView?.({ names: this.names, state: this.state });
