@@ -138,13 +138,13 @@ class _JsonlBody(Operation):
 )
 async def audit_log(ctx: NamedDependency[Context], request: Request[Any, Any, Any]) -> AuditResult:
     media = request.headers.get("content-type", "").partition(";")[0].strip().lower()
-    body = await _body(request, ctx.audit_max_bytes)
-    # parsing is the worker's, inside the pool's bound: the loop only hands it the bytes
-    if media == MediaType.JSON:
-        async with ctx.audit_slot(request):
+    # the caller's slot is taken before the body is read: a refused caller's upload is
+    # never read (bench.attacks, row E); parsing is the worker's, inside the pool's bound
+    async with ctx.audit_slot(request):
+        body = await _body(request, ctx.audit_max_bytes)
+        if media == MediaType.JSON:
             report = await ctx.audits.run(report_of_request, (body, ctx.signing_keys))
-    else:
-        async with ctx.audit_slot(request):
+        else:
             report = await ctx.audits.run(report_of_log, (body, ctx.signing_keys, None))
     if INPUT_ERROR in report:
         raise ServiceError(RefusalCode.BAD_REQUEST, report[INPUT_ERROR])
