@@ -251,3 +251,53 @@ async def test_the_caller_s_address_reaches_the_service_through_nginx(tmp_path: 
         other = httpx.AsyncHTTPTransport(local_address="127.0.0.5")
         async with httpx.AsyncClient(base_url=balanced.http, timeout=20, transport=other) as http:
             assert (await http.post("/matches", json=body)).status_code == 201
+
+
+async def test_one_address_past_nginx_s_limits_is_refused_with_a_reason(
+    balanced: Balanced,
+) -> None:
+    """The load balancer's per-address limits: a burst of REST requests past the rate
+    (30 a second, 120 at once) gets the service's refusal shape from nginx itself, and
+    gRPC calls at once past 128 get RESOURCE_EXHAUSTED; another address is served."""
+    async with httpx.AsyncClient(
+        base_url=balanced.http, timeout=30, limits=httpx.Limits(max_connections=50)
+    ) as http:
+        assert (await http.get("/matches")).status_code == 200  # the honest path
+        answers = await asyncio.gather(*(http.get("/matches") for _ in range(400)))
+    statuses = {answer.status_code for answer in answers}
+    assert statuses == {200, 429}, statuses
+    refused = next(answer for answer in answers if answer.status_code == 429)
+    assert refused.json()["code"] == "rate_limited" and refused.headers["Retry-After"] == "1"
+    other = httpx.AsyncHTTPTransport(local_address="127.0.0.5")
+    async with httpx.AsyncClient(base_url=balanced.http, timeout=20, transport=other) as http:
+        assert (await http.get("/matches")).status_code == 200
+
+    async with DaifugoClient(balanced.grpc, timeout=20) as client:
+        created = await client.create_match("classic", 3)
+    # three connections (nginx takes 128 streams at once on one)
+    own = [("grpc.use_local_subchannel_pool", 1)]
+    channels = [grpc.aio.insecure_channel(balanced.grpc, options=own) for _ in range(3)]
+    calls = []
+    try:
+        for channel in channels:
+            stub = pb_grpc.MatchServiceStub(channel)  # type: ignore[no-untyped-call]
+            request = pb.StreamEventsRequest(match_id=created.match_id)
+            seat = (("authorization", f"Bearer {created.seat_tokens[0]}"),)
+            calls += [stub.StreamEvents(request, timeout=30, metadata=seat) for _ in range(60)]
+        codes = await asyncio.gather(*(_first_answer(call) for call in calls))
+    finally:
+        for call in calls:
+            call.cancel()
+        for channel in channels:
+            await channel.close()
+    assert grpc.StatusCode.RESOURCE_EXHAUSTED in codes, codes
+    assert codes.count(grpc.StatusCode.OK) >= 100  # the streams under the limit were served
+
+
+async def _first_answer(call: grpc.aio.UnaryStreamCall) -> grpc.StatusCode:  # type: ignore[type-arg]
+    """OK once a server stream gives its first message, else the status it ended with."""
+    try:
+        await call.read()
+    except grpc.aio.AioRpcError as error:
+        return error.code()
+    return grpc.StatusCode.OK
