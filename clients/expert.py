@@ -23,14 +23,17 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import logging
 import multiprocessing
 import os
 import random
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 from service.rules.cards import (
     JOKER,
@@ -52,6 +55,9 @@ from .bots import Bot, StrongerBot
 from .playouts import PlayoutError, Rollout, apply, place_after, play_out_with
 from .policies import card_strength
 from .strategy import Table, hand_of
+
+log = logging.getLogger("daifugo.expert")
+T = TypeVar("T")
 
 # local rules that move cards between hands out of this seat's sight after the deal
 # (gives it does not see, picks from the pile, swapped hands): with one in force, a
@@ -460,6 +466,24 @@ def pool() -> ProcessPoolExecutor:
     return _POOL
 
 
+async def in_pool(fn: Callable[..., T], *args: Any) -> T:
+    """``fn(*args)`` in the pool, awaited. A pool one of whose workers died (killed, out
+    of memory) is broken for good: it is replaced, and the call made once more."""
+    global _POOL
+    loop = asyncio.get_running_loop()
+    for attempt in range(2):
+        current = pool()
+        try:
+            return await loop.run_in_executor(current, fn, *args)
+        except BrokenProcessPool:
+            if attempt:
+                raise
+            if _POOL is current:
+                _POOL = None
+                current.shutdown(wait=False, cancel_futures=True)
+    raise AssertionError("unreachable")
+
+
 class OffLoopExpert:
     """An expert seat for the service: its memory on the loop (cheap), its search
     in the process pool, awaited, so the loop serves everyone else meanwhile."""
@@ -474,8 +498,20 @@ class OffLoopExpert:
         request, position, default = self.bot.request(view, actions)
         if request is None:
             return self.bot.chose(view, position, default)
-        thought = await asyncio.get_running_loop().run_in_executor(pool(), think, request)
+        try:
+            thought = await in_pool(think, request)
+        except BrokenProcessPool:  # workers that die again and again: the seat still acts
+            log.exception("the expert's workers keep dying: a rule-based move is played")
+            return self.bot.chose(view, position, default)
         return self.bot.chose(view, position, thought.choice)
 
 
-__all__ = ["ExpertBot", "Knowledge", "OffLoopExpert", "Search", "sample_hands", "think"]
+__all__ = [
+    "ExpertBot",
+    "Knowledge",
+    "OffLoopExpert",
+    "Search",
+    "in_pool",
+    "sample_hands",
+    "think",
+]

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from clients import analysis
-from clients.expert import pool
+from clients.expert import in_pool
 from eventstore.analyses import AnalysisStore
 
 from .errors import RefusalCode, ServiceCode, ServiceError
@@ -171,12 +171,9 @@ class Analyses:
                     await self.store.save_job(key, record, JOB_TTL_MS)
 
     async def _analyse(self, job: Job) -> dict[str, Any]:
-        loop = asyncio.get_running_loop()
         stored = await self.service.store.read(stream_of(job.match_id))
         records = [(event.type, event.data) for event in stored]
-        prepared = await loop.run_in_executor(
-            pool(), analysis.prepare, records, job.game, job.playouts
-        )
+        prepared = await in_pool(analysis.prepare, records, job.game, job.playouts)
         searched = [item for item in prepared.decisions if item.request is not None]
         await self._progress(job, "running", 0, len(searched))
         moves = []
@@ -184,7 +181,7 @@ class Analyses:
         for decision in prepared.decisions:
             means = None
             if decision.request is not None:
-                means = await loop.run_in_executor(pool(), analysis.evaluate, decision.request)
+                means = await in_pool(analysis.evaluate, decision.request)
                 done += 1
                 await self._progress(job, "running", done, len(searched))
             moves.append(analysis.judged(decision, means))
