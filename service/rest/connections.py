@@ -33,6 +33,11 @@ from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 log = logging.getLogger("daifugo.rest")
 HEAD_BYTES = 64 * 1024  # a request line and headers, at most
+# answered before its body was all in (refused: too large, over a quota), a request's body
+# is read on and dropped only this far, then the connection is closed: nginx's lingering
+# close, bounded by bytes. Past the largest body the server takes (an audit, 10 MB), so a
+# client that sends all its body before it reads (httpx, requests) still gets the answer
+LINGER_BYTES = 16 * 1024 * 1024
 RESERVED_FILES = 256  # descriptors kept for Redis, gRPC, files, the audit workers' pipes
 REPORT_SECONDS = 60.0  # at most one log line a minute about connections turned away
 
@@ -172,6 +177,7 @@ class GatedHttpProtocol(HttpToolsProtocol):
         self._body_timer: asyncio.TimerHandle | None = None
         self._body_started = 0.0  # when the body's time began (its head, or a pause's end)
         self._body_bytes = 0  # received since then
+        self._linger_bytes: int | None = None  # answered early: what may still be dropped
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         peer = transport.get_extra_info("peername")
@@ -198,6 +204,11 @@ class GatedHttpProtocol(HttpToolsProtocol):
                 self.drop()
         elif self._reading_body:
             # (a request without a body is complete within the call above: no timer)
+            if self._linger_bytes is not None:
+                self._linger_bytes -= len(data)
+                if self._linger_bytes < 0:
+                    self.drop()
+                    return
             self._body_bytes += len(data)
             if self._body_timer is None:
                 self._body_started = self.loop.time()
@@ -213,12 +224,15 @@ class GatedHttpProtocol(HttpToolsProtocol):
 
     def on_message_complete(self) -> None:
         self._reading_body = False
+        self._linger_bytes = None
         self._stop_body_timer()
         super().on_message_complete()
         if self.timeout_keep_alive_task is not None:  # answered before its body ended
             self._await_head()
 
     def on_response_complete(self) -> None:
+        if self._reading_body:  # answered before its body came: the rest is not wanted
+            self._linger_bytes = LINGER_BYTES
         super().on_response_complete()
         # idle: the next head's time starts, once this request's body is all in (a body
         # refused from its Content-Length is still read, and is no head)

@@ -5,11 +5,14 @@ the server's limit is refused, with the limit named, before it is read."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 
 import httpx
 
 from service.rest.auditing import DEFAULT_MAX_BYTES
+from service.rest.connections import LINGER_BYTES
+from tests.serve_process import ServeProcess
 
 from .test_audit_upload import fake_log
 
@@ -69,3 +72,25 @@ async def test_a_body_past_the_limit_is_refused_with_the_limit_named(
         assert answer.status_code == 413, answer.text
         assert answer.json()["code"] == "too_large"
         assert f"at most {DEFAULT_MAX_BYTES} bytes" in answer.json()["message"]
+
+
+async def test_a_refused_body_is_not_read_without_end(served: ServeProcess) -> None:
+    """A body refused from its Content-Length (413) is read on and dropped only so far
+    (``LINGER_BYTES``), then the connection is closed: a client can't make the server
+    read gigabytes it has already refused."""
+    port = served.http_port
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    writer.write(
+        b"POST /audit HTTP/1.1\r\nContent-Type: text/plain\r\n"
+        + f"Host: 127.0.0.1:{port}\r\nContent-Length: {10**11}\r\n\r\n".encode()
+    )
+    head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 20)
+    assert head.startswith(b"HTTP/1.1 413"), head
+    sent, chunk = 0, b"x" * 65536
+    with contextlib.suppress(ConnectionError):
+        while sent < 4 * LINGER_BYTES:
+            writer.write(chunk)
+            await asyncio.wait_for(writer.drain(), 20)
+            sent += len(chunk)
+    assert sent < 4 * LINGER_BYTES, "the server read on past what it drops"
+    writer.close()
