@@ -48,6 +48,7 @@ FAILED_TTL_MS = 600_000  # how long a failed job's reason is shown
 # how long a result is kept: derived data, made again on request; results of code since
 # replaced (another digest) are never read again, and go
 RESULT_TTL_MS = 30 * 24 * 3600 * 1000
+READ_PAGE = 1000  # events read in one turn of the loop
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,8 +172,11 @@ class Analyses:
                     await self.store.save_job(key, record, JOB_TTL_MS)
 
     async def _analyse(self, job: Job) -> dict[str, Any]:
-        stored = await self.service.store.read(stream_of(job.match_id))
-        records = [(event.type, event.data) for event in stored]
+        # a page at a time, each a short turn of the loop: a 300-game table's whole
+        # stream read at once would hold it for a quarter of a second or more
+        records: list[tuple[str, dict[str, Any]]] = []
+        async for page in self.service.store.read_pages(stream_of(job.match_id), 0, READ_PAGE):
+            records += [(event.type, event.data) for event in page]
         prepared = await in_pool(analysis.prepare, records, job.game, job.playouts)
         searched = [item for item in prepared.decisions if item.request is not None]
         await self._progress(job, "running", 0, len(searched))

@@ -219,3 +219,29 @@ async def test_an_archived_match_is_analysed_from_the_archive() -> None:
             assert asked.status_code == 202, asked.text
             done = (await _analysed(http, match_id, playouts=PLAYOUTS))[-1]
             assert done["state"] == "done" and done["result"]["match_id"] == match_id
+
+
+async def test_a_job_reads_the_match_a_page_at_a_time(
+    served: Running, grpc_client: DaifugoClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A job never holds the serving loop for a whole stream (a 300-game table's is a
+    quarter of a second or more): it reads the match a page at a time."""
+    match_id = await finished_match(grpc_client, "classic", 3)
+    monkeypatch.setattr(jobs, "READ_PAGE", 10)
+    store = served.service.store
+    read_pages, pages = store.read_pages, []
+
+    def watched(*args: Any, **kwargs: Any) -> AsyncIterator[list[Any]]:
+        async def each() -> AsyncIterator[list[Any]]:
+            async for page in read_pages(*args, **kwargs):
+                if args[-1] == jobs.READ_PAGE:  # the job's, not a follower's
+                    pages.append(len(page))
+                yield page
+
+        return each()
+
+    monkeypatch.setattr(store, "read_pages", watched)
+    analyses = jobs.Analyses(MatchQueries(served.service), served.storage.analyses(), False)
+    report = await analyses._analyse(await analyses.job_of(match_id, 1, PLAYOUTS))
+    assert report["moves"]
+    assert max(pages) <= 10 and sum(pages) == await store.version(stream_of(match_id)) + 1
