@@ -1,0 +1,1 @@
+"""Maintenance scripts: the view code generator, the font subset, the screenshots."""
