@@ -24,12 +24,13 @@ RetryInfo (gRPC). What the service itself creates (UECda tables, the operator's
 from __future__ import annotations
 
 import contextlib
+import enum
 import ipaddress
 import math
 import secrets
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, assert_never
 
 from eventstore import StoredEvent
 from eventstore.quotas import Full, Gauge, QuotaStore, Window
@@ -191,7 +192,7 @@ class Quotas:
         limits = self.limits
         window_ms = round(limits.create_window * 1000)
         keys = caller.counted_as()
-        windows = [Window(f"creates:{key}", limits.creates, window_ms) for key in keys]
+        windows = [Window(_key(Counted.CREATES, key), limits.creates, window_ms) for key in keys]
         await self._take(match_id, token, windows, self._bots(caller, bots))
 
     async def seat_bot(self, caller: Caller, match_id: str, token: str) -> None:
@@ -202,7 +203,7 @@ class Quotas:
         """Count a seat taken from the lobby (``token``: its request; a retry counts
         once), held until the match ends like its bots."""
         limit = self.limits.seats_per_caller
-        gauges = [Gauge(f"seats:{key}", limit, 1) for key in caller.counted_as()]
+        gauges = [Gauge(_key(Counted.SEATS, key), limit, 1) for key in caller.counted_as()]
         await self._take(match_id, token, [], gauges)
 
     async def release_match(self, match_id: str) -> None:
@@ -220,7 +221,7 @@ class Quotas:
         limits = self.limits
         job = f"audit:{secrets.token_hex(8)}"
         keys = caller.counted_as()
-        gauges = [Gauge(f"audits:{key}", limits.audits_per_caller, 1) for key in keys]
+        gauges = [Gauge(_key(Counted.AUDITS, key), limits.audits_per_caller, 1) for key in keys]
         hold_ms = round(limits.audit_hold * 1000)
         full = await self.store.take(job, job, [], gauges, self.clock(), hold_ms)
         if full is not None:
@@ -235,8 +236,8 @@ class Quotas:
         ``release_analysis`` (or ``analysis_hold`` lapses: its replica died)."""
         limits = self.limits
         keys = caller.counted_as()
-        mine = [Gauge(f"analyses:{key}", limits.analyses_per_caller, 1) for key in keys]
-        gauges = [*mine, Gauge(_ALL_ANALYSES, limits.analyses, 1)]
+        mine = [Gauge(_key(Counted.ANALYSES, key), limits.analyses_per_caller, 1) for key in keys]
+        gauges = [*mine, Gauge(_key(Counted.ANALYSES), limits.analyses, 1)]
         holder = _ANALYSIS + job
         hold_ms = round(limits.analysis_hold * 1000)
         full = await self.store.take(holder, holder, [], gauges, self.clock(), hold_ms)
@@ -250,8 +251,11 @@ class Quotas:
         if not bots:
             return []
         limits = self.limits
-        mine = [Gauge(f"bots:{key}", limits.bots_per_caller, bots) for key in caller.counted_as()]
-        return [*mine, Gauge(_ALL_BOTS, limits.bots, bots)]
+        mine = [
+            Gauge(_key(Counted.BOTS, key), limits.bots_per_caller, bots)
+            for key in caller.counted_as()
+        ]
+        return [*mine, Gauge(_key(Counted.BOTS), limits.bots, bots)]
 
     async def _take(
         self, match_id: str, token: str, windows: list[Window], gauges: list[Gauge]
@@ -262,40 +266,56 @@ class Quotas:
 
     def _refusal(self, full: Full) -> QuotaExceeded:
         limits = self.limits
-        kind = full.key.partition(":")[0]
-        if kind == "creates":
-            return QuotaExceeded(
-                QuotaReason.CREATES,
-                f"at most {limits.creates} matches in {limits.create_window:g} s from one caller",
-                max(1, math.ceil(full.retry_after_ms / 1000)),
-            )
-        if full.key == _ALL_ANALYSES:
-            reason = QuotaReason.ANALYSES_GLOBAL
-            message = f"{limits.analyses} analyses are queued or running already"
-        elif kind == "analyses":
-            reason = QuotaReason.ANALYSES
-            message = f"at most {limits.analyses_per_caller} analyses of one caller at once"
-        elif kind == "seats":
-            reason = QuotaReason.SEATS
-            message = (
-                f"at most {limits.seats_per_caller} seats taken from the lobby by one caller "
-                "in matches not yet over"
-            )
-        elif full.key == _ALL_BOTS:
-            reason, message = QuotaReason.BOTS_GLOBAL, f"{limits.bots} bots are playing already"
-        elif kind == "bots":
-            reason = QuotaReason.BOTS
-            message = f"at most {limits.bots_per_caller} bots of one caller play at once"
-        else:
-            reason = QuotaReason.AUDITS
-            message = f"at most {limits.audits_per_caller} audits of one caller run at once"
+        kind, per_caller, _ = full.key.partition(":")
+        match Counted(kind), bool(per_caller):
+            case Counted.CREATES, _:
+                return QuotaExceeded(
+                    QuotaReason.CREATES,
+                    f"at most {limits.creates} matches in {limits.create_window:g} s from "
+                    "one caller",
+                    max(1, math.ceil(full.retry_after_ms / 1000)),
+                )
+            case Counted.ANALYSES, False:
+                reason = QuotaReason.ANALYSES_GLOBAL
+                message = f"{limits.analyses} analyses are queued or running already"
+            case Counted.ANALYSES, True:
+                reason = QuotaReason.ANALYSES
+                message = f"at most {limits.analyses_per_caller} analyses of one caller at once"
+            case Counted.SEATS, _:
+                reason = QuotaReason.SEATS
+                message = (
+                    f"at most {limits.seats_per_caller} seats taken from the lobby by one "
+                    "caller in matches not yet over"
+                )
+            case Counted.BOTS, False:
+                reason, message = QuotaReason.BOTS_GLOBAL, f"{limits.bots} bots are playing already"
+            case Counted.BOTS, True:
+                reason = QuotaReason.BOTS
+                message = f"at most {limits.bots_per_caller} bots of one caller play at once"
+            case Counted.AUDITS, _:
+                reason = QuotaReason.AUDITS
+                message = f"at most {limits.audits_per_caller} audits of one caller run at once"
+            case unknown:
+                assert_never(unknown)  # type: ignore[arg-type]
         return QuotaExceeded(reason, message, limits.full_retry)
 
 
+class Counted(enum.StrEnum):
+    """What a quota key counts: ``kind:caller`` per caller, ``kind`` alone for everyone."""
+
+    CREATES = "creates"
+    BOTS = "bots"
+    SEATS = "seats"
+    AUDITS = "audits"
+    ANALYSES = "analyses"
+
+
+def _key(kind: Counted, caller: str | None = None) -> str:
+    return str(kind) if caller is None else f"{kind}:{caller}"
+
+
 _MATCH = "match:"
-_ALL_BOTS = "bots"
 _ANALYSIS = "analysis:"
-_ALL_ANALYSES = "analyses"
 
 
 def _holder(match_id: str) -> str:
