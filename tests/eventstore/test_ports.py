@@ -285,11 +285,12 @@ class LeaseCase(PortCase):
     async def test_a_lease_its_holder_stops_renewing_lapses(
         self, storage: Storage, storages: Storages
     ) -> None:
-        gone = storage.lease("work", ttl_ms=200)
-        waiting = storages.sharing(storage).lease("work", ttl_ms=200)
+        # a second of lease: a loaded machine may stall a few hundred ms between two claims
+        gone = storage.lease("work", ttl_ms=1_000)
+        waiting = storages.sharing(storage).lease("work", ttl_ms=1_000)
         assert await gone.claim()
         assert not await waiting.claim()
-        await asyncio.sleep(0.4)
+        await asyncio.sleep(1.2)
         assert await waiting.claim()
         assert not await gone.claim()
 

@@ -34,19 +34,20 @@ async def test_clients_fill_tables_in_connect_order(redis_url: str, tmp_path: Pa
         for client in clients[:5]:
             start = await client.read_table()
             assert start[75] == 1  # the full table's match has started: [5][0] = 1
+        seated = [sorted(f"p{n}-{run}" for n in range(5))]
         async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{serve.http_port}") as rest:
-            for _ in range(100):
+            for _ in range(100):  # the catalog follows the stream: wait until it shows every seat
                 listed = (await rest.get("/matches", params={"preset": "uecda"})).json()
                 names = sorted(
                     tuple(match["names"])
                     for match in listed["matches"]
                     if any(name.endswith(run) for name in match["names"])
                 )
-                if len(names) == 1:
+                if [sorted(table) for table in names] == seated:
                     break
                 await asyncio.sleep(0.1)
         # the sixth and seventh wait for a table they can fill: no seat taken yet
-        assert [sorted(table) for table in names] == [sorted(f"p{n}-{run}" for n in range(5))]
+        assert [sorted(table) for table in names] == seated
         assert all(client.reader.at_eof() is False for client in clients[5:])
         for client in clients:
             client.close()
