@@ -21,6 +21,7 @@ import contextlib
 import functools
 import os
 import tempfile
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -219,15 +220,19 @@ class InMemoryArchive:
 
 
 SUFFIX = ".zst"
+TEMPORARY = ".put-"
+CUT_SHORT_AFTER_S = 3600  # no write takes an hour: a temporary file that old was cut short
 
 
 class FolderArchive:
     """One file per stream in a folder (0700, files 0600): ``<hex of the id>.zst``, so no
     id can name a path outside it. A write goes to a temporary file, is flushed to disk
-    and renamed over the name: a reader sees the whole object or none."""
+    and renamed over the name: a reader sees the whole object or none. A write a crash
+    cut short leaves its temporary file: the folder's first put here removes those."""
 
     def __init__(self, folder: Path | str) -> None:
         self.folder = Path(folder)
+        self._cut_short_removed = False
 
     @property
     def where(self) -> str:
@@ -240,7 +245,10 @@ class FolderArchive:
     async def put(self, stream: str, blob: bytes) -> None:
         path = self._path(stream)
         self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-        fd, temporary = tempfile.mkstemp(dir=self.folder, prefix=".put-")
+        if not self._cut_short_removed:
+            self._cut_short_removed = True
+            self._remove_cut_short_writes()
+        fd, temporary = tempfile.mkstemp(dir=self.folder, prefix=TEMPORARY)
         try:
             with os.fdopen(fd, "wb") as file:
                 file.write(blob)
@@ -256,6 +264,14 @@ class FolderArchive:
             os.fsync(directory)  # the rename itself survives a crash
         finally:
             os.close(directory)
+
+    def _remove_cut_short_writes(self) -> None:
+        # a young one may be another process's write in progress: it stays
+        cutoff = time.time() - CUT_SHORT_AFTER_S
+        for path in self.folder.glob(TEMPORARY + "*"):
+            with contextlib.suppress(FileNotFoundError):
+                if path.stat().st_mtime < cutoff:
+                    path.unlink()
 
     async def get(self, stream: str) -> bytes | None:
         try:

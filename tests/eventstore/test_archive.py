@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import stat
+import time
 from pathlib import Path
 from typing import Any
 
@@ -256,3 +257,20 @@ async def test_a_folder_archive_keeps_whole_objects_of_its_own(tmp_path: Path) -
     with pytest.raises(InvalidEvent):
         await archive.get("a{b}")  # not a stream id
     assert os.listdir(tmp_path) == ["archive"]
+
+
+async def test_a_write_cut_short_leaves_a_temporary_file_the_next_put_removes(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / "archive"
+    folder.mkdir()
+    cut_short, in_progress = folder / ".put-cut-short", folder / ".put-in-progress"
+    for path in (cut_short, in_progress):
+        path.write_bytes(b"half an object")
+    two_hours_ago = time.time() - 2 * 3600
+    os.utime(cut_short, (two_hours_ago, two_hours_ago))
+    archive = FolderArchive(folder)
+    assert await archive.size() == (0, 0)  # never counted as an object
+    await archive.put("m", b"whole")
+    # another process's write may be going on: only an old one goes
+    assert sorted(p.name for p in folder.iterdir()) == [".put-in-progress", "6d.zst"]
