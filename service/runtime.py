@@ -45,7 +45,7 @@ from .grpc.server import MAX_CONNECTIONS as GRPC_MAX_CONNECTIONS
 from .grpc.server import start_grpc_server
 from .match import BotKind
 from .rest.app import RestSettings, create_app, end_streams, stop_audits
-from .rest.connections import share_open_files
+from .rest.connections import ACCEPT_BURST, deepen_listen_queue, share_open_files
 from .rest.perimeter import HostRules, Perimeter
 from .rest.server import HttpServer, start_http_server
 from .uecda.server import UecdaServer, UecdaSettings
@@ -225,7 +225,8 @@ async def running_service(
             uecda_bound = None
             if uecda_port is not None:
                 tables = UecdaServer(service, uecda_settings, table_deadlines)
-                uecda_bound = await tables.start(uecda_host or host, uecda_port)
+                uecda_bound = await tables.start(uecda_host or host, uecda_port, ACCEPT_BURST)
+                deepen_listen_queue(tables.sockets)
             yield Running(
                 url,
                 embedded,

@@ -23,9 +23,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import resource
+import socket
 import time
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -38,7 +41,15 @@ HEAD_BYTES = 64 * 1024  # a request line and headers, at most
 # close, bounded by bytes. Past the largest body the server takes (an audit, 10 MB), so a
 # client that sends all its body before it reads (httpx, requests) still gets the answer
 LINGER_BYTES = 16 * 1024 * 1024
-RESERVED_FILES = 256  # descriptors kept for Redis, gRPC, files, the audit workers' pipes
+# asyncio accepts as many connections in one go as the backlog it listened with, before
+# any gate sees them (uvicorn's 2,048: a flood queued while the loop was busy took more
+# descriptors than the process had). Listeners start with ACCEPT_BURST, then the kernel's
+# queue is deepened to LISTEN_QUEUE, so a burst waits there instead of having SYNs dropped
+ACCEPT_BURST = 64
+LISTEN_QUEUE = 2048
+# descriptors kept for Redis's pool (64), files and the workers' pipes (64), and the accept
+# bursts of REST and UECda: a burst, and the connections it displaced, close a turn later
+RESERVED_FILES = 128 + 2 * 2 * ACCEPT_BURST
 REPORT_SECONDS = 60.0  # at most one log line a minute about connections turned away
 
 
@@ -68,6 +79,14 @@ class ConnectionLimits:
             raise ValueError("connection times are positive")
         if self.body_rate < 1:
             raise ValueError("the body rate is at least 1 byte a second")
+
+
+def deepen_listen_queue(listening: Iterable[socket.socket]) -> None:
+    """Listen again with LISTEN_QUEUE, once asyncio listens with ACCEPT_BURST (through a
+    duplicate: asyncio's sockets do not offer listen)."""
+    for sock in listening:
+        with socket.socket(fileno=os.dup(sock.fileno())) as same:
+            same.listen(LISTEN_QUEUE)
 
 
 def raise_open_files_limit() -> int:

@@ -15,7 +15,13 @@ from typing import cast
 
 import uvicorn
 
-from .connections import ConnectionGate, ConnectionLimits, GatedHttpProtocol
+from .connections import (
+    ACCEPT_BURST,
+    ConnectionGate,
+    ConnectionLimits,
+    GatedHttpProtocol,
+    deepen_listen_queue,
+)
 from .perimeter import ASGIApp
 
 GRACE = 1  # seconds open streams (SSE) get to finish when the server stops
@@ -67,6 +73,7 @@ async def start_http_server(
         # (Context.caller, --trusted-proxy): never X-Forwarded-For from just anyone
         proxy_headers=False,
         timeout_graceful_shutdown=GRACE,
+        backlog=ACCEPT_BURST,
     )
     # no access log at all, whoever adds handlers to it (tests capture every logger)
     logging.getLogger("uvicorn.access").disabled = True
@@ -78,6 +85,7 @@ async def start_http_server(
             task.result()  # its error, if any
             raise RuntimeError(f"the HTTP server on {host}:{port} stopped at once")
         await asyncio.sleep(0.01)
+    deepen_listen_queue([sock])
     return HttpServer(server, task, int(sock.getsockname()[1]))
 
 

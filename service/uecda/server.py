@@ -17,6 +17,7 @@ import asyncio
 import contextlib
 import itertools
 import logging
+import socket
 import time
 from dataclasses import dataclass
 
@@ -96,13 +97,19 @@ class UecdaServer:
         self._lobby: dict[Connection, _Waiting] = {}  # a profile sent, no seat yet
         self._lobby_changed = asyncio.Event()
 
-    async def start(self, host: str, port: int) -> int:
-        self._server = await asyncio.start_server(self._connected, host, port)
+    async def start(self, host: str, port: int, backlog: int = 100) -> int:
+        """Listen; ``backlog`` also bounds the connections accepted in one go."""
+        self._server = await asyncio.start_server(self._connected, host, port, backlog=backlog)
         bound: int = self._server.sockets[0].getsockname()[1]
         if self.deadlines is not None:
             self._spawn(self._renew_deadlines(self.deadlines), "deadlines")
         self._spawn(self._fill_tables(), "seating")
         return bound
+
+    @property
+    def sockets(self) -> tuple[socket.socket, ...]:
+        """The listening sockets (none before ``start``)."""
+        return self._server.sockets if self._server is not None else ()
 
     async def _renew_deadlines(self, deadlines: Deadlines) -> None:
         """Push the live tables' deadlines back every RENEW_MS, while this process lives."""

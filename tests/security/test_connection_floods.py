@@ -9,8 +9,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 import re
+import signal
 from collections.abc import Iterator
+from pathlib import Path
 
 import grpc
 import httpx
@@ -103,6 +106,36 @@ async def test_silent_connections_to_rest_take_nothing_down(
     assert "Too many open files" not in log and "out of system resource" not in log, log[-2000:]
     assert "connection limits reached" in log  # said once, not for every connection
     assert log.count("connection limits reached") <= 3
+
+
+async def test_a_flood_that_came_while_the_service_stalled_is_taken_in_bounded_bites(
+    small: tuple[ServeProcess, int],
+) -> None:
+    """Connections made while the service is stalled (a pause, a loaded machine) wait in
+    the kernel's accept queue; asyncio accepts as many as the listen backlog in one go,
+    before the gate sees any of them. With uvicorn's backlog of 2,048 that was more
+    descriptors than the process has: accept failed with "Too many open files"."""
+    served, uecda_port = small
+    await answers(served, uecda_port)
+    flood: list[tuple[asyncio.StreamReader, asyncio.StreamWriter]] = []
+    os.kill(served.pid, signal.SIGSTOP)
+    try:
+        opened = await asyncio.gather(*(open_silently(served.http_port) for _ in range(1500)))
+        flood = [connection for connection in opened if connection is not None]
+    finally:
+        os.kill(served.pid, signal.SIGCONT)
+    # the kernel's queue is deep (2,048, as far as net.core.somaxconn lets it): the flood
+    # waited there whole, none of its SYNs dropped
+    assert len(flood) >= min(1500, int(Path("/proc/sys/net/core/somaxconn").read_text()))
+    try:
+        await answers(served, uecda_port)
+        assert served.alive
+    finally:
+        for _, writer in flood:
+            with contextlib.suppress(Exception):
+                writer.close()
+    log = served.log_tail(1 << 22)
+    assert "Too many open files" not in log and "out of system resource" not in log, log[-2000:]
 
 
 async def test_a_request_head_that_never_ends_is_let_go(small: tuple[ServeProcess, int]) -> None:
