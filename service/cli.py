@@ -275,6 +275,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         "(429 too_many_streams) (default 32, at most half of --http-max-per-address)",
     )
     serve.add_argument(
+        "--http-reads-per-second",
+        type=float,
+        default=50.0,
+        help="reads of matches (a match, its events, state, record, audit, analysis) one "
+        "caller's network may make a second, sustained; past it 429 rate_limited (default "
+        "50; 0: no bound)",
+    )
+    serve.add_argument(
+        "--http-read-burst",
+        type=int,
+        default=100,
+        help="reads of matches one caller's network may make at once (default 100)",
+    )
+    serve.add_argument(
         "--grpc-max-connections",
         type=int,
         default=1024,
@@ -424,6 +438,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .app.players import RegistrationLimits
         from .rest.app import RestSettings
         from .rest.connections import ConnectionLimits
+        from .rest.read_rate import ReadRate
 
         if args.audit_workers < 1 or args.audit_queue < 0 or not args.sse_keepalive > 0:
             parser.error("--audit-workers ≥ 1, --audit-queue ≥ 0, --sse-keepalive > 0")
@@ -471,6 +486,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 args.http_streams_per_address,
                 args.http_max_streams,
             )
+            reads = ReadRate(args.http_reads_per_second, args.http_read_burst)
         except ValueError as error:
             parser.error(f"--http-*: {error}")
         rest = RestSettings(
@@ -481,6 +497,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             audit_max_bytes=args.audit_max_bytes,
             connections=connections,
             allowed_hosts=tuple(args.allowed_host),
+            reads=reads,
         )
         from .event_loop import loop_factory, run
 

@@ -26,6 +26,7 @@ ROOMY_QUOTAS = {
     "--quota-bots-per-caller": "10000",
     "--quota-bots": "10000",
     "--quota-audits-per-caller": "1000",
+    "--http-reads-per-second": "0",
 }
 
 

@@ -13,7 +13,7 @@ from msgspec import Struct
 
 from clients.analysis import BUDGETS, DEFAULT_PLAYOUTS
 
-from .context import Context
+from .context import Context, limit_reads
 from .errors import responses
 
 Game = Annotated[int, Parameter(ge=1, le=10_000, description="the game, 1 first")]
@@ -69,7 +69,8 @@ async def ask_analysis(
     description="state queued or running (done of total judged moves searched), done (with "
     "the result), or failed (with the reason: ask again). 404 analysis_not_requested when "
     "none is kept or under way: never asked for, or lost with a restart (POST again).",
-    responses=responses(400, 404, 409, 503),
+    responses=responses(400, 404, 409, 429, 503),
+    guards=[limit_reads],
 )
 async def get_analysis(
     ctx: NamedDependency[Context],

@@ -35,12 +35,12 @@ from . import actions, analysis, keys, live, matches, players, rankings, ratings
 from . import arena as arena_routes
 from .auditing import DEFAULT_MAX_BYTES, DEFAULT_QUEUED, DEFAULT_WORKERS, AuditPool
 from .connections import ConnectionLimits
-from .context import Context
+from .context import CONTEXT, Context
 from .errors import EXCEPTION_HANDLERS, BadInput, log_exception
+from .read_rate import ReadBuckets, ReadRate, ReadsTooFast
 from .streams import StreamGate, TooManyStreams
 
 STATIC = Path(__file__).parent / "static"
-CONTEXT = "daifugo"
 
 
 @get("/", include_in_schema=False, media_type=MediaType.HTML)
@@ -66,6 +66,7 @@ class RestSettings:
     audit_max_bytes: int = DEFAULT_MAX_BYTES
     connections: ConnectionLimits = field(default_factory=ConnectionLimits)
     allowed_hosts: tuple[str, ...] = ()
+    reads: ReadRate = field(default_factory=ReadRate)
 
 
 def create_app(
@@ -110,6 +111,7 @@ def create_app(
         ratings=folds,
         arena=arena or Arena(service, folds),
         streams=StreamGate(settings.connections),
+        reads=ReadBuckets(settings.reads),
     )
 
     def provide() -> Context:
@@ -159,6 +161,7 @@ def create_app(
                 BadInput,
                 StoreUnavailable,
                 TooManyStreams,
+                ReadsTooFast,
             },
         ),
         debug=False,

@@ -24,6 +24,8 @@ class RestCode(StrEnum):
     BAD_TIME = "bad_time"
     # sign-ups past their limit (players.py)
     TOO_MANY_REGISTRATIONS = "too_many_registrations"
+    # a caller's reads of matches past its rate (read_rate.py), as nginx says it (deploy/)
+    RATE_LIMITED = "rate_limited"
     # event streams past their bounds (streams.py)
     TOO_MANY_STREAMS = "too_many_streams"
     STREAMS_FULL = "streams_full"

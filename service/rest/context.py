@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from typing import Annotated, Any
 
 from litestar import Request
+from litestar.connection import ASGIConnection
+from litestar.handlers.base import BaseRouteHandler
 from litestar.params import HeaderParameter
 
 from eventstore.quotas import QuotaStore
@@ -21,13 +23,16 @@ from ..app.errors import ServiceCode
 from ..app.players import Players, RegistrationLimits
 from ..app.projections import ResultsProjection
 from ..app.queries import MatchQueries
-from ..app.quotas import Caller, Proxies
+from ..app.quotas import Caller, Proxies, network_of
 from ..app.ratings import Ratings
 from ..app.service import GameService, ServiceError
 from ..records import KeySet
 from .auditing import DEFAULT_MAX_BYTES, AuditPool
 from .broadcast import Broadcasts
+from .read_rate import ReadBuckets, ReadRate
 from .streams import StreamGate
+
+CONTEXT = "daifugo"  # the app's state key of the Context
 
 Authorization = Annotated[
     str | None,
@@ -56,8 +61,9 @@ class Context:
     registration_limits: RegistrationLimits = field(default_factory=RegistrationLimits)
     ratings: Ratings | None = None  # the ratings' fold, kept by this process
     arena: Arena | None = None  # the arena's queues (None: not served)
+    reads: ReadBuckets = field(default_factory=lambda: ReadBuckets(ReadRate()))  # callers' reads
 
-    def caller(self, request: Request[Any, Any, Any]) -> Caller:
+    def caller(self, request: ASGIConnection[Any, Any, Any, Any]) -> Caller:
         """Who sent ``request``: its peer, or the address a trusted proxy forwarded."""
         peer = request.client.host if request.client is not None else ""
         forwarded = request.headers.getall("x-forwarded-for", [])
@@ -85,3 +91,10 @@ def bearer(authorization: str | None) -> str | None:
             ServiceCode.UNAUTHENTICATED, "send a seat token as 'Authorization: Bearer <token>'"
         )
     return token.strip()
+
+
+def limit_reads(connection: ASGIConnection[Any, Any, Any, Any], _: BaseRouteHandler) -> None:
+    """The guard of the handlers that read a match: one of the caller's reads
+    (ReadsTooFast past its rate)."""
+    context: Context = connection.app.state[CONTEXT]
+    context.reads.take(network_of(context.caller(connection).address))

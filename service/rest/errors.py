@@ -25,6 +25,7 @@ from ..app.errors import ErrorKind, MatchRefusalCode, RefusalCode, ServiceCode, 
 from .auditing import AuditsBusy
 from .codes import RestCode
 from .models import Error
+from .read_rate import ReadsTooFast
 from .streams import TooManyStreams
 
 log = logging.getLogger("daifugo.rest")
@@ -49,8 +50,8 @@ _DESCRIPTIONS = {
     409: "refused: the rules' reason code, or the match is not in the right state",
     413: "the request body is past the server's limit",
     429: "a quota is used up (its reason code: quota_creates, quota_bots, quota_bots_global, "
-    "quota_audits, quota_seats, too_many_registrations, too_many_streams, streams_full): try "
-    "again after Retry-After",
+    "quota_audits, quota_seats, too_many_registrations, too_many_streams, streams_full, "
+    "rate_limited): try again after Retry-After",
     503: "the event store is unavailable, or (audits) the audit workers are busy: "
     "try again after Retry-After",
 }
@@ -126,7 +127,7 @@ def _audits_busy(_: Request[Any, Any, Any], error: AuditsBusy) -> Response[Error
     return response
 
 
-def _too_many_streams(_: Request[Any, Any, Any], error: TooManyStreams) -> Response[Error]:
+def _throttled(_: Request[Any, Any, Any], error: TooManyStreams | ReadsTooFast) -> Response[Error]:
     response = error_response(429, error.code, error.message)
     response.headers["Retry-After"] = str(error.retry_after)
     return response
@@ -196,7 +197,8 @@ EXCEPTION_HANDLERS: ExceptionHandlersMap = {
     BadInput: _bad_input,
     StoreUnavailable: _unavailable,
     AuditsBusy: _audits_busy,
-    TooManyStreams: _too_many_streams,
+    TooManyStreams: _throttled,
+    ReadsTooFast: _throttled,
     EventStoreError: _store_error,
     ConnectionError: _network_error,
     TimeoutError: _network_error,

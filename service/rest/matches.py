@@ -15,7 +15,7 @@ from ..app.catalog import MatchState
 from ..app.errors import RefusalCode, ServiceError
 from ..app.queries import spectator_view
 from ..rules import PRESETS
-from .context import Context
+from .context import Context, limit_reads
 from .errors import ERROR_RESPONSES, responses
 from .models import EventPage, MatchPage, MatchSummary, MatchView, MatchViewAt
 
@@ -62,7 +62,8 @@ async def list_matches(
     summary="A match as a spectator sees it now",
     description="No hand, blind or unused card until the match is over; then everything. A "
     "spectator delay shows the match as it was that long ago.",
-    responses=responses(*ERROR_RESPONSES),
+    responses=responses(*ERROR_RESPONSES, 429),
+    guards=[limit_reads],
 )
 async def get_match(ctx: NamedDependency[Context], match_id: FromPath[str]) -> MatchView:
     seen, match = await ctx.queries.now(match_id)
@@ -83,7 +84,8 @@ async def get_match(ctx: NamedDependency[Context], match_id: FromPath[str]) -> M
     summary="A match's events, a page at a time",
     description="Each event as a spectator may see it (everything once the match is over). "
     "``next`` is the ``from`` of the next page, null when nothing more is visible now.",
-    responses=responses(*ERROR_RESPONSES),
+    responses=responses(*ERROR_RESPONSES, 429),
+    guards=[limit_reads],
 )
 async def list_events(
     ctx: NamedDependency[Context],
@@ -101,7 +103,8 @@ async def list_events(
     description="The spectator's view of the state folded from events 0..seq. Once the match "
     "is over every hand, blind and unused card is shown at every seq (the full deal); while "
     "it is live, none. ``version`` is the last seq visible now.",
-    responses=responses(*ERROR_RESPONSES),
+    responses=responses(*ERROR_RESPONSES, 429),
+    guards=[limit_reads],
 )
 async def get_state(
     ctx: NamedDependency[Context],

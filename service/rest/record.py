@@ -24,7 +24,7 @@ from litestar.params import FromPath, FromQuery
 
 from ..app.errors import RefusalCode, ServiceError
 from ..audit import INPUT_ERROR, export_jsonl, report_of_events, report_of_log, report_of_request
-from .context import Context
+from .context import Context, limit_reads
 from .errors import ERROR_RESPONSES, responses
 from .kifu import record_text
 from .models import AuditResult
@@ -49,7 +49,8 @@ class _TextOrJsonl(Operation):
     description="text/plain: tag-pair headers, then one line per event. ?format=jsonl: once "
     "the match is over the exact stored envelopes (stream, seq, type, schema, at, request_id, "
     "data, prev_hash, hash), ready for POST /audit; before, the events a spectator may see.",
-    responses=responses(*ERROR_RESPONSES),
+    responses=responses(*ERROR_RESPONSES, 429),
+    guards=[limit_reads],
     media_type=MediaType.TEXT,
 )
 async def get_record(
@@ -79,6 +80,7 @@ async def get_record(
     "through the rules. 409 match_not_over while the match is live (its seed is still secret); "
     "503 audit_busy (with Retry-After) when the audit workers have enough to do.",
     responses=responses(404, 409, 429, 503),
+    guards=[limit_reads],
 )
 async def audit_match(
     ctx: NamedDependency[Context], request: Request[Any, Any, Any], match_id: FromPath[str]
