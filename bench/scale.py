@@ -56,7 +56,8 @@ from service.app.projections import ResultsProjection
 from service.app.scanning import scan_streams
 from service.app.service import GameService, MatchOptions
 from service.app.signing import ephemeral_signer
-from service.rest.app import create_app
+from service.rest.app import RestSettings, create_app
+from service.rest.read_rate import ReadRate
 from service.rules.commands import SeatCommand
 from service.rules.legal import legal_actions
 
@@ -159,8 +160,14 @@ async def rest_replays(
     service = GameService(
         store, Keyring(secrets.token_bytes(32)), signer, None, storage.snapshots()
     )
+    # one caller, the benchmark itself: no read rate
+    unbounded = RestSettings(reads=ReadRate(per_second=0))
     app = create_app(
-        service, CatalogProjection(storage), ResultsProjection(storage), signer.key_set()
+        service,
+        CatalogProjection(storage),
+        ResultsProjection(storage),
+        signer.key_set(),
+        unbounded,
     )
     times: tuple[list[float], list[float]] = ([], [])
     try:

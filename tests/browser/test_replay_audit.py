@@ -11,11 +11,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.async_api import Page
+from playwright.async_api import Page, Response
 
+from clients.sdk import DaifugoClient
 from service.app.match import fold_match, stream_of
+from service.rest.app import RestSettings
+from service.rest.read_rate import ReadRate
 from service.rules.cards import format_mask
 
+from ..service_support import isolated_service
 from .conftest import Site, bot_tasks, new_match, screenshot, start
 from .keys import focus_by_keyboard, take_seat, text_of
 
@@ -92,6 +96,35 @@ def forged(log: str) -> tuple[str, int]:
             record["data"]["cards"] = ["2S"] if record["data"]["cards"] != ["2S"] else ["2H"]
             return "".join(json.dumps(item) + "\n" for item in lines), int(record["seq"])
     raise AssertionError("no play to forge")
+
+
+async def test_a_replay_waits_out_the_read_rate_instead_of_failing(page: Page) -> None:
+    """A replay makes more reads than a tight read rate's burst (the match, its events,
+    a state per step): each read refused 429 rate_limited waits as Retry-After says and
+    goes again, so the page shows the step instead of an error."""
+    rest = RestSettings(reads=ReadRate(per_second=2, burst=2))
+    async with (
+        isolated_service(None, grpc_port=0, http_port=0, rest=rest) as running,
+        DaifugoClient(f"127.0.0.1:{running.grpc_port}", timeout=20) as client,
+    ):
+        site = Site(running, f"http://127.0.0.1:{running.http_port}", client)
+        match_id = await finished(site)
+        stored = await running.service.store.read(stream_of(match_id))
+        refused: list[str] = []
+
+        def note_refusal(answer: Response) -> None:
+            if answer.status == 429:
+                refused.append(answer.url)
+
+        page.on("response", note_refusal)
+        seq = len(stored) // 2
+        await page.goto(f"{site.base_url}/#/match/{match_id}/replay/{seq}")
+        await at_step(page, seq)
+        moves = [e.seq for e in stored[seq + 1 :] if e.type != "TurnMoved"][:3]
+        for move in moves:
+            await page.keyboard.press("ArrowRight")
+            await at_step(page, move)
+        assert refused  # the rate was reached, and waited out
 
 
 async def test_an_uploaded_forged_log_is_invalid_and_links_its_first_bad_step(

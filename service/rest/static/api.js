@@ -2,21 +2,50 @@
 // {code, message} so the page can show the rules' reason code.
 
 export class ApiError extends Error {
-  constructor(status, code, message, receipt = null) {
+  constructor(status, code, message, receipt = null, retryAfter = null) {
     super(`${code}: ${message}`);
     this.status = status;
     this.code = code;
     this.detail = message;
     this.receipt = receipt; // a refusal judged on the match: its signed refusal receipt
+    this.retryAfter = retryAfter; // seconds, when the service said when to come back
   }
 }
+
+// a read refused for the caller's read rate (429 rate_limited) waits as long as the
+// service says, at most this often, before the page shows the refusal
+const RATE_RETRIES = 3;
+const RATE_WAIT_MAX_S = 10;
 
 function authHeaders(token) {
   // the token travels only in a header, never in a URL
   return token ? { Authorization: `Bearer ${token}` } : {};
 }
 
-async function request(path, { token, method = "GET", body, raw, signal } = {}) {
+function pause(seconds, signal) {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(resolve, seconds * 1000);
+    signal?.addEventListener("abort", () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    });
+  });
+}
+
+async function request(path, options = {}) {
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      return await requestOnce(path, options);
+    } catch (error) {
+      const read = (options.method ?? "GET") === "GET";
+      const limited = error instanceof ApiError && error.code === "rate_limited";
+      if (!read || !limited || attempt >= RATE_RETRIES) throw error;
+      await pause(Math.min(error.retryAfter ?? 1, RATE_WAIT_MAX_S), options.signal);
+    }
+  }
+}
+
+async function requestOnce(path, { token, method = "GET", body, raw, signal } = {}) {
   const headers = { Accept: "application/json", ...authHeaders(token) };
   if (body !== undefined) headers["Content-Type"] = "application/json";
   if (raw !== undefined) headers["Content-Type"] = "application/x-ndjson";
@@ -43,7 +72,8 @@ async function request(path, { token, method = "GET", body, raw, signal } = {}) 
   if (!response.ok) {
     const code = data?.code ?? `http_${response.status}`;
     const message = data?.message ?? data?.detail ?? (text || response.statusText);
-    throw new ApiError(response.status, code, String(message), data?.receipt ?? null);
+    const retryAfter = Number(response.headers.get("Retry-After")) || null;
+    throw new ApiError(response.status, code, String(message), data?.receipt ?? null, retryAfter);
   }
   return data;
 }
