@@ -80,6 +80,19 @@ async def open_silently(port: int) -> tuple[asyncio.StreamReader, asyncio.Stream
         return None  # the server's backlog was full: the attacker's loss
 
 
+def close_all(flood: list[tuple[asyncio.StreamReader, asyncio.StreamWriter]]) -> None:
+    for _, writer in flood:
+        with contextlib.suppress(Exception):
+            writer.close()
+
+
+def never_out_of_descriptors(served: ServeProcess) -> str:
+    """The service's log (returned), with no sign it ran out of file descriptors."""
+    log = served.log_tail(1 << 22)
+    assert "Too many open files" not in log and "out of system resource" not in log, log[-2000:]
+    return log
+
+
 async def test_silent_connections_to_rest_take_nothing_down(
     small: tuple[ServeProcess, int],
 ) -> None:
@@ -99,11 +112,8 @@ async def test_silent_connections_to_rest_take_nothing_down(
                 await asyncio.sleep(0.2)
         assert served.alive
     finally:
-        for _, writer in flood:
-            with contextlib.suppress(Exception):
-                writer.close()
-    log = served.log_tail(1 << 22)
-    assert "Too many open files" not in log and "out of system resource" not in log, log[-2000:]
+        close_all(flood)
+    log = never_out_of_descriptors(served)
     assert "connection limits reached" in log  # said once, not for every connection
     assert log.count("connection limits reached") <= 3
 
@@ -131,11 +141,8 @@ async def test_a_flood_that_came_while_the_service_stalled_is_taken_in_bounded_b
         await answers(served, uecda_port)
         assert served.alive
     finally:
-        for _, writer in flood:
-            with contextlib.suppress(Exception):
-                writer.close()
-    log = served.log_tail(1 << 22)
-    assert "Too many open files" not in log and "out of system resource" not in log, log[-2000:]
+        close_all(flood)
+    never_out_of_descriptors(served)
 
 
 async def test_a_request_head_that_never_ends_is_let_go(small: tuple[ServeProcess, int]) -> None:

@@ -8,7 +8,6 @@ with a reason code and Retry-After, and a stream that ends gives its place back.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import AsyncIterator, Iterator
 
 import httpx
@@ -16,6 +15,8 @@ import pytest
 
 from eventstore import RedisServer
 from tests.serve_process import ServeProcess
+
+from .addresses import from_address
 
 PER_ADDRESS, TOTAL = 4, 8
 
@@ -31,15 +32,6 @@ def served(
         yield service
     finally:
         service.stop()
-
-
-@contextlib.asynccontextmanager
-async def from_address(served: ServeProcess, address: str) -> AsyncIterator[httpx.AsyncClient]:
-    """A client whose connections come from ``address`` (any of 127.0.0.0/8 is this host)."""
-    transport = httpx.AsyncHTTPTransport(local_address=address)
-    base = f"http://127.0.0.1:{served.http_port}"
-    async with httpx.AsyncClient(base_url=base, transport=transport, timeout=30) as client:
-        yield client
 
 
 async def open_stream(client: httpx.AsyncClient, match_id: str) -> httpx.Response:

@@ -7,15 +7,15 @@ store, while other addresses, and the caller's own actions, go on."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 
-import httpx
 import pytest
 
 from clients.sdk import DaifugoClient
 from eventstore import RedisServer
 from tests.serve_process import ServeProcess
+
+from .addresses import from_address
 
 RATE, BURST = 5, 20
 
@@ -31,15 +31,6 @@ def served(
         yield service
     finally:
         service.stop()
-
-
-@contextlib.asynccontextmanager
-async def from_address(served: ServeProcess, address: str) -> AsyncIterator[httpx.AsyncClient]:
-    """A client whose connections come from ``address`` (any of 127.0.0.0/8 is this host)."""
-    transport = httpx.AsyncHTTPTransport(local_address=address)
-    base = f"http://127.0.0.1:{served.http_port}"
-    async with httpx.AsyncClient(base_url=base, transport=transport, timeout=30) as client:
-        yield client
 
 
 async def test_reads_past_the_rate_are_refused_and_nobody_else_s_are(
