@@ -207,9 +207,11 @@ class DaifugoClient:
         request_id: str | None = None,
         spectator_delay: float | None = None,
         rated: bool = False,
+        lobby: bool = False,
     ) -> CreatedMatch:
         """A new match. ``request_id``: a secret of 128 bits or more (a fresh uuid4 by
-        default); a retry with it and the same arguments returns the same match."""
+        default); a retry with it and the same arguments returns the same match.
+        ``lobby`` (with ``open_seats``): listed where anyone may take an open seat."""
         request = pb.CreateMatchRequest(
             preset=_PRESETS[preset],
             seats=seats,
@@ -218,6 +220,7 @@ class DaifugoClient:
             client_seeds=list(client_seeds),
             request_id=request_id or uuid.uuid4().hex,
             rated=rated,
+            lobby=lobby,
         )
         if options:
             request.options.update(options)

@@ -113,6 +113,7 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
                 client_seeds=tuple(request.client_seeds),
                 spectator_delay=delay.seconds + delay.nanos / 1e9,
                 rated=request.rated,
+                lobby=request.lobby,
             )
             caller = caller_of(context, self.proxies)
             created = await self.service.create(options, request.request_id, caller)

@@ -8,6 +8,7 @@ from typing import Any
 
 import httpx
 
+from clients.sdk import DaifugoClient
 from service.runtime import Running
 
 from .support import stored, wait_listed
@@ -266,3 +267,18 @@ async def test_a_lobby_table_is_listed_as_such_and_seats_a_stranger(
     match = await served.service.load(lobby["match_id"])
     assert match.lobby and not match.invites and match.names[:2] == ("ann", "cy")
     assert not (await served.service.load(closed["match_id"])).lobby
+
+
+async def test_a_lobby_table_opened_over_grpc_is_listed_and_seats_a_stranger(
+    served: Running, http: httpx.AsyncClient, grpc_client: DaifugoClient
+) -> None:
+    """gRPC's CreateMatch opens lobby tables too (open seats, listed, joined by anyone);
+    lobby without open seats is no lobby table, and its seats are nobody's to join."""
+    lobby = await grpc_client.create_match("classic", 3, open_seats=True, lobby=True)
+    assert (await wait_listed(http, lobby.match_id, "open"))["lobby"] is True
+    joined = await http.post(f"/matches/{lobby.match_id}/join", json={"name": "cy"})
+    assert (joined.status_code, joined.json()["seat"]) == (200, 0), joined.text
+    seated = await grpc_client.create_match("classic", 3, lobby=True)  # every seat dealt out
+    assert not (await served.service.load(seated.match_id)).lobby
+    refused = await http.post(f"/matches/{seated.match_id}/join", json={"name": "cy"})
+    assert (refused.status_code, refused.json()["code"]) == (403, "permission_denied")

@@ -87,7 +87,7 @@ ELEVEN_BACK_STRENGTH: ElevenBack
 ELEVEN_BACK_ORDER: ElevenBack
 
 class CreateMatchRequest(_message.Message):
-    __slots__ = ("preset", "options", "seats", "games_per_set", "turn_time_limit", "client_seeds", "open_seats", "request_id", "spectator_delay", "rated")
+    __slots__ = ("preset", "options", "seats", "games_per_set", "turn_time_limit", "client_seeds", "open_seats", "request_id", "spectator_delay", "rated", "lobby")
     PRESET_FIELD_NUMBER: _ClassVar[int]
     OPTIONS_FIELD_NUMBER: _ClassVar[int]
     SEATS_FIELD_NUMBER: _ClassVar[int]
@@ -98,6 +98,7 @@ class CreateMatchRequest(_message.Message):
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     SPECTATOR_DELAY_FIELD_NUMBER: _ClassVar[int]
     RATED_FIELD_NUMBER: _ClassVar[int]
+    LOBBY_FIELD_NUMBER: _ClassVar[int]
     preset: Preset
     options: _struct_pb2.Struct
     seats: int
@@ -108,7 +109,8 @@ class CreateMatchRequest(_message.Message):
     request_id: str
     spectator_delay: _duration_pb2.Duration
     rated: bool
-    def __init__(self, preset: _Optional[_Union[Preset, str]] = ..., options: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., seats: _Optional[int] = ..., games_per_set: _Optional[int] = ..., turn_time_limit: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., client_seeds: _Optional[_Iterable[bytes]] = ..., open_seats: _Optional[bool] = ..., request_id: _Optional[str] = ..., spectator_delay: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., rated: _Optional[bool] = ...) -> None: ...
+    lobby: bool
+    def __init__(self, preset: _Optional[_Union[Preset, str]] = ..., options: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., seats: _Optional[int] = ..., games_per_set: _Optional[int] = ..., turn_time_limit: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., client_seeds: _Optional[_Iterable[bytes]] = ..., open_seats: _Optional[bool] = ..., request_id: _Optional[str] = ..., spectator_delay: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., rated: _Optional[bool] = ..., lobby: _Optional[bool] = ...) -> None: ...
 
 class CreateMatchResponse(_message.Message):
     __slots__ = ("match_id", "host_token", "seat_tokens", "receipt")
