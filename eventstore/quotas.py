@@ -80,6 +80,12 @@ class QuotaStore(Protocol):
         """Give back every unit ``holder`` holds (nothing: nothing happens)."""
         ...
 
+    async def give_back(self, holder: str, token: str) -> None:
+        """Give back the units ``holder`` took under ``token`` (a take whose work then
+        failed: a seat another caller won), and forget the token, so a retry of it takes
+        anew; a window's slot stays taken (the attempt was made). Nothing: nothing."""
+        ...
+
     async def holders(self) -> list[str]:
         """Every holder that may hold units (those taken with ``hold_ms`` may have
         lapsed already)."""
@@ -172,6 +178,16 @@ class InMemoryQuotas:
         known = self._holders.pop(holder, None)
         for key, unit in known.units if known is not None else ():
             self._gauges.get(key, {}).pop(unit, None)
+
+    async def give_back(self, holder: str, token: str) -> None:
+        known = self._holders.get(holder)
+        if known is None or token not in known.tokens:
+            return
+        known.tokens.discard(token)
+        mine = f"{holder}|{token}|"
+        for key, unit in [item for item in known.units if item[1].startswith(mine)]:
+            self._gauges.get(key, {}).pop(unit, None)
+            known.units.remove((key, unit))
 
     async def holders(self) -> list[str]:
         return list(self._holders)

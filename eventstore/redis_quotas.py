@@ -82,6 +82,26 @@ return 0
 """
 )
 
+# KEYS: the holder's record; ARGV: the holder, the token. The units taken under the
+# token are the record's gauge items whose member starts with "<holder>|<token>|".
+_GIVE_BACK = Script(
+    """
+if redis.call('SREM', KEYS[1], 't:' .. ARGV[2]) == 0 then return 0 end
+local mine = ARGV[1] .. '|' .. ARGV[2] .. '|'
+for _, item in ipairs(redis.call('SMEMBERS', KEYS[1])) do
+  if string.sub(item, 1, 2) == 'g:' then
+    local cut = string.find(item, '\\n', 3, true)
+    local member = string.sub(item, cut + 1)
+    if string.sub(member, 1, #mine) == mine then
+      redis.call('ZREM', string.sub(item, 3, cut - 1), member)
+      redis.call('SREM', KEYS[1], item)
+    end
+  end
+end
+return 1
+"""
+)
+
 
 class RedisQuotas:
     """Quotas in the event store's Redis, under ``<prefix>:{quota}:`` (one slot)."""
@@ -143,6 +163,11 @@ class RedisQuotas:
         with unavailable_as("quotas", self.store.url):
             client = await self.store.raw_client()
             await _RELEASE.run(client, [self._key("h", holder), f"{self._base}:holders"], [holder])
+
+    async def give_back(self, holder: str, token: str) -> None:
+        with unavailable_as("quotas", self.store.url):
+            client = await self.store.raw_client()
+            await _GIVE_BACK.run(client, [self._key("h", holder)], [holder, token])
 
     async def holders(self) -> list[str]:
         with unavailable_as("quotas", self.store.url):

@@ -206,6 +206,11 @@ class Quotas:
         gauges = [Gauge(_key(Counted.SEATS, key), limit, 1) for key in caller.counted_as()]
         await self._take(match_id, token, [], gauges)
 
+    async def lobby_seat_not_taken(self, match_id: str, token: str) -> None:
+        """The join counted under ``token`` got no seat (another caller took the last):
+        its unit is given back."""
+        await self.store.give_back(_holder(match_id), token)
+
     async def release_match(self, match_id: str) -> None:
         """The match ended: its bots play no more."""
         await self.store.release(_holder(match_id))

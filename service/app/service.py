@@ -459,9 +459,18 @@ class GameService:
         if player_key:
             player = await self.players.authenticate(player_key)
             name, player_id = player.name, player.player_id
+        counted = None
         if caller is not None:
-            await self._count_lobby_seat(match_id, request_id, caller)
-        return await self._join(match_id, name, client_seed, request_id, player_id)
+            counted = await self._count_lobby_seat(match_id, request_id, caller)
+        try:
+            return await self._join(match_id, name, client_seed, request_id, player_id)
+        except ServiceError as refused:
+            # only a seat lost to another caller is given back: any other refusal (a
+            # request id reused with other content) may follow a seat this request took
+            lost = refused.code in (MatchRefusalCode.SEATS_FULL, MatchRefusalCode.ALREADY_STARTED)
+            if lost and counted is not None and self.quotas is not None:
+                await self.quotas.lobby_seat_not_taken(match_id, counted)
+            raise
 
     async def join_lobby(
         self, match_id: str, name: str, request_id: str = "", caller: Caller | None = None
@@ -477,16 +486,18 @@ class GameService:
             )
         return await self.join(match_id, name, request_id=request_id, caller=caller)
 
-    async def _count_lobby_seat(self, match_id: str, request_id: str, caller: Caller) -> None:
+    async def _count_lobby_seat(self, match_id: str, request_id: str, caller: Caller) -> str | None:
         """A seat of a lobby table counts against its caller's lobby seats
         (``Limits.seats_per_caller``) until the match ends; a retry counts once. Not
-        counted when no seat can be had: a seat is held for nothing only when another
-        caller took the last one in the same moment."""
+        counted when no seat can be had; when another caller takes the last one in the
+        same moment, the join gives its unit back. Returns the token counted under."""
         match = await self.load(match_id)
         if self.quotas is None or not match.lobby or match.started or not match.seats_free:
-            return
+            return None
         token = self.keyring.request_digest("join", request_id) if request_id else ""
-        await self.quotas.lobby_seat(caller, match_id, token or secrets.token_hex(16))
+        token = token or secrets.token_hex(16)
+        await self.quotas.lobby_seat(caller, match_id, token)
+        return token
 
     async def join_program(self, match_id: str, name: str) -> Seated:
         """Seat a UECda program under its profile's name, as the unverified player

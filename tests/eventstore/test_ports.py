@@ -378,6 +378,24 @@ class QuotaCase(PortCase):
         await quotas.release("m1")
         assert await quotas.held("bots", 0) == 0
 
+    async def test_a_take_given_back_frees_its_units_and_its_token(
+        self, quotas: QuotaStore
+    ) -> None:
+        seats = Gauge("seats:a", 2, 1)
+        assert await quotas.take("m1", "join 1", [], [seats], 0) is None
+        assert await quotas.take("m1", "join 2", [], [seats], 0) is None
+        assert await quotas.take("m2", "join 3", [], [seats], 0) == Full("seats:a")
+        await quotas.give_back("m1", "join 2")  # that join lost the race for its seat
+        await quotas.give_back("m1", "join 2")  # again: nothing
+        await quotas.give_back("m1", "never taken")
+        await quotas.give_back("nobody", "join 1")
+        assert await quotas.held("seats:a", 0) == 1
+        assert await quotas.take("m2", "join 3", [], [seats], 0) is None
+        # the token given back takes anew (and finds the gauge full now)
+        assert await quotas.take("m1", "join 2", [], [seats], 0) == Full("seats:a")
+        await quotas.release("m1")  # what it still held under its other token
+        assert await quotas.held("seats:a", 0) == 1
+
     async def test_a_hold_runs_out_by_itself(self, quotas: QuotaStore) -> None:
         audits = Gauge("audits:a", 1, 1)
         assert await quotas.take("job1", "job1", [], [audits], 1_000, hold_ms=5_000) is None

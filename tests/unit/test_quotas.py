@@ -5,13 +5,15 @@ and Retry-After, a retried create counted once, and bots given back when a match
 
 from __future__ import annotations
 
+import asyncio
 import secrets
 from collections.abc import AsyncIterator
+from typing import Any
 
 import pytest
 
 from eventstore import InMemoryEventStore
-from eventstore.quotas import InMemoryQuotas, Window
+from eventstore.quotas import Full, InMemoryQuotas, Window
 from service.app.errors import ErrorKind, ServiceError
 from service.app.keyring import Keyring
 from service.app.match import stream_of
@@ -197,6 +199,51 @@ async def test_an_ended_match_gives_its_bots_back(service: GameService, quotas: 
     await service.abandon(other.match_id, AbandonReason.IDLE)
     await release.start()
     assert await quotas.store.held("bots", 0) == 0 and await quotas.held_matches() == []
+
+
+class YieldingQuotas(InMemoryQuotas):
+    """Lets the loop run another join between a join's count and its seat, as the
+    Redis round trip of a real store does."""
+
+    async def take(self, *args: Any, **kwargs: Any) -> Full | None:
+        taken = await super().take(*args, **kwargs)
+        await asyncio.sleep(0)
+        return taken
+
+
+async def test_a_join_that_loses_the_last_seat_gives_its_lobby_seat_back(clock: Clock) -> None:
+    quotas = Quotas(YieldingQuotas(), Limits(seats_per_caller=1), clock)
+    store = InMemoryEventStore()
+    service = GameService(store, Keyring(secrets.token_bytes(32)), quotas=quotas)
+    try:
+        table = MatchOptions("classic", 3, {}, open_seats=True, lobby=True)
+        made = await service.create(table)
+        await service.join(made.match_id, "ann")
+        await service.join(made.match_id, "bo")
+        cy, dee = Caller("198.51.100.9"), Caller("198.51.100.10")
+        # both are counted before either is seated: one gets the last seat
+        joins = [
+            service.join(made.match_id, name, caller=c) for name, c in (("cy", cy), ("dee", dee))
+        ]
+        results = await asyncio.gather(*joins, return_exceptions=True)
+        lost = [r for r in results if isinstance(r, ServiceError)]
+        assert len(lost) == 1 and lost[0].code == "seats_full", results
+        held = [await quotas.store.held(f"seats:net:{c.address}", 0) for c in (cy, dee)]
+        assert sorted(held) == [0, 1]  # the loser holds nothing for a seat it never had
+        # and may take a seat elsewhere at once (its one seat is free)
+        loser = (cy, dee)[held.index(0)]
+        other = await service.create(table)
+        request = secrets.token_hex(16)
+        await service.join(other.match_id, "again", request_id=request, caller=loser)
+        # the attack: the same request id with other content is refused, and a refusal
+        # that is no lost seat gives nothing back (the seat it took stays counted)
+        with pytest.raises(ServiceError) as reused:
+            await service.join(other.match_id, "other", request_id=request, caller=loser)
+        assert reused.value.code == "request_id_reused"
+        assert await quotas.store.held(f"seats:net:{loser.address}", 0) == 1
+    finally:
+        await service.fanout.close()
+        await store.close()
 
 
 async def test_the_in_memory_twin_forgets_windows_no_take_is_in() -> None:
