@@ -294,9 +294,11 @@ class ProjectionStore(Checkpoints, Protocol):
         """Move the checkpoint forward to ``seq`` (never back); True if it moved."""
         ...
 
-    async def forget(self, streams: Sequence[str]) -> None:
+    async def forget(self, streams: Sequence[str], keys: Sequence[str] = ()) -> None:
         """Drop the positions of ``streams``, which left the store (archived): no event
-        of theirs comes again, nor does a sweep find them, so they would only pile up."""
+        of theirs comes again, nor does a sweep find them, so they would only pile up;
+        and ``keys``, the projection's own (made with ``key``) that it kept for those
+        streams alone."""
         ...
 
     async def reset(self) -> None:

@@ -224,10 +224,16 @@ class InMemoryProjectionStore:
             case _:  # check_ops let only PROJECTION_OPS through
                 raise ValueError(f"not a projection op: {command}")
 
-    async def forget(self, streams: Sequence[str]) -> None:
+    async def forget(self, streams: Sequence[str], keys: Sequence[str] = ()) -> None:
+        if any(not key.startswith(self.key("")) for key in keys):
+            raise ValueError("only keys made with the projection's key() go")
+        memory = self.memory
         for stream in streams:
             self._deferred.pop(stream, None)
-            self.memory.positions.pop(stream, None)
+            memory.positions.pop(stream, None)
+        for key in keys:
+            for keyed in (memory.strings, memory.hashes, memory.lists, memory.sorted_sets):
+                keyed.pop(key, None)
 
     async def reset(self) -> None:
         self._deferred.clear()

@@ -29,7 +29,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Mapping, Sequence
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from eventstore import (
     CheckpointGap,
@@ -62,6 +62,13 @@ class Follower(Protocol):
     async def take(self, event: StoredEvent) -> None:
         """One event. Raising: the same event again later."""
         ...
+
+
+@runtime_checkable
+class ForgetsStreams(Protocol):
+    """A follower that keeps something per stream, given up when a stream leaves."""
+
+    async def forget(self, streams: Sequence[str]) -> None: ...
 
 
 class SharedFeed:
@@ -237,8 +244,8 @@ class SharedFeed:
             if self._feed is not None:
                 self._feed.positions.pop(stream, None)
         for follower in self.followers:
-            if isinstance(follower, FeedProjection):
-                await follower.state.forget(gone)
+            if isinstance(follower, ForgetsStreams):
+                await follower.forget(gone)
         return gone
 
 
@@ -266,6 +273,16 @@ class FeedProjection:
         """The writes ``event`` makes (none for most)."""
         raise NotImplementedError
 
+    def kept_for(self, stream: str) -> list[str]:
+        """The keys of its own it keeps for ``stream`` alone, none of them read once the
+        stream left the store (what it made of the stream for all, it keeps)."""
+        return []
+
+    async def forget(self, streams: Sequence[str]) -> None:
+        """Forget streams that left the store: their positions and what it kept for them."""
+        keys = [key for stream in streams for key in self.kept_for(stream)]
+        await self.state.forget(streams, keys)
+
     async def start(self) -> Mapping[str, int]:
         """Catch up on its own (after a restart the store may hold much it has not
         applied: the others need not wait on that), and start where that ended."""
@@ -282,7 +299,7 @@ class FeedProjection:
         # read after the positions: what a move to the archive left (a crash before the
         # shared read forgot it) goes now
         gone = await gone_from(self.store, sorted(positions))
-        await self.state.forget(gone)
+        await self.forget(gone)
         for stream in gone:
             del positions[stream]
         return positions

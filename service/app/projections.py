@@ -134,13 +134,22 @@ class ResultsProjection(FeedProjection):
             names = self._names.put(match_id, {int(seat): name for seat, name in stored.items()})
         return names
 
+    def kept_for(self, stream: str) -> list[str]:
+        """A match's own places, points, names and bonus: what its rankings' counts
+        were made with. Once it left the store it is over (sealed), and its games are in
+        the ranking and in its archived events."""
+        match_id = match_id_of(stream)
+        if match_id is None:
+            return []
+        return [self._key(f"{kind}:{match_id}") for kind in ("games", "points", "names", "bonus")]
+
     # -- reading -----------------------------------------------------------------
 
     # Readers raise the store's errors (StoreUnavailable, EventStoreError), never Redis's:
     # what reads them (REST) knows the store's port alone.
 
     async def games(self, match_id: str) -> list[list[int]]:
-        """Each finished game's places, by seat."""
+        """Each finished game's places, by seat (none once the match is archived)."""
         return [json.loads(item) for item in await self.state.items(self._key(f"games:{match_id}"))]
 
     async def points(self, match_id: str) -> dict[int, int]:

@@ -44,6 +44,7 @@ from eventstore import (
 from eventstore.cache import BoundedCache
 
 from ..rules import PRESETS
+from .following import gone_from
 from .match import match_id_of, stream_of
 from .players import bot_player_name, player_id_of
 
@@ -226,7 +227,17 @@ class RatingsRecorder:
         self._tables = BoundedCache[str, _Table](MATCHES_REMEMBERED)
 
     async def start(self) -> Mapping[str, int]:
-        return await self.checkpoints.positions()
+        """Where it is, but for the streams that left the store (archived): forgotten
+        here as by every follower, so that no follower is started behind on them."""
+        positions = dict(await self.checkpoints.positions())
+        gone = await gone_from(self.store, sorted(positions))
+        await self.forget(gone)
+        for stream in gone:
+            del positions[stream]
+        return positions
+
+    async def forget(self, streams: Sequence[str]) -> None:
+        await self.checkpoints.forget(streams)
 
     async def take(self, event: StoredEvent) -> None:
         match_id = match_id_of(event.stream)

@@ -254,6 +254,25 @@ class ProjectionStoreCase(PortCase):
         assert await state.get(state.key("x")) == "1"  # the state stays
         await state.forget([])
 
+    async def test_forget_drops_the_keys_kept_for_those_streams_and_only_its_own(
+        self, storage: Storage
+    ) -> None:
+        state: ProjectionStore = storage.projection("forgetting-keys")
+        event = (await events_of(storage, "s-1", 1))[0]
+        kept = [state.key(name) for name in ("games:s-1", "names:s-1", "rank:s-1", "bonus:s-1")]
+        ops = [("RPUSH", kept[0], "a"), ("HSET", kept[1], "0", "ann"), ("ZADD", kept[2], 1, "m")]
+        ops += [("SET", kept[3], 1), ("HINCRBY", state.key("all"), "ann", 1)]
+        assert await state.apply(event, ops)
+        other = storage.projection("another")
+        with pytest.raises(ValueError):
+            await state.forget(["s-1"], [other.key("games:s-1")])  # not its own: nothing
+        assert await state.position("s-1") == 0
+        await state.forget(["s-1"], kept)
+        assert await state.positions() == {}
+        assert await state.items(kept[0]) == [] and await state.hash(kept[1]) == {}
+        assert await state.top_by_score(kept[2], 0, 10) == [] and await state.get(kept[3]) is None
+        assert await state.hash(state.key("all")) == {"ann": "1"}  # what is for all stays
+
     async def test_reset_forgets_positions_and_keeps_the_state(self, storage: Storage) -> None:
         state: ProjectionStore = storage.projection("resetting")
         (event,) = await events_of(storage, "s-1", 1)

@@ -25,6 +25,7 @@ from service.app.following import SharedFeed
 from service.app.keyring import Keyring
 from service.app.match import stream_of
 from service.app.projections import ResultsProjection
+from service.app.ratings import RatingsRecorder
 from service.app.service import GameService, MatchOptions
 from service.rules.commands import SeatCommand
 from service.rules.legal import legal_actions
@@ -75,7 +76,9 @@ class Following:
     def __init__(self, storage: Storage) -> None:
         self.results = ResultsProjection(storage)
         self.catalog = CatalogProjection(storage)
-        self.feed = SharedFeed(storage.events, [self.results, self.catalog])
+        # a follower of another kind (no projection: checkpoints of its own) beside them
+        self.ratings = RatingsRecorder(storage)
+        self.feed = SharedFeed(storage.events, [self.results, self.catalog, self.ratings])
         self.task = asyncio.create_task(self.feed.run())
 
     async def caught_up(self, streams: list[str]) -> None:
@@ -89,16 +92,14 @@ class Following:
 
         await until(done)
 
-    async def made(self, matches: list[str]) -> tuple[object, ...]:
-        """What the projections made (the ranking, each match's games and points, the
-        catalog's listing of all)."""
+    async def made(self) -> tuple[object, ...]:
+        """What the projections made for all (the ranking, the catalog's listings)."""
+        return await self.results.ranking(0, 1000), await self.catalog.page(limit=1000)
+
+    async def kept_for(self, matches: list[str]) -> list[object]:
+        """What the results kept for each match alone (its games and points)."""
         results = self.results
-        return (
-            await results.ranking(0, 1000),
-            [await results.games(match_id) for match_id in matches],
-            [await results.points(match_id) for match_id in matches],
-            await self.catalog.page(limit=1000),
-        )
+        return [(await results.games(m), await results.points(m)) for m in matches]
 
     async def stop(self) -> None:
         self.feed.stop()
@@ -122,16 +123,22 @@ async def test_the_positions_of_archived_matches_are_forgotten(storage: Storage)
     following = Following(storage)
     try:
         await following.caught_up(streams)
-        made = await following.made(matches)
+        made = await following.made()
+        kept = await following.kept_for(matches)
+        assert all(games for games, _ in kept)
         for stream in streams[:2]:
             await move_to_archive(storage.events, archive, stream)  # type: ignore[arg-type]
         assert await following.feed.forget_gone() == sorted(streams[:2])
         for projection in (following.results, following.catalog):
             assert set(await projection.state.positions()) & set(streams) == {streams[2]}
+        # (the recorder commits what it passed every few seconds: none of the gone here)
+        assert not set(await following.ratings.checkpoints.positions()) & set(streams[:2])
         for taken in following.feed.taken:
             assert set(taken) & set(streams) == {streams[2]}
         assert set(following.feed.read) & set(streams) == {streams[2]}
-        assert await following.made(matches) == made  # what they made of them stays
+        assert await following.made() == made  # what they made of them for all stays
+        # what the results kept for one match alone goes with it (the live one's stays)
+        assert await following.kept_for(matches) == [([], {}), ([], {}), kept[2]]
         assert await following.feed.forget_gone() == []
     finally:
         await following.stop()
@@ -141,7 +148,10 @@ async def test_a_crash_before_the_forgetting_is_made_up_for_at_start(storage: St
     streams, matches, archive = await played_and_archived(storage)
     following = Following(storage)
     await following.caught_up(streams)
-    made = await following.made(matches)
+    made = await following.made()
+    kept = await following.kept_for(matches)
+    await following.ratings.checkpoints.commit_passed()  # its few seconds went by
+    assert set(streams) <= set(await following.ratings.checkpoints.positions())
     await following.stop()
     for stream in streams[:2]:  # moved, and the process died before it forgot them
         await move_to_archive(storage.events, archive, stream)  # type: ignore[arg-type]
@@ -152,13 +162,15 @@ async def test_a_crash_before_the_forgetting_is_made_up_for_at_start(storage: St
         await again.caught_up(streams[2:])
 
         async def forgotten() -> bool:
-            for projection in (again.results, again.catalog):
-                if set(await projection.state.positions()) & set(streams[:2]):
+            states = (again.results.state, again.catalog.state, again.ratings.checkpoints)
+            for state in states:
+                if set(await state.positions()) & set(streams[:2]):
                     return False
             return True
 
         await until(forgotten)
-        assert await again.made(matches) == made  # nothing applied twice
+        assert await again.made() == made  # nothing applied twice
+        assert await again.kept_for(matches) == [([], {}), ([], {}), kept[2]]
         for taken in again.feed.taken:
             assert not set(taken) & set(streams[:2])
     finally:
