@@ -160,15 +160,16 @@ class RedisCheckpoints:
         own = self.key("")
         if any(not key.startswith(own) for key in keys):
             raise ValueError(f"only keys made with the projection's key() ({own}…) go")
+        # the keys first: a crash before the positions go leaves them to forget again
+        for start in range(0, len(keys), PASS_PAGE):  # one slot: a DEL of many is one call
+            with unavailable_as(f"forget keys of {self.name!r}", self.store.url):
+                await self.store.connector.execute("DEL", *keys[start : start + PASS_PAGE])
         for stream in streams:
             self._deferred.pop(stream, None)  # else a commit of passed events puts it back
         for start in range(0, len(streams), PASS_PAGE):
             page = streams[start : start + PASS_PAGE]
             with unavailable_as(f"forget positions of {self.name!r}", self.store.url):
                 await self.store.connector.execute("HDEL", self.positions_key, *page)
-        for start in range(0, len(keys), PASS_PAGE):  # one slot: a DEL of many is one call
-            with unavailable_as(f"forget keys of {self.name!r}", self.store.url):
-                await self.store.connector.execute("DEL", *keys[start : start + PASS_PAGE])
 
     async def reset(self) -> None:
         """Forget every position (the projection's own keys are the caller's to delete)."""
