@@ -1,6 +1,6 @@
 """`daifugo bench scale`: many finished matches, archived. Prints, per N, Redis's memory
-empty, filled and after archiving (with a projection's checkpoints of every match, which
-its start forgets once they are archived), the takeover scan's time and a follower's
+empty, filled and after archiving (with the catalog's and the results' projections of
+every match, which forget what left but the listings), the takeover scan's time and a follower's
 sweep's CPU before and after, the archiving throughput, a whole match's read from Redis
 and from the archive, and a replay over REST (its events, then its state at every 16th
 seq, in-process through the REST app) of live and archived matches in turn; then
@@ -16,9 +16,10 @@ chains are the stores' own; each copy names itself in its MatchCreated, as the s
 reads it; the copies' seals sign the template's head, which the archive does not check).
 A copy is one append, so one request id: its object is smaller than a played match's
 (the per-preset table is of played ones). A private redis-server (no AOF) runs for each
-N. Filled: the event store, and one projection's checkpoints (one position per match, as
-each projection holds). Not filled: the catalog's listings and the results' per-match
-keys, which stay in Redis per match (README, "Sizing Redis").
+N. Filled: the event store, then the catalog and the results applied to every match as
+the service's followers do (their positions, listings and per-match keys); after
+archiving they start again and forget what left, but for the catalog's listings, which
+stay in Redis per match (README, "Sizing Redis"): printed apart.
 """
 
 from __future__ import annotations
@@ -126,13 +127,19 @@ async def fill(store: RedisEventStore, events: Sequence[StoredEvent], n: int) ->
         )
 
 
-async def checkpoint_every_match(storage: RedisStorage, n: int, last_seq: int) -> None:
-    """One projection's positions of every match, at its end (as one that followed them)."""
-    key = storage.projection(ResultsProjection.name).positions_key
-    names = [stream_of(f"bench{index:07d}") for index in range(n)]
-    for start in range(0, n, 1000):
-        pairs = [value for name in names[start : start + 1000] for value in (name, last_seq)]
-        await storage.events.connector.execute("HSET", key, *pairs)
+async def follow_every_match(storage: RedisStorage) -> None:
+    """The catalog and the results applied to every match, as the service's followers
+    do (and, after archiving, started again: they forget what left)."""
+    for projection in (ResultsProjection(storage), CatalogProjection(storage)):
+        await projection.catch_up()
+
+
+async def catalog_bytes(store: RedisEventStore) -> int:
+    """What the catalog keeps in Redis (its listings and indexes), by MEMORY USAGE."""
+    client = await store.raw_client()
+    keys = [key async for key in client.scan_iter(match=f"{store.keys.prefix}:{{cp:catalog}}:*")]
+    sizes = await store.connector.pipeline([("MEMORY", "USAGE", key) for key in keys])
+    return sum(int(size or 0) for size in sizes)
 
 
 async def sweep_cpu(store: RedisEventStore, n: int, last_seq: int) -> tuple[float, float]:
@@ -204,8 +211,10 @@ async def one_size(n: int, events: Sequence[StoredEvent], samples: int) -> None:
             empty = await store.used_memory()
             began = time.perf_counter()
             await fill(store, events, n)
-            await checkpoint_every_match(storage, n, last_seq)
             filled_s = time.perf_counter() - began
+            began = time.perf_counter()
+            await follow_every_match(storage)
+            followed_s = time.perf_counter() - began
             filled = await store.used_memory()
             began = time.perf_counter()
             await scan_streams(store)
@@ -226,8 +235,9 @@ async def one_size(n: int, events: Sequence[StoredEvent], samples: int) -> None:
             began = time.perf_counter()
             moved = await archive_now(store, archive, RedisSnapshots(store), 0)
             archive_s = time.perf_counter() - began
-            await ResultsProjection(storage).catch_up()  # its next start forgets them
+            await follow_every_match(storage)  # started again: they forget what left
             after = await store.used_memory()
+            listings = await catalog_bytes(store)
             began = time.perf_counter()
             await scan_streams(store)
             scan_after = time.perf_counter() - began
@@ -239,11 +249,15 @@ async def one_size(n: int, events: Sequence[StoredEvent], samples: int) -> None:
         finally:
             await store.close()
     mb = 1024 * 1024
-    print(f"N = {n:,} matches of {len(events)} events (filled in {filled_s:.1f} s)")
+    print(
+        f"N = {n:,} matches of {len(events)} events (filled in {filled_s:.1f} s, the "
+        f"catalog and results applied in {followed_s:.1f} s)"
+    )
     print(
         f"  Redis used_memory: empty {empty / mb:.2f} MB, filled {filled / mb:.1f} MB "
         f"({(filled - empty) / n:,.0f} B/match), archived {after / mb:.2f} MB "
-        f"({(after - empty) / mb:+.2f} MB over empty)"
+        f"({(after - empty) / mb:+.2f} MB over empty), of which the catalog's listings "
+        f"{listings / mb:.2f} MB ({listings / n:,.0f} B/match)"
     )
     print(
         f"  takeover scan: {scan_before * 1000:.0f} ms filled, {scan_after * 1000:.1f} ms "
