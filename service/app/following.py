@@ -256,6 +256,18 @@ async def gone_from(store: EventStore, streams: Sequence[str]) -> list[str]:
     return [stream for stream, here in zip(streams, held, strict=True) if not here]
 
 
+async def without_gone(
+    store: EventStore, follower: ForgetsStreams, positions: Mapping[str, int]
+) -> dict[str, int]:
+    """A follower's ``positions`` but for the streams that left the store, which it
+    forgets: every follower starts so, else the shared read would start the others
+    behind on a stream they forgot, and they would apply it again."""
+    gone = await gone_from(store, sorted(positions))
+    await follower.forget(gone)
+    left = set(gone)
+    return {stream: seq for stream, seq in positions.items() if stream not in left}
+
+
 class FeedProjection:
     """A follower that keeps its state with its checkpoints in its projection store."""
 
@@ -298,11 +310,7 @@ class FeedProjection:
         await self.state.commit_passed()
         # read after the positions: what a move to the archive left (a crash before the
         # shared read forgot it) goes now
-        gone = await gone_from(self.store, sorted(positions))
-        await self.forget(gone)
-        for stream in gone:
-            del positions[stream]
-        return positions
+        return await without_gone(self.store, self, positions)
 
     async def take(self, event: StoredEvent) -> None:
         try:

@@ -44,7 +44,7 @@ from eventstore import (
 from eventstore.cache import BoundedCache
 
 from ..rules import PRESETS
-from .following import gone_from
+from .following import without_gone
 from .match import match_id_of, stream_of
 from .players import bot_player_name, player_id_of
 
@@ -227,14 +227,7 @@ class RatingsRecorder:
         self._tables = BoundedCache[str, _Table](MATCHES_REMEMBERED)
 
     async def start(self) -> Mapping[str, int]:
-        """Where it is, but for the streams that left the store (archived): forgotten
-        here as by every follower, so that no follower is started behind on them."""
-        positions = dict(await self.checkpoints.positions())
-        gone = await gone_from(self.store, sorted(positions))
-        await self.forget(gone)
-        for stream in gone:
-            del positions[stream]
-        return positions
+        return await without_gone(self.store, self, await self.checkpoints.positions())
 
     async def forget(self, streams: Sequence[str]) -> None:
         await self.checkpoints.forget(streams)
