@@ -1,13 +1,14 @@
 """`daifugo bench scale`: many finished matches, archived. Prints, per N, Redis's memory
 empty, filled and after archiving (with the catalog's and the results' projections of
-every match, which forget what left but the listings), the takeover scan's time and a follower's
-sweep's CPU before and after, the archiving throughput, a whole match's read from Redis
-and from the archive, and a replay over REST (its events, then its state at every 16th
-seq, in-process through the REST app) of live and archived matches in turn; then
-the archive's bytes per match per preset and player count, with what the bytes are, and
-what a trained zstd dictionary would save.
+every match, which forget what left; the catalog's listings retire to segments in the
+archive), the takeover scan's time and a follower's sweep's CPU before and after, the
+archiving throughput, a whole match's read from Redis and from the archive, and a
+replay over REST (its events, then its state at every 16th seq, in-process through the
+REST app) of live and archived matches in turn; then the archive's bytes per match per
+preset and player count, with what the bytes are, and what a trained zstd dictionary
+would save.
 
-    daifugo bench scale [--sizes 1000,10000] [--samples 200]
+    daifugo bench scale [--sizes 10000,100000,1000000] [--batch 100000] [--samples 200]
 
 The matches are generated directly: one match per preset and player count is played
 through the real service (in memory, one game, every seat acting its first legal
@@ -16,10 +17,15 @@ chains are the stores' own; each copy names itself in its MatchCreated, as the s
 reads it; the copies' seals sign the template's head, which the archive does not check).
 A copy is one append, so one request id: its object is smaller than a played match's
 (the per-preset table is of played ones). A private redis-server (no AOF) runs for each
-N. Filled: the event store, then the catalog and the results applied to every match as
-the service's followers do (their positions, listings and per-match keys); after
-archiving they start again and forget what left, but for the catalog's listings, which
-stay in Redis per match (README, "Sizing Redis"): printed apart.
+N. Matches are filled, followed and archived ``--batch`` at a time (a million at once
+would need about 45 GB of Redis): the figures "filled" (memory, the scan, the sweep, the
+live reads and replays) are of the first batch; "after archiving", of all N. Followed:
+the catalog and the results applied to every match as the service's followers do; after
+archiving they start again and forget what left, as the service's do.
+
+The global feed (a hint per append, trimmed to its cap of 100,000 entries) is printed
+apart: a copy is one append here, so it fills as N grows to 100,000, where a played
+service (about 140 appends a match) fills it within its first thousand matches.
 """
 
 from __future__ import annotations
@@ -49,9 +55,10 @@ from eventstore import (
     StoredEvent,
 )
 from eventstore.archive import ZSTD_LEVEL, FolderArchive, columns, pack, packed_id, unpack
-from service.app.archiver import Archiver, archive_now
+from service.app.archiver import MOVES_AT_ONCE, Archiver, archive_now
 from service.app.catalog import CatalogProjection
 from service.app.keyring import Keyring
+from service.app.listings import PART, ArchivedListings
 from service.app.match import stream_of
 from service.app.projections import ResultsProjection
 from service.app.scanning import scan_streams
@@ -113,42 +120,49 @@ def packed_ids(events: Sequence[StoredEvent]) -> list[str | bytes]:
     return ids
 
 
-async def fill(store: RedisEventStore, events: Sequence[StoredEvent], n: int) -> None:
+def names_of(first: int, count: int) -> list[str]:
+    return [f"bench{index:07d}" for index in range(first, first + count)]
+
+
+async def fill(store: RedisEventStore, events: Sequence[StoredEvent], names: list[str]) -> None:
     records = [NewEvent(e.type, e.data, e.schema) for e in events]
     created = events[0].data
 
     def copy(name: str) -> list[NewEvent]:  # its MatchCreated names it, as the service reads
         return [NewEvent(events[0].type, {**created, "match_id": name}), *records[1:]]
 
-    names = [f"bench{index:07d}" for index in range(n)]
-    for start in range(0, n, 200):
-        await asyncio.gather(
-            *(store.append(stream_of(name), copy(name), -1) for name in names[start : start + 200])
-        )
+    for start in range(0, len(names), 200):
+        page = names[start : start + 200]
+        await asyncio.gather(*(store.append(stream_of(name), copy(name), -1) for name in page))
 
 
-async def follow_every_match(storage: RedisStorage) -> None:
+async def follow_every_match(storage: RedisStorage, archive: FolderArchive) -> None:
     """The catalog and the results applied to every match, as the service's followers
     do (and, after archiving, started again: they forget what left)."""
-    for projection in (ResultsProjection(storage), CatalogProjection(storage)):
+    catalog = CatalogProjection(storage, ArchivedListings.beside(archive))
+    for projection in (ResultsProjection(storage), catalog):
         await projection.catch_up()
 
 
-async def catalog_bytes(store: RedisEventStore) -> int:
-    """What the catalog keeps in Redis (its listings and indexes), by MEMORY USAGE."""
+async def bytes_of(store: RedisEventStore, pattern: str) -> int:
+    """What the keys matching ``pattern`` take in Redis, by MEMORY USAGE."""
     client = await store.raw_client()
-    keys = [key async for key in client.scan_iter(match=f"{store.keys.prefix}:{{cp:catalog}}:*")]
+    keys = [key async for key in client.scan_iter(match=pattern, count=1000)]
     sizes = await store.connector.pipeline([("MEMORY", "USAGE", key) for key in keys])
     return sum(int(size or 0) for size in sizes)
 
 
-async def sweep_cpu(store: RedisEventStore, n: int, last_seq: int) -> tuple[float, float]:
+async def sweep_cpu(store: RedisEventStore, names: list[str], last_seq: int) -> tuple[float, float]:
     """A follower's sweep of the store (every stream it holds at its checkpoint: nothing
     given; the archived ones forgotten, as the followers do): its CPU in this process and
     its time, s."""
-    streams = [stream_of(f"bench{index:07d}") for index in range(n)]
-    held = await store.holds(streams)
-    positions = {stream: last_seq for stream, here in zip(streams, held, strict=True) if here}
+    positions: dict[str, int] = {}
+    for start in range(0, len(names), 10_000):
+        streams = [stream_of(name) for name in names[start : start + 10_000]]
+        held = await store.holds(streams)
+        positions.update(
+            (stream, last_seq) for stream, here in zip(streams, held, strict=True) if here
+        )
     wall, cpu = time.perf_counter(), time.process_time()
     async with store.subscribe_all(InMemoryCheckpoints(positions), live=False) as feed:
         async for _ in feed:
@@ -157,7 +171,11 @@ async def sweep_cpu(store: RedisEventStore, n: int, last_seq: int) -> tuple[floa
 
 
 async def rest_replays(
-    store: RedisEventStore, live: Sequence[str], archived: Sequence[str], last: int
+    store: RedisEventStore,
+    archive: FolderArchive,
+    live: Sequence[str],
+    archived: Sequence[str],
+    last: int,
 ) -> tuple[list[float], list[float]]:
     """Each match replayed over REST by a service that never read it, a live one and an
     archived one in turn (so both meet the same load): its events, then its state at
@@ -171,7 +189,7 @@ async def rest_replays(
     unbounded = RestSettings(reads=ReadRate(per_second=0))
     app = create_app(
         service,
-        CatalogProjection(storage),
+        CatalogProjection(storage, ArchivedListings.beside(archive)),
         ResultsProjection(storage),
         signer.key_set(),
         unbounded,
@@ -197,8 +215,9 @@ async def rest_replays(
     return times
 
 
-async def one_size(n: int, events: Sequence[StoredEvent], samples: int) -> None:
+async def one_size(n: int, batch: int, events: Sequence[StoredEvent], samples: int) -> None:
     last_seq = len(events) - 1
+    first = min(n, batch)
     with (
         tempfile.TemporaryDirectory() as folder,
         RedisServer(f"{folder}/redis", appendonly=False).start() as server,
@@ -210,17 +229,17 @@ async def one_size(n: int, events: Sequence[StoredEvent], samples: int) -> None:
         try:
             empty = await store.used_memory()
             began = time.perf_counter()
-            await fill(store, events, n)
+            await fill(store, events, names_of(0, first))
             filled_s = time.perf_counter() - began
             began = time.perf_counter()
-            await follow_every_match(storage)
+            await follow_every_match(storage, archive)
             followed_s = time.perf_counter() - began
             filled = await store.used_memory()
             began = time.perf_counter()
             await scan_streams(store)
             scan_before = time.perf_counter() - began
-            sweep_before = await sweep_cpu(store, n, last_seq)
-            sampled = [f"bench{i:07d}" for i in range(0, n, max(1, n // samples))]
+            sweep_before = await sweep_cpu(store, names_of(0, first), last_seq)
+            sampled = [f"bench{i:07d}" for i in range(0, first, max(1, first // samples))]
             live = [stream_of(name) for name in sampled]
             live_reads = [await timed_read(store, stream) for stream in live]
             # half the sample archived first, replayed over REST in turn with the other half
@@ -230,34 +249,46 @@ async def one_size(n: int, events: Sequence[StoredEvent], samples: int) -> None:
             store.archived = None
             store.use_archive(archive)  # nothing unpacked yet: each read from the folder
             live_replays, archived_replays = await rest_replays(
-                store, sampled[0::2], sampled[1::2], last_seq
+                store, archive, sampled[0::2], sampled[1::2], last_seq
             )
-            began = time.perf_counter()
-            moved = await archive_now(store, archive, RedisSnapshots(store), 0)
-            archive_s = time.perf_counter() - began
-            await follow_every_match(storage)  # started again: they forget what left
+            archive_s, moved = 0.0, early.moved.matches
+            for start in range(0, n, batch):
+                if start:  # the first batch is in already
+                    await fill(store, events, names_of(start, min(batch, n - start)))
+                    await follow_every_match(storage, archive)
+                began = time.perf_counter()
+                moved += (await archive_now(store, archive, RedisSnapshots(store), 0)).moved.matches
+                archive_s += time.perf_counter() - began
+                await follow_every_match(storage, archive)  # started again: forget what left
+                if n > batch:  # a long run says how it goes, and what it has shown so far
+                    done = min(n, start + batch)
+                    over = (await store.used_memory() - empty) / (1024 * 1024)
+                    print(f"  {done:,} archived: Redis {over:+.2f} MB over empty", flush=True)
             after = await store.used_memory()
-            listings = await catalog_bytes(store)
+            catalog = await bytes_of(store, f"{store.keys.prefix}:{{cp:catalog}}:*")
+            feed = await bytes_of(store, store.keys.feed)
             began = time.perf_counter()
             await scan_streams(store)
             scan_after = time.perf_counter() - began
-            sweep_after = await sweep_cpu(store, n, last_seq)
+            sweep_after = await sweep_cpu(store, names_of(0, n), last_seq)
             store.archived = None
             store.use_archive(archive)  # nothing unpacked yet: each read from the folder
             archived_reads = [await timed_read(store, stream) for stream in live]
             objects, size = await archive.size()
+            segments, segment_bytes = await archive.part(PART).size()
         finally:
             await store.close()
     mb = 1024 * 1024
     print(
-        f"N = {n:,} matches of {len(events)} events (filled in {filled_s:.1f} s, the "
-        f"catalog and results applied in {followed_s:.1f} s)"
+        f"N = {n:,} matches of {len(events)} events, {batch:,} at a time (the first "
+        f"filled in {filled_s:.1f} s, the catalog and results applied in {followed_s:.1f} s)"
     )
     print(
-        f"  Redis used_memory: empty {empty / mb:.2f} MB, filled {filled / mb:.1f} MB "
-        f"({(filled - empty) / n:,.0f} B/match), archived {after / mb:.2f} MB "
-        f"({(after - empty) / mb:+.2f} MB over empty), of which the catalog's listings "
-        f"{listings / mb:.2f} MB ({listings / n:,.0f} B/match)"
+        f"  Redis used_memory: empty {empty / mb:.2f} MB, first batch filled "
+        f"{filled / mb:.1f} MB ({(filled - empty) / first:,.0f} B/match); all archived "
+        f"{after / mb:.2f} MB ({(after - empty) / mb:+.2f} MB over empty; "
+        f"{(after - empty - feed) / mb:+.2f} MB but for the global feed's {feed / mb:.2f} MB), "
+        f"of which the catalog {catalog / mb:.2f} MB"
     )
     print(
         f"  takeover scan: {scan_before * 1000:.0f} ms filled, {scan_after * 1000:.1f} ms "
@@ -269,9 +300,9 @@ async def one_size(n: int, events: Sequence[StoredEvent], samples: int) -> None:
         "after archiving"
     )
     print(
-        f"  archiving: {moved.moved.matches:,} matches in {archive_s:.1f} s "
-        f"({moved.moved.matches / archive_s:,.0f}/s); archive {objects:,} objects, "
-        f"{size / objects:,.0f} B/match"
+        f"  archiving: {moved:,} matches in {archive_s:.1f} s ({moved / archive_s:,.0f}/s, "
+        f"{MOVES_AT_ONCE} at once); archive {objects:,} objects, {size / objects:,.0f} B/match; "
+        f"{segments:,} listing segments, {segment_bytes / objects:,.0f} B/match"
     )
     p50_live = statistics.median(live_reads) * 1000
     p50_archived = statistics.median(archived_reads) * 1000
@@ -296,7 +327,7 @@ async def timed_read(store: RedisEventStore, stream: str) -> float:
     return time.perf_counter() - began
 
 
-async def run(sizes: Sequence[int], samples: int) -> None:
+async def run(sizes: Sequence[int], batch: int, samples: int) -> None:
     print("archive bytes per match (one game), by preset and players:")
     header = f"{'preset':<11}{'players':>8}{'events':>8}{'packed B':>10}"
     print(f"  {header}   its columns before compression (B)")
@@ -316,15 +347,17 @@ async def run(sizes: Sequence[int], samples: int) -> None:
     )
     unpack(sample[0].stream, pack(sample))
     for n in sizes:
-        await one_size(n, templates["federation", 4], samples)
+        await one_size(n, batch, templates["federation", 4], samples)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="daifugo bench scale")
     parser.add_argument("--sizes", default="1000,10000")
+    parser.add_argument("--batch", type=int, default=100_000)
     parser.add_argument("--samples", type=int, default=200)
     args = parser.parse_args(argv)
-    asyncio.run(run([int(size) for size in args.sizes.split(",")], args.samples))
+    sizes = [int(size) for size in args.sizes.split(",")]
+    asyncio.run(run(sizes, args.batch, args.samples))
     return 0
 
 

@@ -193,12 +193,18 @@ class Archive(Protocol):
         """How many objects there are and their bytes in all."""
         ...
 
+    def part(self, name: str) -> Archive:
+        """Another archive beside this one, for objects that are not streams (the
+        catalog's listings): none of its objects is one of this one's."""
+        ...
+
 
 class InMemoryArchive:
     """The archive in this process's memory (tests, ``serve --store memory``)."""
 
     def __init__(self) -> None:
         self.objects: dict[str, bytes] = {}
+        self.parts: dict[str, InMemoryArchive] = {}
 
     @property
     def where(self) -> str:
@@ -217,6 +223,9 @@ class InMemoryArchive:
 
     async def size(self) -> tuple[int, int]:
         return len(self.objects), sum(map(len, self.objects.values()))
+
+    def part(self, name: str) -> InMemoryArchive:
+        return self.parts.setdefault(part_name(name), InMemoryArchive())
 
 
 SUFFIX = ".zst"
@@ -243,7 +252,10 @@ class FolderArchive:
         return self.folder / (stream.encode().hex() + SUFFIX)
 
     async def put(self, stream: str, blob: bytes) -> None:
-        path = self._path(stream)
+        # an fsync may take many ms on a busy disk: never on the serving loop
+        await asyncio.to_thread(self._put, self._path(stream), blob)
+
+    def _put(self, path: Path, blob: bytes) -> None:
         self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         if not self._cut_short_removed:
             self._cut_short_removed = True
@@ -274,8 +286,9 @@ class FolderArchive:
                     path.unlink()
 
     async def get(self, stream: str) -> bytes | None:
+        path = self._path(stream)
         try:
-            return self._path(stream).read_bytes()
+            return await asyncio.to_thread(path.read_bytes)
         except FileNotFoundError:
             return None
 
@@ -293,6 +306,16 @@ class FolderArchive:
             return 0, 0
         sizes = [path.stat().st_size for path in self.folder.glob("*" + SUFFIX)]
         return len(sizes), sum(sizes)
+
+    def part(self, name: str) -> FolderArchive:
+        return FolderArchive(self.folder / part_name(name))  # a folder in the folder
+
+
+def part_name(name: str) -> str:
+    """A part's name: lowercase letters, so it is a folder, a prefix, never an object."""
+    if not name.isascii() or not name.isalpha() or not name.islower():
+        raise ValueError(f"an archive's part is named in lowercase letters, not {name!r}")
+    return name
 
 
 def archive_at(where: str) -> Archive:

@@ -27,7 +27,7 @@ from .connection import unavailable_as
 from .errors import CheckpointGap, EventStoreError, StoreUnavailable
 from .model import StoredEvent
 from .port import PROJECTION_OPS, Checkpoints, Op
-from .scripts import APPLY, COMMIT, PASS
+from .scripts import APPLY, COMMIT, PASS, WRITE
 from .store import parse_head
 from .subscription import Backoff, BlockingReader
 
@@ -139,20 +139,31 @@ class RedisCheckpoints:
                     del self._deferred[stream]
 
     async def _apply(self, event: StoredEvent, ops: Sequence[Op], first: int) -> bool:
-        keys = [self.positions_key]
-        args: list[str | bytes | int | float] = [event.stream, event.seq, first]
-        check_ops(ops, f"{{cp:{self.name}}}")
-        for op in ops:
-            keys.append(str(op[1]))
-            args.append(len(op) - 2)
-            args.append(op[0])
-            args.extend(op[2:])
+        keys, args = self._script_ops(ops, [event.stream, event.seq, first])
         with unavailable_as(f"apply to {self.name!r}", self.store.url):
             client = await self.store.connector.runner()
             code, position = await APPLY.run(client, keys, args)
         if code == 2:
             raise CheckpointGap(event.stream, int(position), event.seq)
         return bool(code == 1)
+
+    async def write(self, ops: Sequence[Op]) -> None:
+        """Run ``ops`` at once, with no checkpoint (``ProjectionStore.write``)."""
+        keys, args = self._script_ops(ops, [])
+        with unavailable_as(f"write to {self.name!r}", self.store.url):
+            client = await self.store.connector.runner()
+            await WRITE.run(client, keys, args)
+
+    def _script_ops(
+        self, ops: Sequence[Op], args: list[str | bytes | int | float]
+    ) -> tuple[list[str], list[str | bytes | int | float]]:
+        """The keys and arguments of APPLY or WRITE for ``ops``, after ``args``."""
+        check_ops(ops, f"{{cp:{self.name}}}")
+        keys = [self.positions_key]
+        for op in ops:
+            keys.append(str(op[1]))
+            args += [len(op) - 2, op[0], *op[2:]]
+        return keys, args
 
     async def forget(self, streams: Sequence[str], keys: Sequence[str] = ()) -> None:
         """Drop the positions of streams that left the store, and the projection's keys

@@ -245,11 +245,13 @@ class EventStore(Protocol):
 # in-memory twin, checked by one contract suite (tests/eventstore/test_ports.py); the
 # Redis keys each owns are mapped in docs/CONTRIBUTING.md.
 
-PROJECTION_OPS = frozenset({"SET", "INCR", "HSET", "HINCRBY", "RPUSH", "ZADD", "ZREM", "ZINCRBY"})
+PROJECTION_OPS = frozenset(
+    {"SET", "INCR", "HSET", "HINCRBY", "RPUSH", "ZADD", "ZREM", "ZINCRBY", "DEL"}
+)
 """The writes a projection may make, with Redis's meaning and argument order:
 ``("SET", k, v)``, ``("INCR", k)``, ``("HSET", k, f, v, ...)``, ``("HINCRBY", k, f, n)``,
 ``("RPUSH", k, v, ...)``, ``("ZADD", k, score, member, ...)``, ``("ZREM", k, member, ...)``,
-``("ZINCRBY", k, n, m)``."""
+``("ZINCRBY", k, n, m)``, ``("DEL", k)``."""
 
 Op = Sequence[str | bytes | int | float]
 """One write of a projection: ``(command, key, *args)``, the command one of
@@ -288,6 +290,12 @@ class ProjectionStore(Checkpoints, Protocol):
 
     async def commit_passed(self) -> None:
         """Move the checkpoints over the events passed without a write."""
+        ...
+
+    async def write(self, ops: Sequence[Op]) -> None:
+        """Run ``ops`` at once, with no event and no checkpoint: what a projection
+        writes of its own accord (the catalog retiring archived listings). ValueError as
+        ``apply``'s (nothing done)."""
         ...
 
     async def commit(self, stream: str, seq: int) -> bool:

@@ -180,6 +180,11 @@ class InMemoryProjectionStore:
                 positions[stream] = last
             del self._deferred[stream]
 
+    async def write(self, ops: Sequence[Op]) -> None:
+        check_ops(ops, self._owns)
+        for op in ops:
+            self._write(_text(op[0]), _text(op[1]), op[2:])
+
     def _apply(self, event: StoredEvent, ops: Sequence[Op], first: int) -> bool:
         check_ops(ops, self._owns)
         current = self.memory.positions.get(event.stream, -1)
@@ -221,6 +226,9 @@ class InMemoryProjectionStore:
                 members = memory.sorted_sets.setdefault(key, {})
                 member = _text(args[1])
                 members[member] = members.get(member, 0.0) + _number(args[0])
+            case "DEL":
+                for keyed in (memory.strings, memory.hashes, memory.lists, memory.sorted_sets):
+                    keyed.pop(key, None)
             case _:  # check_ops let only PROJECTION_OPS through
                 raise ValueError(f"not a projection op: {command}")
 
@@ -232,8 +240,7 @@ class InMemoryProjectionStore:
             self._deferred.pop(stream, None)
             memory.positions.pop(stream, None)
         for key in keys:
-            for keyed in (memory.strings, memory.hashes, memory.lists, memory.sorted_sets):
-                keyed.pop(key, None)
+            self._write("DEL", key, ())
 
     async def reset(self) -> None:
         self._deferred.clear()

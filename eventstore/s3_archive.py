@@ -11,7 +11,7 @@ import asyncio
 from typing import Any
 from urllib.parse import urlsplit
 
-from .archive import SUFFIX
+from .archive import SUFFIX, part_name
 from .errors import InvalidEvent
 from .keys import check_stream_id
 
@@ -57,8 +57,9 @@ class S3Archive:
         return await asyncio.to_thread(fetch)
 
     def _objects(self) -> list[tuple[str, int]]:
+        # a part's objects are under a "folder" of the prefix: the delimiter leaves them
         pages = self.client.get_paginator("list_objects_v2").paginate(
-            Bucket=self.bucket, Prefix=self.prefix
+            Bucket=self.bucket, Prefix=self.prefix, Delimiter="/"
         )
         return [(item["Key"], item["Size"]) for page in pages for item in page.get("Contents", ())]
 
@@ -66,7 +67,7 @@ class S3Archive:
         names = []
         for key, _ in await asyncio.to_thread(self._objects):
             name = key[len(self.prefix) :]
-            if name.endswith(SUFFIX) and "/" not in name:
+            if name.endswith(SUFFIX):
                 try:
                     names.append(bytes.fromhex(name.removesuffix(SUFFIX)).decode())
                 except (ValueError, UnicodeDecodeError):
@@ -76,3 +77,6 @@ class S3Archive:
     async def size(self) -> tuple[int, int]:
         objects = [size for key, size in await asyncio.to_thread(self._objects)]
         return len(objects), sum(objects)
+
+    def part(self, name: str) -> S3Archive:
+        return S3Archive(f"s3://{self.bucket}/{self.prefix}{part_name(name)}", self.client)

@@ -184,29 +184,49 @@ return moved
 """
 )
 
+
 # Apply a projection's writes and move its checkpoint in one step, only if nothing between
 # the checkpoint and this event is missing: the events from ARGV[3] up to ARGV[2] - 1 are ones
 # the caller saw and that needed no writes (ARGV[3] = ARGV[2] when there are none).
 # Reply: {1, seq} applied | {0, position} already applied | {2, position} an earlier event
 # was not applied.
-APPLY = Script(
-    """
--- KEYS[1] positions, KEYS[1 + k] the key of op k; ARGV[1] stream id, ARGV[2] seq,
--- ARGV[3] first seq covered, then for each op: number of extra args, command, extra args...
-local cur = tonumber(redis.call('HGET', KEYS[1], ARGV[1]) or '-1')
-local seq = tonumber(ARGV[2])
-if seq <= cur then return {0, cur} end
-if tonumber(ARGV[3]) > cur + 1 then return {2, cur} end
-local i, k = 4, 1
+def _run_ops(first: int) -> str:
+    """Lua running a projection's ops: KEYS[1 + k] the key of op k; from ARGV[first], for
+    each op: number of extra args, command, extra args..."""
+    return f"""
+local i, k = {first}, 1
 while i <= #ARGV do
   local nargs = tonumber(ARGV[i])
-  local cmd = {ARGV[i + 1], KEYS[1 + k]}
+  local cmd = {{ARGV[i + 1], KEYS[1 + k]}}
   for j = 1, nargs do cmd[j + 2] = ARGV[i + 1 + j] end
   redis.call(unpack(cmd))
   i = i + 2 + nargs
   k = k + 1
 end
-redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+"""
+
+
+APPLY = Script(
+    """
+-- KEYS[1] positions; ARGV[1] stream id, ARGV[2] seq, ARGV[3] first seq covered, then the ops
+local cur = tonumber(redis.call('HGET', KEYS[1], ARGV[1]) or '-1')
+local seq = tonumber(ARGV[2])
+if seq <= cur then return {0, cur} end
+if tonumber(ARGV[3]) > cur + 1 then return {2, cur} end
+"""
+    + _run_ops(4)
+    + """redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 return {1, seq}
+"""
+)
+
+# A projection's ops with no checkpoint, at once (KEYS[1], its positions, unused: the
+# ops' keys are numbered as APPLY's). Reply: 1.
+WRITE = Script(
+    """
+-- KEYS[1] positions (unused); ARGV the ops
+"""
+    + _run_ops(1)
+    + """return 1
 """
 )

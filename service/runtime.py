@@ -34,6 +34,7 @@ from .app.background import Background, stop_tasks
 from .app.catalog import CatalogProjection
 from .app.keyring import Keyring
 from .app.lapsed_tables import TABLE_DEADLINES
+from .app.listings import ArchivedListings
 from .app.players import PlayerKind, Players, bot_player_name
 from .app.projections import ResultsProjection
 from .app.quotas import Limits, Quotas
@@ -192,7 +193,7 @@ async def running_service(
         background_task = asyncio.create_task(background.run())
         # what REST reads of the projections, whichever replica writes them
         results = ResultsProjection(storage)
-        catalog = CatalogProjection(storage)
+        catalog = CatalogProjection(storage, ArchivedListings.beside(archive) if archive else None)
         players = Players(storage.events)
         for kind in BotKind:  # our bots are players of their own, rated like any
             await players.ensure(bot_player_name(kind.value), PlayerKind.BOT)

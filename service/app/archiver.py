@@ -24,6 +24,7 @@ from .ticking import tick_until_stopped
 log = logging.getLogger("daifugo.archiver")
 KEEP_LIVE_MS = 24 * 3600 * 1000  # a day: the default --keep-live
 RETRY_MS = 60_000
+MOVES_AT_ONCE = 8  # archive_now's moves in flight
 
 
 @dataclass
@@ -121,16 +122,28 @@ async def archive_now(
     keep_live_ms: int,
     now_ms: int | None = None,
     moved: Callable[[int], None] | None = None,
+    at_once: int = MOVES_AT_ONCE,
 ) -> Archiver:
     """Move every match sealed ``keep_live_ms`` before ``now_ms`` (default: now), once
-    (``daifugo archive run``, the benchmarks); the archiver says what it moved.
-    ``moved``: told each match's object size as it is moved (a progress bar)."""
+    (``daifugo archive run``, the benchmarks), ``at_once`` at a time (their writes' waits
+    on the archive overlap); the archiver says what it moved. ``moved``: told each
+    match's object size as it is moved (a progress bar)."""
     archiver = Archiver(store, archive, snapshots, keep_live_ms)
     await archiver.start()
     now = time.time_ns() // 1_000_000 if now_ms is None else now_ms
-    for match_id in archiver.due_by(now):
-        size = await archiver.move(match_id)
-        archiver.due.pop(match_id)
-        if moved is not None:
-            moved(size)
+    due = iter(archiver.due_by(now))
+
+    async def mover() -> None:
+        for match_id in due:  # one iterator shared: each match moved by one mover
+            size = await archiver.move(match_id)
+            archiver.due.pop(match_id)
+            if moved is not None:
+                moved(size)
+
+    try:
+        async with asyncio.TaskGroup() as movers:
+            for _ in range(at_once):
+                movers.create_task(mover())
+    except* Exception as failed:  # the first failure, as one mover would raise it
+        raise failed.exceptions[0] from None
     return archiver

@@ -21,6 +21,7 @@ from .catalog import CatalogProjection
 from .following import Follower, SharedFeed
 from .idle import IdleMatches
 from .lapsed_tables import LapsedTables
+from .listings import ArchivedListings
 from .projections import ResultsProjection
 from .quotas import QuotaRelease
 from .ratings import RatingsRecorder
@@ -106,7 +107,9 @@ class Background:
         sealer = Sealer(self.service, scan=scan)
         followers: list[Follower] = [
             ResultsProjection(self.storage),
-            CatalogProjection(self.storage),
+            CatalogProjection(
+                self.storage, ArchivedListings.beside(self.archive) if self.archive else None
+            ),
             RatingsRecorder(self.storage),
             sealer,
         ]

@@ -11,19 +11,36 @@ Keys (of its projection store): ``match:<id>`` a hash per match;
 ``idx:<filter>`` sorted sets whose members are ``<created ms, 13 digits>:<id>``
 with score 0, so ``members_before`` (ZREVRANGEBYLEX) pages newest first and a member
 is its own cursor. Filters: ``all``, ``state:<s>``, ``preset:<p>``, ``state:<s>:preset:<p>``.
+
+Archived matches (listings.py): ``retiring`` the ids of matches that left the store whose
+listings are still here (a sorted set, score 0); ``segments`` the descriptors of the
+segments their listings went to, by name, and ``segments:count`` how many (a page reads
+the descriptors again when it changed).
 """
 
 from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Literal
 
 from eventstore import Op, Storage, StoredEvent
 from eventstore.cache import BoundedCache
 
 from .following import FeedProjection
+from .listings import (
+    SEGMENT_SIZE,
+    STATES,
+    ArchivedListings,
+    Listing,
+    MatchState,
+    Segment,
+    descriptor,
+    listing_of,
+    member_of,
+    segment_of,
+)
 from .match import match_id_of
 
 log = logging.getLogger("daifugo.catalog")
@@ -35,29 +52,9 @@ _LISTED = frozenset(
         *("MatchEnded", "MatchAbandoned", "SeedRevealed", "MatchSealed"),
     }
 )
-# abandoned: ended before its games did (MatchAbandoned), whether it had started or not
-MatchState = Literal["open", "live", "finished", "abandoned"]
-STATES: tuple[MatchState, ...] = ("open", "live", "finished", "abandoned")
+__all__ = ["STATES", "CatalogProjection", "Listing", "MatchState"]
 # a cursor is an index member: created ms (13 digits), then the match id
 CURSOR = re.compile(r"\d{13}:[0-9A-Za-z_-]{1,64}")
-
-
-@dataclass(frozen=True, slots=True)
-class Listing:
-    match_id: str
-    preset: str
-    players: int
-    state: MatchState
-    names: tuple[str, ...]
-    game_number: int
-    games_per_set: int
-    created_at: int  # ms since the epoch, as stored
-    updated_at: int  # when the listing last changed (not every play: the stream says that)
-    version: int  # the stream's version at that change
-    spectator_delay_ms: int
-    seated_at: int  # when it was created or a seat last taken (never delayed)
-    started_at: int  # 0: not started
-    lobby: bool = False  # anyone may take an open seat from the lobby (MatchCreated.lobby)
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,10 +67,15 @@ class _Known:
 class CatalogProjection(FeedProjection):
     name = NAME
 
-    def __init__(self, storage: Storage) -> None:
+    def __init__(self, storage: Storage, archived: ArchivedListings | None = None) -> None:
+        """``archived``: where the listings of archived matches go (None: they stay)."""
         super().__init__(storage)
+        self.archived = archived
+        self.segment_size = SEGMENT_SIZE
         # what a state change needs to move a match between indexes (else read back)
         self._known = BoundedCache[str, _Known](4096)
+        # the segments' descriptors, newest first, as of segments:count
+        self._segments: tuple[str | None, list[Segment]] = (None, [])
 
     def _indexes(self, state: str, preset: str) -> list[str]:
         return [
@@ -94,7 +96,7 @@ class CatalogProjection(FeedProjection):
         data = event.data
         if event.type == "MatchCreated":
             preset = str(data["preset"])
-            member = f"{event.at:013d}:{match_id}"
+            member = member_of(event.at, match_id)
             players = int(data["players"])
             games = int(data.get("options", {}).get("games_per_set", 1))
             free = "" if data.get("open_seats") else "host"
@@ -169,7 +171,9 @@ class CatalogProjection(FeedProjection):
         cursor: str | None = None,
     ) -> tuple[list[Listing], str | None]:
         """Matches newest first, after ``cursor`` (the ``next`` of the page
-        before); returns the page and the next cursor, None at the end."""
+        before); returns the page and the next cursor, None at the end. Live listings
+        and archived ones alike (a match is in one or the other, but for a moment, once
+        in a crash's way: the newer is shown once)."""
         if cursor is not None and not CURSOR.fullmatch(cursor):
             raise ValueError("not a cursor this service gave out")
         name = "all"
@@ -178,21 +182,41 @@ class CatalogProjection(FeedProjection):
         elif state or preset:
             name = f"state:{state}" if state else f"preset:{preset}"
         members = await self.state.members_before(self._key(f"idx:{name}"), cursor, limit + 1)
-        more = len(members) > limit
-        members = members[:limit]
-        listings = []
+        found: dict[str, Listing] = {}
         for member in members:
-            match_id = member.partition(":")[2]
-            listing = await self.listing(match_id)
+            listing = await self.listing(member.partition(":")[2])
             if listing is not None:
-                listings.append(listing)
-        return listings, members[-1] if more and members else None
+                found[member] = listing
+        members = sorted(found, reverse=True)
+        for segment in await self._segments_of():
+            if not segment.may_hold(state, preset, cursor):
+                continue
+            if len(members) > limit and segment.newest < members[limit]:
+                break  # the page is full of members newer than any here
+            assert self.archived is not None  # a segment was written by one
+            for listing in await self.archived.listings(segment):
+                member = listing.member
+                if (cursor is None or member < cursor) and _passes(listing, state, preset):
+                    found.setdefault(member, listing)
+            members = sorted(found, reverse=True)
+        page = sorted(found, reverse=True)[: limit + 1]
+        more = len(page) > limit
+        return [found[member] for member in page[:limit]], page[limit - 1] if more else None
+
+    async def _segments_of(self) -> list[Segment]:
+        """The segments' descriptors, newest first (read again when one was added)."""
+        count = await self.state.get(self._key("segments:count"))
+        if count != self._segments[0]:
+            stored = await self.state.hash(self._key("segments"))
+            segments = sorted(map(segment_of, stored.values()), key=lambda s: s.newest)
+            self._segments = (count, segments[::-1])
+        return self._segments[1]
 
     async def listing(self, match_id: str) -> Listing | None:
         fields = await self.state.hash(self._key(f"match:{match_id}"))
         if "created_at" not in fields:
             return None
-        return _listing(fields)
+        return listing_of(fields)
 
     async def as_seen(self, listing: Listing, now_ms: int) -> Listing:
         """The listing as a spectator may see it at ``now_ms``: with a spectator delay,
@@ -211,29 +235,78 @@ class CatalogProjection(FeedProjection):
             updated_at=max(listing.seated_at, listing.started_at if started else 0, dealt_at),
         )
 
+    # -- archived matches ----------------------------------------------------------
+
+    async def forget(self, streams: Sequence[str]) -> None:
+        """Streams that left the store: their listings retire, a segment at a time."""
+        if self.archived is not None:
+            ids = [match_id for stream in streams if (match_id := match_id_of(stream))]
+            for start in range(0, len(ids), self.segment_size):
+                page = ids[start : start + self.segment_size]
+                await self.state.write([("ZADD", self._key("retiring"), *_zero_scored(page))])
+        await super().forget(streams)
+        await self.retire()
+
+    async def retire(self, everything: bool = False) -> int:
+        """Move the listings of archived matches to segments, ``segment_size`` at a time
+        (``everything``: the last, smaller one too); how many moved. A segment is in the
+        archive before its descriptor replaces its listings here, in one write: a crash
+        between leaves the listings here and an object no descriptor names."""
+        if self.archived is None:
+            return 0
+        moved = 0
+        while True:
+            ids = await self.state.members_before(self._key("retiring"), None, self.segment_size)
+            if not ids or (len(ids) < self.segment_size and not everything):
+                return moved
+            listings = [listing for match_id in ids if (listing := await self.listing(match_id))]
+            ops: list[Op] = []
+            if listings:
+                segment = await self.archived.put(listings)
+                ops += [
+                    ("HSET", self._key("segments"), segment.name, descriptor(segment)),
+                    ("INCR", self._key("segments:count")),
+                ]
+            for listing in listings:
+                indexes = self._indexes(listing.state, listing.preset)
+                ops += [("ZREM", index, listing.member) for index in indexes]
+            for match_id in ids:
+                ops += [
+                    ("DEL", self._key(f"match:{match_id}")),
+                    ("DEL", self._key(f"deals:{match_id}")),
+                ]
+                self._known.pop(match_id, None)
+            ops.append(("ZREM", self._key("retiring"), *ids))
+            await self.state.write(ops)
+            moved += len(ids)
+
     async def rebuild(self) -> None:
-        """Throw the projection away and fold every stream again."""
+        """Throw the projection away and fold every stream again. The archived matches'
+        listings are kept: their streams are no longer here to fold."""
+        await self.retire(everything=True)
+        segments = await self.state.hash(self._key("segments"))
         await self.state.clear()
         self._known.clear()
+        self._segments = (None, [])
+        if segments:
+            await self.state.write(
+                [
+                    (
+                        "HSET",
+                        self._key("segments"),
+                        *(i for pair in segments.items() for i in pair),
+                    ),
+                    ("SET", self._key("segments:count"), len(segments)),
+                ]
+            )
         await self.catch_up()
 
 
-def _listing(fields: dict[str, str]) -> Listing:
-    players = int(fields["players"])
-    state: Any = fields["state"]
-    return Listing(
-        match_id=fields["match_id"],
-        preset=fields["preset"],
-        players=players,
-        state=state,
-        names=tuple(fields.get(f"name:{seat}", "") for seat in range(players)),
-        game_number=int(fields["game_number"]),
-        games_per_set=int(fields["games_per_set"]),
-        created_at=int(fields["created_at"]),
-        updated_at=int(fields["updated_at"]),
-        version=int(fields["version"]),
-        spectator_delay_ms=int(fields.get("spectator_delay_ms", 0)),
-        seated_at=int(fields.get("seated_at", fields["created_at"])),
-        started_at=int(fields.get("started_at", 0)),
-        lobby=fields.get("lobby") == "1",
+def _zero_scored(members: Sequence[str]) -> list[str | int]:
+    return [item for member in members for item in (0, member)]
+
+
+def _passes(listing: Listing, state: MatchState | None, preset: str | None) -> bool:
+    return (state is None or listing.state == state) and (
+        preset is None or listing.preset == preset
     )

@@ -259,6 +259,28 @@ async def test_a_folder_archive_keeps_whole_objects_of_its_own(tmp_path: Path) -
     assert os.listdir(tmp_path) == ["archive"]
 
 
+async def parts_are_apart(archive: Archive) -> None:
+    """A part's objects are none of the archive's, nor the archive's the part's."""
+    part = archive.part("listings")
+    before = await archive.names(), await archive.size()
+    await part.put("m", b"a part's")
+    await part.put("segment-1", b"another")
+    assert await archive.names() == before[0] and await archive.size() == before[1]
+    assert await part.names() == ["m", "segment-1"] and await part.get("m") == b"a part's"
+    assert await archive.part("listings").get("segment-1") == b"another"  # the same part
+    for name in ("", "Listings", "../up", "a/b", "l1"):
+        with pytest.raises(ValueError):
+            archive.part(name)
+
+
+@pytest.mark.parametrize("where", ["memory", "folder"])
+async def test_an_archive_keeps_its_parts_apart(where: str, tmp_path: Path) -> None:
+    archive: Archive = InMemoryArchive() if where == "memory" else FolderArchive(tmp_path / "a")
+    await archive.put("m", b"a stream's")
+    await parts_are_apart(archive)
+    assert await archive.get("m") == b"a stream's"
+
+
 async def test_a_write_cut_short_leaves_a_temporary_file_the_next_put_removes(
     tmp_path: Path,
 ) -> None:

@@ -159,7 +159,7 @@ class ProjectionStoreCase(PortCase):
         state, other = storage.projection("mine"), storage.projection("theirs")
         (event,) = await events_of(storage, "s-1", 1)
         for ops in (
-            [("DEL", state.key("x"))],  # not a projection's write
+            [("FLUSHALL", state.key("x"))],  # not a projection's write
             [("SET", other.key("x"), 1)],  # another projection's key
             [("SET", "x", 1)],
             [("SET", state.key("ok"), 1), ("FLUSHALL", state.key("x"))],  # one bad op of two
@@ -272,6 +272,24 @@ class ProjectionStoreCase(PortCase):
         assert await state.items(kept[0]) == [] and await state.hash(kept[1]) == {}
         assert await state.top_by_score(kept[2], 0, 10) == [] and await state.get(kept[3]) is None
         assert await state.hash(state.key("all")) == {"ann": "1"}  # what is for all stays
+
+    async def test_a_write_of_its_own_runs_at_once_and_moves_no_checkpoint(
+        self, storage: Storage
+    ) -> None:
+        state: ProjectionStore = storage.projection("writing")
+        (event,) = await events_of(storage, "s-1", 1)
+        listing, index = state.key("match:1"), state.key("idx")
+        assert await state.apply(event, [("HSET", listing, "a", 1), ("ZADD", index, 0, "m1")])
+        ops = [("DEL", listing), ("ZREM", index, "m1"), ("HSET", state.key("seg"), "s", "d")]
+        await state.write([*ops, ("INCR", state.key("count"))])
+        assert await state.hash(listing) == {} and await state.members_before(index, None, 9) == []
+        assert await state.hash(state.key("seg")) == {"s": "d"}
+        assert await state.get(state.key("count")) == "1"
+        assert await state.positions() == {"s-1": 0}
+        for refused in ([("SET", "x", 1)], [("HSET", state.key("y"), "a", 1), ("EVAL", "x")]):
+            with pytest.raises(ValueError):
+                await state.write(refused)
+        assert await state.hash(state.key("y")) == {}  # one bad op of two: nothing written
 
     async def test_reset_forgets_positions_and_keeps_the_state(self, storage: Storage) -> None:
         state: ProjectionStore = storage.projection("resetting")

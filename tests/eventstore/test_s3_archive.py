@@ -17,7 +17,7 @@ from eventstore import InMemoryEventStore, move_to_archive
 from eventstore.archive import archive_at, unpack
 from eventstore.embedded import free_port
 
-from .test_archive import reads, sealed_stream
+from .test_archive import parts_are_apart, reads, sealed_stream
 
 boto3 = pytest.importorskip("boto3")
 
@@ -85,6 +85,11 @@ async def test_objects_are_kept_whole_under_the_prefix(bucket: str) -> None:
     assert await archive.size() == (2, 4)
     other = archive_at(f"s3://{bucket}/elsewhere")  # another prefix sees none of them
     assert await other.names() == [] and await other.get("m") is None
+    await parts_are_apart(archive)
+
+
+async def test_a_bucket_without_a_prefix_has_parts_apart_too(bucket: str) -> None:
+    await parts_are_apart(archive_at(f"s3://{bucket}"))
 
 
 async def test_a_move_to_s3_reads_as_before(bucket: str) -> None:

@@ -11,14 +11,16 @@ from typing import Any
 
 import httpx
 import pytest
+import redis.asyncio
 
 from clients.sdk import DaifugoClient
-from eventstore import InMemoryArchive, InMemoryStorage, Storage
+from eventstore import InMemoryArchive, InMemoryStorage, RedisStorage, Storage
 from service.app.archiver import archive_now
 from service.app.match import stream_of
 from service.app.signing import Signer, ephemeral_signer
 from service.runtime import Running, running_service
 
+from ..service_support import unique
 from .support import finished_match, wait_listed
 
 
@@ -57,8 +59,33 @@ async def every_read(http: httpx.AsyncClient, match_id: str) -> dict[str, Any]:
     return reads
 
 
-async def test_an_archived_match_reads_as_it_did_live() -> None:
-    storage, archive, signer = InMemoryStorage(), InMemoryArchive(), ephemeral_signer()
+@pytest.fixture(params=["memory", "redis"])
+async def storage(request: pytest.FixtureRequest) -> AsyncIterator[Storage]:
+    if request.param == "memory":
+        yield InMemoryStorage()
+        return
+    url, prefix = request.getfixturevalue("redis_url"), unique("archived-")
+    redis_storage = RedisStorage.from_url(url, prefix=prefix)
+    try:
+        yield redis_storage
+    finally:
+        await redis_storage.close()
+        client = redis.asyncio.Redis.from_url(url)
+        keys = [key async for key in client.scan_iter(match=f"{prefix}:*")]
+        if keys:
+            await client.delete(*keys)
+        await client.aclose()
+
+
+def another_replica(storage: Storage) -> Storage:
+    if isinstance(storage, InMemoryStorage):
+        return storage.sharing()
+    assert isinstance(storage, RedisStorage)
+    return RedisStorage.from_url(storage.events.url, prefix=storage.events.keys.prefix)
+
+
+async def test_an_archived_match_reads_as_it_did_live(storage: Storage) -> None:
+    archive, signer = InMemoryArchive(), ephemeral_signer()
     async with serving(storage, archive, signer) as (running, http, grpc_client):
         match_id = await finished_match(grpc_client, "torasobi", 4)
         live = await grpc_client.create_match("classic", 3)
@@ -73,9 +100,15 @@ async def test_an_archived_match_reads_as_it_did_live() -> None:
         assert await storage.events.read_as_stored(stream_of(live.match_id)) != []
         assert await every_read(http, match_id) == before  # the same service
     # a service started afterwards, which never held the match, reads it from the archive
-    async with serving(storage.sharing(), archive, signer) as (running, http, grpc_client):
+    async with serving(another_replica(storage), archive, signer) as (running, http, _):
         after = await every_read(http, match_id)
         assert after == before
+        # its listing retires to a segment (as a thousand would): listed as before
+        await running.catalog.forget([stream_of(match_id)])
+        assert await running.catalog.retire(everything=True) == 1
+        assert await running.catalog.listing(match_id) is None  # nothing of it here
+        assert len(archive.part("listings").objects) == 1
+        assert await every_read(http, match_id) == before
         assert (await http.get(f"/matches/{match_id}/state", params={"seq": 10**6})).status_code
         missing = await http.get("/matches/no-such-match")
         assert missing.status_code == 404

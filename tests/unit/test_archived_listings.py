@@ -1,0 +1,209 @@
+"""The catalog lists archived matches as it listed them live: once their streams left the
+store, their listings retire to segments in the archive, and every page of every filter
+(state, preset, cursor, size) is the one it was, each match once. A crash between a
+segment's write and its descriptor leaves the listings where they were."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from eventstore import InMemoryArchive, InMemoryStorage, Op, Storage, StoredEvent
+from service.app.catalog import CatalogProjection
+from service.app.listings import ArchivedListings, Listing, MatchState
+from service.app.match import stream_of
+
+PRESETS = ("classic", "uecda")
+FILTERS: list[tuple[MatchState | None, str | None]] = [
+    (state, preset)
+    for state in (None, "open", "live", "finished", "abandoned")
+    for preset in (None, *PRESETS)
+]
+
+
+@dataclass(frozen=True)
+class Made:
+    match_id: str
+    preset: str
+    created_at: int
+    ends: MatchState  # where its events leave it
+
+
+def events_of(made: Made) -> list[StoredEvent]:
+    """The listed events of a match that ends as ``made.ends`` says (a finished or
+    abandoned one sealed: only those are archived)."""
+    kinds: list[tuple[str, dict[str, object]]] = [
+        ("MatchCreated", {"preset": made.preset, "players": 3, "match_id": made.match_id}),
+        ("SeatJoined", {"seat": 0, "name": f"host of {made.match_id}"}),
+    ]
+    if made.ends in ("live", "finished"):
+        kinds += [("MatchStarted", {}), ("GameDealt", {"game_number": 1})]
+    if made.ends == "finished":
+        kinds.append(("MatchEnded", {}))
+    if made.ends == "abandoned":
+        kinds.append(("MatchAbandoned", {}))
+    if made.ends in ("finished", "abandoned"):
+        kinds.append(("MatchSealed", {}))
+    stream = stream_of(made.match_id)
+    return [
+        StoredEvent(stream, seq, type_, 1, data, f"r{seq}", made.created_at + seq, "", "")
+        for seq, (type_, data) in enumerate(kinds)
+    ]
+
+
+async def listed(catalog: CatalogProjection, made: Sequence[Made]) -> None:
+    for match in made:
+        for event in events_of(match):
+            await catalog.apply(event)
+
+
+async def every_page(
+    catalog: CatalogProjection, state: MatchState | None, preset: str | None, limit: int
+) -> list[list[Listing]]:
+    pages: list[list[Listing]] = []
+    cursor: str | None = None
+    while True:
+        page, cursor = await catalog.page(state, preset, limit, cursor)
+        pages.append(page)
+        if cursor is None:
+            return pages
+
+
+async def all_pages(catalog: CatalogProjection, limit: int) -> dict[object, object]:
+    return {
+        (state, preset): await every_page(catalog, state, preset, limit)
+        for state, preset in FILTERS
+    }
+
+
+def catalog_over(storage: Storage, archive: InMemoryArchive, size: int) -> CatalogProjection:
+    catalog = CatalogProjection(storage, ArchivedListings.beside(archive))
+    catalog.segment_size = size
+    return catalog
+
+
+@st.composite
+def matches(draw: st.DrawFn) -> list[Made]:
+    count = draw(st.integers(1, 25))
+    # creation times may tie: the id breaks the tie, as the index orders them
+    times = draw(st.lists(st.integers(0, 40), min_size=count, max_size=count))
+    return [
+        Made(
+            f"m{index:02d}",
+            draw(st.sampled_from(PRESETS)),
+            1_700_000_000_000 + at,
+            draw(st.sampled_from(["open", "live", "finished", "abandoned"])),
+        )
+        for index, at in enumerate(times)
+    ]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    matches(),
+    st.integers(1, 4),
+    st.integers(1, 6),
+    st.lists(st.integers(1, 5), max_size=6),
+    st.booleans(),
+)
+def test_every_page_is_as_it_was_once_archived_matches_retire(
+    made: list[Made], size: int, limit: int, batches: list[int], the_rest: bool
+) -> None:
+    async def run() -> None:
+        storage, archive = InMemoryStorage(), InMemoryArchive()
+        catalog = catalog_over(storage, archive, size)
+        await listed(catalog, made)
+        before = await all_pages(catalog, limit)
+        sealed = [stream_of(m.match_id) for m in made if m.ends in ("finished", "abandoned")]
+        start = 0
+        for batch in [*batches, len(sealed)]:  # as the followers learn they left
+            await catalog.forget(sealed[start : start + batch])
+            start += batch
+        if the_rest:
+            await catalog.retire(everything=True)
+        assert await all_pages(catalog, limit) == before
+        retiring = await catalog.state.members_before(catalog.state.key("retiring"), None, 100)
+        retired = len(sealed) - len(retiring)
+        assert retired == (len(sealed) if the_rest else len(sealed) // size * size)
+        segments = archive.part("listings").objects
+        assert len(segments) == -(-retired // size)
+        # nothing of a retired match is kept here but its segment's descriptor
+        memory = storage.projection("catalog").memory  # type: ignore[attr-defined]
+        indexed = set().union(*memory.sorted_sets.values())
+        for match in made:
+            here = f"{{cp:catalog}}:match:{match.match_id}" in memory.hashes
+            member = f"{match.created_at:013d}:{match.match_id}"
+            gone = stream_of(match.match_id) in sealed and match.match_id not in retiring
+            assert here is not gone and (member in indexed) is not gone
+
+    asyncio.run(run())
+
+
+def test_a_crash_between_the_segment_and_its_descriptor_loses_nor_doubles_a_listing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    async def run() -> None:
+        storage, archive = InMemoryStorage(), InMemoryArchive()
+        catalog = catalog_over(storage, archive, 2)
+        made = [Made(f"m{i}", "classic", 1_700_000_000_000 + i, "finished") for i in range(4)]
+        await listed(catalog, made)
+        before = await all_pages(catalog, 3)
+
+        original = catalog.state.write
+
+        async def crashed(ops: object) -> None:
+            raise ConnectionError("the store went away")
+
+        await catalog.forget([stream_of(made[0].match_id)])  # one retiring: no segment yet
+        monkeypatch.setattr(catalog.state, "write", crashed)
+        with pytest.raises(ConnectionError):  # before it was marked retiring
+            await catalog.forget([stream_of(made[1].match_id)])
+        monkeypatch.setattr(catalog.state, "write", original)
+        assert archive.part("listings").objects == {}
+        await catalog.forget([stream_of(made[1].match_id)])  # learnt again: two, a segment
+        assert await all_pages(catalog, 3) == before
+        assert len(archive.part("listings").objects) == 1
+
+        await catalog.forget([stream_of(made[2].match_id)])
+        writes = 0
+
+        async def second_write_crashes(ops: Sequence[Op]) -> None:
+            nonlocal writes
+            writes += 1
+            if writes == 2:  # the descriptor's, after the segment was written
+                raise ConnectionError("the store went away")
+            await original(ops)
+
+        monkeypatch.setattr(catalog.state, "write", second_write_crashes)
+        with pytest.raises(ConnectionError):
+            await catalog.forget([stream_of(made[3].match_id)])
+        monkeypatch.setattr(catalog.state, "write", original)
+        assert len(archive.part("listings").objects) == 2
+        assert await all_pages(catalog, 3) == before  # its listings are still here
+        await catalog.retire()  # the same listings: the same segment, written again
+        assert len(archive.part("listings").objects) == 2
+        assert await all_pages(catalog, 3) == before
+        assert await catalog.state.members_before(catalog.state.key("retiring"), None, 9) == []
+        assert len(await catalog.state.hash(catalog.state.key("segments"))) == 2
+
+    asyncio.run(run())
+
+
+def test_a_rebuild_keeps_the_archived_listings() -> None:
+    async def run() -> None:
+        storage, archive = InMemoryStorage(), InMemoryArchive()
+        catalog = catalog_over(storage, archive, 2)
+        made = [Made(f"m{i}", PRESETS[i % 2], 1_700_000_000_000 + i, "finished") for i in range(5)]
+        await listed(catalog, made)
+        before = await all_pages(catalog, 2)
+        await catalog.forget([stream_of(m.match_id) for m in made])  # two segments, one left
+        await catalog.rebuild()  # the store holds none of them: the fold finds nothing
+        assert await all_pages(catalog, 2) == before
+        assert len(archive.part("listings").objects) == 3  # the last retired before the fold
+
+    asyncio.run(run())
