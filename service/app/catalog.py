@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from eventstore import Op, Storage, StoredEvent
@@ -169,11 +169,13 @@ class CatalogProjection(FeedProjection):
         preset: str | None = None,
         limit: int = 50,
         cursor: str | None = None,
+        reading: Callable[[], None] | None = None,
     ) -> tuple[list[Listing], str | None]:
         """Matches newest first, after ``cursor`` (the ``next`` of the page
         before); returns the page and the next cursor, None at the end. Live listings
-        and archived ones alike (a match is in one or the other, but for a moment, once
-        in a crash's way: the newer is shown once)."""
+        and archived ones alike (after a crash a match may be in both a while: it is
+        shown once). ``reading``: called before each segment read from the archive (a
+        rare filter's page may read a segment for each of its matches)."""
         if cursor is not None and not CURSOR.fullmatch(cursor):
             raise ValueError("not a cursor this service gave out")
         name = "all"
@@ -194,7 +196,7 @@ class CatalogProjection(FeedProjection):
             if len(members) > limit and segment.newest < members[limit]:
                 break  # the page is full of members newer than any here
             assert self.archived is not None  # a segment was written by one
-            for listing in await self.archived.listings(segment):
+            for listing in await self.archived.listings(segment, reading):
                 member = listing.member
                 if (cursor is None or member < cursor) and _passes(listing, state, preset):
                     found.setdefault(member, listing)

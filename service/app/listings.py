@@ -13,7 +13,7 @@ hold its matches, newest first, skipping those with none of the filter's.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -160,11 +160,16 @@ class ArchivedListings:
         self._decoded.put(name, ordered)
         return Segment(name, members[0], members[-1], counts)
 
-    async def listings(self, segment: Segment) -> list[Listing]:
-        """A segment's listings, newest first."""
+    async def listings(
+        self, segment: Segment, reading: Callable[[], None] | None = None
+    ) -> list[Listing]:
+        """A segment's listings, newest first. ``reading``: called before it is read
+        from the archive (not when it is kept decoded here); raising, it is not read."""
         known = self._decoded.get(segment.name)
         if known is not None:
             return known
+        if reading is not None:
+            reading()
         blob = await self.archive.get(segment.name)
         if blob is None:
             raise CorruptEvent(segment.name, -1, "a segment the catalog names is not archived")

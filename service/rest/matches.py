@@ -3,10 +3,11 @@ page by page, and the match at any seq."""
 
 from __future__ import annotations
 
-from typing import Annotated
+import functools
+from typing import Annotated, Any
 
 import msgspec
-from litestar import get
+from litestar import Request, get
 from litestar.di import NamedDependency
 from litestar.params import FromPath, QueryParameter
 
@@ -14,6 +15,7 @@ from ..app import queries
 from ..app.catalog import MatchState
 from ..app.errors import RefusalCode, ServiceError
 from ..app.queries import spectator_view
+from ..app.quotas import network_of
 from ..rules import PRESETS
 from .context import Context, limit_reads
 from .errors import ERROR_RESPONSES, responses
@@ -28,11 +30,14 @@ MAX_PAGE = 500
     description="Filtered by state and preset, a page at a time (``next`` is the cursor of the "
     "next page). Backed by a projection of the event streams: eventually consistent, a new "
     "match shows up a moment after it is created. A match with a spectator delay is listed "
-    "as its events that old make it.",
-    responses=responses(400, 503),
+    "as its events that old make it. Counted as one of the caller's reads, and one more "
+    "for each thousand archived matches it reads from the archive.",
+    responses=responses(400, 429, 503),
+    guards=[limit_reads],
 )
 async def list_matches(
     ctx: NamedDependency[Context],
+    request: Request[Any, Any, Any],
     match_state: Annotated[MatchState | None, QueryParameter(name="state")] = None,
     preset: Annotated[str | None, QueryParameter(max_length=40)] = None,
     limit: Annotated[int, QueryParameter(ge=1, le=200)] = 50,
@@ -43,7 +48,10 @@ async def list_matches(
             RefusalCode.BAD_REQUEST, f"no preset {preset!r}; presets: {sorted(PRESETS)}"
         )
     try:
-        listings, after = await ctx.catalog.page(match_state, preset, limit, cursor)
+        network = network_of(ctx.caller(request).address)
+        listings, after = await ctx.catalog.page(
+            match_state, preset, limit, cursor, functools.partial(ctx.reads.take, network)
+        )
     except ValueError as error:
         raise ServiceError(RefusalCode.BAD_REQUEST, f"cursor: {error}") from None
     # as a spectator may see each now: one whose delay still hides that it started is
