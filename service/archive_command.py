@@ -24,6 +24,7 @@ from eventstore.archive import configured_archive
 
 from .app import STORE_PREFIX
 from .app.archiver import Archiver, archive_now
+from .app.listings import PART
 from .app.match import ENDING, stream_of
 from .app.scanning import scan_streams
 from .audit import export_jsonl
@@ -107,3 +108,5 @@ async def _status(store: RedisEventStore, archive: Archive, url: str) -> None:
         print(f"  oldest live match: {oldest} ({age:,.0f} s old)")
     per = size // objects if objects else 0
     print(f"archive: {archive.where}: {objects} matches, {size:,} bytes ({per:,} per match)")
+    segments, listed = await archive.part(PART).size()
+    print(f"  the catalog's archived listings: {segments} segments, {listed:,} bytes")
