@@ -29,7 +29,7 @@ from .errors import (
     StoreUnavailable,
     StreamClosed,
 )
-from .feed import GlobalSubscription, RedisCheckpoints
+from .feed import PASS_EVERY, GlobalSubscription, RedisCheckpoints
 from .hashing import canonical_json, envelope, event_hash, recompute_hash
 from .lease import InMemoryLease, RedisLease
 from .memory import InMemoryCheckpoints, InMemoryEventStore
@@ -69,6 +69,7 @@ __all__ = [
     "FORMAT",
     "GENESIS_HASH",
     "NO_STREAM",
+    "PASS_EVERY",
     "PROJECTION_OPS",
     "AppendResult",
     "Archive",

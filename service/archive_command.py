@@ -17,13 +17,14 @@ from eventstore import (
     EventStoreError,
     RedisEventStore,
     RedisSnapshots,
+    RedisStorage,
     redacted_url,
     store_redis_url,
 )
 from eventstore.archive import configured_archive
 
 from .app import STORE_PREFIX
-from .app.archiver import Archiver, archive_now
+from .app.archiver import Archiver, archive_now, followers_of
 from .app.listings import PART
 from .app.match import ENDING, stream_of
 from .app.scanning import scan_streams
@@ -83,10 +84,13 @@ async def _move(store: RedisEventStore, archive: Archive, keep_live_ms: int) -> 
             keep_live_ms,
             now,
             moved=lambda size: progress.advance(task),
+            followers=followers_of(RedisStorage(store)),
         )
     print(
         f"archived {moved.moved.matches} matches, {moved.moved.bytes:,} bytes "
-        f"into {archive.where}; {len(moved.due)} sealed matches not due yet"
+        f"into {archive.where}; {len(moved.due) - moved.unsettled} sealed matches not due "
+        f"yet; {moved.unsettled} due but not yet applied by every projection (the service's "
+        "followers apply them; run again later)"
     )
     return 0
 

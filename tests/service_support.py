@@ -10,7 +10,8 @@ from typing import Any
 
 import redis
 
-from eventstore import InMemoryStorage
+from eventstore import InMemoryStorage, Storage
+from service.app.archiver import followers_of
 from service.runtime import Running, running_service
 
 from .redis_support import unique
@@ -36,3 +37,12 @@ async def isolated_service(redis_url: str | None, **options: Any) -> AsyncIterat
                 client.delete(key)
         finally:
             client.close()
+
+
+async def applied_by_the_projections(storage: Storage, streams: list[str]) -> None:
+    """As if the service's projections had followed ``streams`` to their last events
+    (the archiver moves a match only then)."""
+    for stream in streams:
+        seq = await storage.events.version(stream)
+        for follower in followers_of(storage):
+            await follower.commit(stream, seq)

@@ -3,7 +3,13 @@
 their snapshots). It runs on the replica holding the background lease: at start it finds
 every sealed match still in the store (the scan every worker starts from), then takes
 each seal from the feed. A move cut short (a crash, the store or the archive away) is
-done again from the start the next time: every step of it can be repeated."""
+done again from the start the next time: every step of it can be repeated.
+
+A match moves only once every projection that follows the feed (the results, the
+catalog, the ratings recorder: ``FOLLOWERS``) has its checkpoint at the seal: a stream
+that left is never given to a follower again, so one that had not applied it (down
+longer than ``keep_live``, or still catching up after a restart) would miss it for good.
+Until then the match stays, due again a few seconds later."""
 
 from __future__ import annotations
 
@@ -11,13 +17,25 @@ import asyncio
 import heapq
 import logging
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from eventstore import CLOSING_TYPE, Archive, EventStore, EventStoreError, Snapshots, StoredEvent
+from eventstore import (
+    CLOSING_TYPE,
+    Archive,
+    EventStore,
+    EventStoreError,
+    ProjectionStore,
+    Snapshots,
+    Storage,
+    StoredEvent,
+)
 from eventstore.archive import move_to_archive
 
+from .catalog import NAME as CATALOG
 from .match import match_id_of, stream_of
+from .projections import NAME as RESULTS
+from .ratings import NAME as RATINGS
 from .scanning import SharedScan
 from .ticking import tick_until_stopped
 
@@ -25,6 +43,9 @@ log = logging.getLogger("daifugo.archiver")
 KEEP_LIVE_MS = 24 * 3600 * 1000  # a day: the default --keep-live
 RETRY_MS = 60_000
 MOVES_AT_ONCE = 8  # archive_now's moves in flight
+UNSETTLED_RETRY_MS = 5_000  # a passed event's checkpoint is committed within PASS_EVERY
+# the projections whose checkpoints must be at a match's seal before it moves
+FOLLOWERS = (RESULTS, CATALOG, RATINGS)
 
 
 @dataclass
@@ -45,8 +66,13 @@ class Archiver:
         keep_live_ms: int = KEEP_LIVE_MS,
         tick: float = 1.0,
         scan: SharedScan | None = None,
+        followers: Sequence[ProjectionStore] = (),
     ) -> None:
+        """``followers``: the checkpoints that must be at a match's seal before it moves
+        (``followers_of``)."""
         self.store = store
+        self.followers = list(followers)
+        self.seals: dict[str, int] = {}  # match id -> its seal's seq
         self.archive = archive
         self.snapshots = snapshots
         self.keep_live_ms = keep_live_ms
@@ -55,6 +81,7 @@ class Archiver:
         self.due: dict[str, int] = {}  # match id -> when it may leave, ms
         self._order: list[tuple[int, str]] = []  # (when, match id), a heap: a day of seals
         self.moved = Moved()
+        self.unsettled = 0  # due matches archive_now left: a follower had not applied them
         self._stopping = asyncio.Event()
 
     def stop(self) -> None:
@@ -70,6 +97,7 @@ class Archiver:
         last = await self.store.last_events([stream_of(m) for m in sealed])
         for match_id, event in zip(sealed, last, strict=True):
             if event is not None:
+                self.seals[match_id] = event.seq
                 self._plan(match_id, event.at + self.keep_live_ms)
         return scan.positions
 
@@ -89,7 +117,20 @@ class Archiver:
     async def take(self, event: StoredEvent) -> None:
         match_id = match_id_of(event.stream)
         if match_id is not None and event.type == CLOSING_TYPE:
+            self.seals[match_id] = event.seq
             self._plan(match_id, event.at + self.keep_live_ms)
+
+    async def settled(self, match_id: str) -> bool:
+        """Whether every follower has applied the match through its seal (one whose
+        seal is not known here, in the store no more, has nothing left to apply)."""
+        seal = self.seals.get(match_id)
+        if seal is None:
+            return True
+        stream = stream_of(match_id)
+        for follower in self.followers:
+            if await follower.position(stream) < seal:
+                return False
+        return True
 
     async def move_due(self, now_ms: int) -> None:
         for index, match_id in enumerate(due := self.due_by(now_ms)):
@@ -98,12 +139,16 @@ class Archiver:
                     self._plan(left, self.due[left])
                 return
             try:
+                if not await self.settled(match_id):
+                    self._plan(match_id, now_ms + UNSETTLED_RETRY_MS)
+                    continue
                 await self.move(match_id)
             except (EventStoreError, OSError) as error:
                 log.warning("archiving %s failed: %s; trying again", match_id, error)
                 self._plan(match_id, now_ms + RETRY_MS)
                 continue
             self.due.pop(match_id, None)
+            self.seals.pop(match_id, None)
 
     async def move(self, match_id: str) -> int:
         """Move one sealed match; the archived object's size (0: moved before)."""
@@ -115,6 +160,11 @@ class Archiver:
         return size
 
 
+def followers_of(storage: Storage) -> list[ProjectionStore]:
+    """The checkpoints of the projections that follow the feed (``FOLLOWERS``)."""
+    return [storage.projection(name) for name in FOLLOWERS]
+
+
 async def archive_now(
     store: EventStore,
     archive: Archive,
@@ -123,18 +173,23 @@ async def archive_now(
     now_ms: int | None = None,
     moved: Callable[[int], None] | None = None,
     at_once: int = MOVES_AT_ONCE,
+    followers: Sequence[ProjectionStore] = (),
 ) -> Archiver:
-    """Move every match sealed ``keep_live_ms`` before ``now_ms`` (default: now), once
-    (``daifugo archive run``, the benchmarks), ``at_once`` at a time (their writes' waits
-    on the archive overlap); the archiver says what it moved. ``moved``: told each
-    match's object size as it is moved (a progress bar)."""
-    archiver = Archiver(store, archive, snapshots, keep_live_ms)
+    """Move every match sealed ``keep_live_ms`` before ``now_ms`` (default: now) that
+    ``followers`` have applied through its seal, once (``daifugo archive run``, the
+    benchmarks), ``at_once`` at a time (their writes' waits on the archive overlap); the
+    archiver says what it moved, and how many it left for the followers (``unsettled``).
+    ``moved``: told each match's object size as it is moved (a progress bar)."""
+    archiver = Archiver(store, archive, snapshots, keep_live_ms, followers=followers)
     await archiver.start()
     now = time.time_ns() // 1_000_000 if now_ms is None else now_ms
     due = iter(archiver.due_by(now))
 
     async def mover() -> None:
         for match_id in due:  # one iterator shared: each match moved by one mover
+            if not await archiver.settled(match_id):
+                archiver.unsettled += 1  # stays due
+                continue
             size = await archiver.move(match_id)
             archiver.due.pop(match_id)
             if moved is not None:

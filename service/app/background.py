@@ -15,7 +15,7 @@ from typing import Protocol
 from eventstore import Archive, Storage
 from eventstore.deadlines import Deadlines
 
-from .archiver import KEEP_LIVE_MS, Archiver
+from .archiver import KEEP_LIVE_MS, Archiver, followers_of
 from .bot_seats import BotFactory, BotSeats
 from .catalog import CatalogProjection
 from .following import Follower, SharedFeed
@@ -133,7 +133,12 @@ class Background:
         if self.archive is not None:
             snapshots = self.storage.snapshots()
             archiver = Archiver(
-                self.service.store, self.archive, snapshots, self.keep_live_ms, scan=scan
+                self.service.store,
+                self.archive,
+                snapshots,
+                self.keep_live_ms,
+                scan=scan,
+                followers=followers_of(self.storage),
             )
             followers.append(archiver)
             workers.append(archiver)

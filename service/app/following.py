@@ -32,6 +32,7 @@ from collections.abc import Mapping, Sequence
 from typing import Protocol, runtime_checkable
 
 from eventstore import (
+    PASS_EVERY,
     CheckpointGap,
     EventStore,
     EventStoreError,
@@ -62,6 +63,15 @@ class Follower(Protocol):
     async def take(self, event: StoredEvent) -> None:
         """One event. Raising: the same event again later."""
         ...
+
+
+@runtime_checkable
+class PassesEvents(Protocol):
+    """A follower whose checkpoints pass the events it needed no write for only with its
+    next write: committed on a timer too, so a checkpoint reaches a finished match's seal
+    though nothing follows it (the archiver waits for that)."""
+
+    async def commit_passed(self) -> None: ...
 
 
 @runtime_checkable
@@ -104,6 +114,7 @@ class SharedFeed:
         tasks = [asyncio.create_task(self._start(index)) for index in range(len(self.followers))]
         tasks.append(asyncio.create_task(self._retry_held()))
         tasks.append(asyncio.create_task(self._forget_gone_often()))
+        tasks.append(asyncio.create_task(self._commit_passed_often()))
         try:
             await self._ready.wait()
             while not self._stopping.is_set():
@@ -215,6 +226,18 @@ class SharedFeed:
         # nothing awaited since the loop's check: the shared read gives it the next one
         self.held.discard((index, stream))
 
+    async def _commit_passed_often(self) -> None:
+        while not self._stopping.is_set():
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._stopping.wait(), PASS_EVERY)
+            for index, follower in enumerate(self.followers):
+                if index in self.starting or not isinstance(follower, PassesEvents):
+                    continue
+                try:
+                    await follower.commit_passed()
+                except Exception as error:  # a checkpoint only behind: next time
+                    log.warning("%s: committing passed events failed: %s", follower.name, error)
+
     # -- the streams that left the store ------------------------------------------
 
     async def _forget_gone_often(self) -> None:
@@ -311,6 +334,9 @@ class FeedProjection:
         # read after the positions: what a move to the archive left (a crash before the
         # shared read forgot it) goes now
         return await without_gone(self.store, self, positions)
+
+    async def commit_passed(self) -> None:
+        await self.state.commit_passed()
 
     async def take(self, event: StoredEvent) -> None:
         try:

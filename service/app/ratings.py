@@ -212,10 +212,13 @@ class _Table:
     seats: dict[int, Seat]
 
 
+NAME = "ratings"
+
+
 class RatingsRecorder:
     """Follows the feed; appends each rated game to its pool's stream (see the module)."""
 
-    name = "ratings"
+    name = NAME
     pace = 0.25
 
     def __init__(self, storage: Storage) -> None:
@@ -231,6 +234,9 @@ class RatingsRecorder:
 
     async def forget(self, streams: Sequence[str]) -> None:
         await self.checkpoints.forget(streams)
+
+    async def commit_passed(self) -> None:
+        await self.checkpoints.commit_passed()
 
     async def take(self, event: StoredEvent) -> None:
         match_id = match_id_of(event.stream)

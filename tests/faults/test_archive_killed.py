@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from eventstore import FolderArchive, RedisEventStore, RedisServer
+from eventstore import FolderArchive, RedisEventStore, RedisServer, RedisStorage
 from eventstore.archive import unpack
 from service.app.keyring import Keyring
 from service.app.match import stream_of
@@ -27,6 +27,7 @@ from service.audit import export_jsonl
 from service.rules.commands import SeatCommand
 from service.rules.legal import legal_actions
 
+from ..service_support import applied_by_the_projections
 from .archive_mover import STEPS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -88,6 +89,7 @@ async def test_a_move_killed_at_any_step_is_finished_by_the_next_run(
     folder = tmp_path / "archive"
     archive = FolderArchive(folder)
 
+    await applied_by_the_projections(RedisStorage(store), streams)
     await mover_killed_at(step, redis_server.url, folder, [first, second])
 
     left = await archive.get(streams[0])

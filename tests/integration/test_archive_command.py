@@ -10,11 +10,13 @@ from pathlib import Path
 import pytest
 import redis
 
-from eventstore import CLOSING_TYPE, NewEvent, RedisEventStore
+from eventstore import CLOSING_TYPE, NewEvent, RedisEventStore, RedisStorage
 from service.app import STORE_PREFIX
 from service.app.match import stream_of
 from service.archive_command import run_archive
 from service.audit import export_jsonl
+
+from ..service_support import applied_by_the_projections
 
 
 async def fill(url: str) -> str:
@@ -24,6 +26,14 @@ async def fill(url: str) -> str:
         await store.append(stream_of("sealed-1"), [NewEvent(CLOSING_TYPE, {"s": "x"})], 0)
         await store.append(stream_of("live-1"), [NewEvent("MatchCreated", {"n": 2})], -1)
         return export_jsonl(await store.read(stream_of("sealed-1")))
+    finally:
+        await store.close()
+
+
+async def followed(url: str) -> None:
+    store = RedisEventStore.from_url(url, prefix=STORE_PREFIX)
+    try:
+        await applied_by_the_projections(RedisStorage(store), [stream_of("sealed-1")])
     finally:
         await store.close()
 
@@ -49,6 +59,11 @@ def test_status_run_and_get(
         assert "oldest live match: live-1" in status and "0 matches" in status
         assert run_archive("run", 3600, "") == 0  # sealed less than an hour ago: stays
         assert "archived 0 matches" in capsys.readouterr().out
+        assert run_archive("run", 0, "") == 0  # due, but the projections have not seen it
+        ran = capsys.readouterr().out
+        assert "archived 0 matches" in ran and "1 due but not yet applied" in ran
+        assert client.exists(f"{STORE_PREFIX}:{{{stream_of('sealed-1')}}}:events") == 1
+        asyncio.run(followed(redis_url))
         assert run_archive("run", 0, "") == 0
         assert "archived 1 matches" in capsys.readouterr().out
         assert client.exists(f"{STORE_PREFIX}:{{{stream_of('sealed-1')}}}:events") == 0

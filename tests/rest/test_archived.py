@@ -5,6 +5,7 @@ match is never moved; a create retried after its match left starts nothing again
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import AsyncIterator
 from typing import Any
@@ -26,10 +27,16 @@ from .support import finished_match, wait_listed
 
 @contextlib.asynccontextmanager
 async def serving(
-    storage: Storage, archive: InMemoryArchive, signer: Signer
+    storage: Storage, archive: InMemoryArchive, signer: Signer, keep_live: float = 86_400
 ) -> AsyncIterator[tuple[Running, httpx.AsyncClient, DaifugoClient]]:
     async with running_service(
-        grpc_port=0, http_port=0, timers=False, storage=storage, archive=archive, signer=signer
+        grpc_port=0,
+        http_port=0,
+        timers=False,
+        storage=storage,
+        archive=archive,
+        signer=signer,
+        keep_live=keep_live,
     ) as running:
         base = f"http://127.0.0.1:{running.http_port}"
         async with (
@@ -133,3 +140,20 @@ async def test_moving_again_moves_nothing_twice(moves: int) -> None:
             await archive_now(running.service.store, archive, storage.snapshots(), keep_live_ms=0)
         assert list(archive.objects) == [stream_of(match_id)]
         assert (await http.get(f"/matches/{match_id}/audit")).json()["verdict"] == "valid"
+
+
+async def test_the_service_archives_a_match_once_its_projections_applied_it(
+    storage: Storage,
+) -> None:
+    archive, signer = InMemoryArchive(), ephemeral_signer()
+    async with serving(storage, archive, signer, keep_live=0) as (_, http, grpc_client):
+        match_id = await finished_match(grpc_client, "classic", 3)
+        async with asyncio.timeout(60):  # a guard against a hang, not a time limit
+            while stream_of(match_id) not in archive.objects:
+                await asyncio.sleep(0.1)
+        assert await storage.events.read_as_stored(stream_of(match_id)) == []
+        listed = await wait_listed(http, match_id, "finished")
+        assert listed["match_id"] == match_id
+        # its game counted in the rankings, its listing kept: every projection had it
+        rankings = (await http.get("/rankings")).json()["rankings"]
+        assert sorted(standing["games"] for standing in rankings) == [1, 1, 1]

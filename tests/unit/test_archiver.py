@@ -9,10 +9,17 @@ from eventstore import (
     InMemoryArchive,
     InMemoryEventStore,
     InMemorySnapshots,
+    InMemoryStorage,
     NewEvent,
     Snapshot,
 )
-from service.app.archiver import RETRY_MS, Archiver
+from service.app.archiver import (
+    RETRY_MS,
+    UNSETTLED_RETRY_MS,
+    Archiver,
+    archive_now,
+    followers_of,
+)
 from service.app.match import stream_of
 
 KEEP_MS = 60_000
@@ -66,3 +73,30 @@ async def test_a_sealed_match_leaves_after_keep_live_and_a_failed_move_is_tried_
     assert await snapshots.at_or_before(stream_of("old"), 10) is None
     assert await store.version(stream_of("old")) == 1  # read from the archive
     assert await store.streams() == [stream_of("live")]
+
+
+async def test_a_match_leaves_only_once_every_projection_applied_it_through_its_seal() -> None:
+    storage = InMemoryStorage()
+    store, archive, followers = storage.events, InMemoryArchive(), followers_of(storage)
+    archiver = Archiver(store, archive, InMemorySnapshots(), KEEP_MS, followers=followers)
+    sealed_at = await seal(store, "m")
+    await archiver.start()
+    due = sealed_at + KEEP_MS
+    results, catalog, ratings = followers
+    await results.commit(stream_of("m"), 1)
+    await catalog.commit(stream_of("m"), 0)  # behind: its seal not applied
+    await archiver.move_due(due)
+    assert archive.objects == {} and await store.version(stream_of("m")) == 1
+    assert archiver.due["m"] == due + UNSETTLED_RETRY_MS  # due again a moment later
+    await catalog.commit(stream_of("m"), 1)
+    await archiver.move_due(due + UNSETTLED_RETRY_MS)
+    assert archive.objects == {}  # the ratings recorder has not passed it either
+    await ratings.commit(stream_of("m"), 1)
+    await archiver.move_due(due + 2 * UNSETTLED_RETRY_MS)
+    assert list(archive.objects) == [stream_of("m")] and archiver.due == {}
+    # and archive_now, the operator's run, leaves one the projections have not applied
+    await seal(store, "n")
+    left = await archive_now(
+        store, archive, InMemorySnapshots(), 0, followers=followers_of(storage)
+    )
+    assert left.unsettled == 1 and left.moved.matches == 0
