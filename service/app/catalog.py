@@ -173,8 +173,8 @@ class CatalogProjection(FeedProjection):
     ) -> tuple[list[Listing], str | None]:
         """Matches newest first, after ``cursor`` (the ``next`` of the page
         before); returns the page and the next cursor, None at the end. Live listings
-        and archived ones alike (after a crash a match may be in both a while: it is
-        shown once). ``reading``: called before each segment read from the archive (a
+        and archived ones alike (one write moves a listing to its segment: it is never
+        shown twice). ``reading``: called before each segment read from the archive (a
         rare filter's page may read a segment for each of its matches)."""
         if cursor is not None and not CURSOR.fullmatch(cursor):
             raise ValueError("not a cursor this service gave out")
@@ -207,6 +207,8 @@ class CatalogProjection(FeedProjection):
 
     async def _segments_of(self) -> list[Segment]:
         """The segments' descriptors, newest first (read again when one was added)."""
+        if self.archived is None:
+            return []
         count = await self.state.get(self._key("segments:count"))
         if count != self._segments[0]:
             stored = await self.state.hash(self._key("segments"))

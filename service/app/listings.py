@@ -5,7 +5,7 @@ for the archive, the catalog retires its listing in a batch of up to ``SEGMENT_S
 the batch is written to the archive's ``listings`` part as one object (a *segment*:
 the listings sorted newest first, MessagePack, zstd) and read back, then its
 *descriptor* (its name, newest and oldest index members, how many listings of each
-state and preset it holds) replaces the listings in Redis. So Redis keeps about 150
+state and preset it holds) replaces the listings in Redis. So Redis keeps about 200
 bytes per thousand archived matches, and a page of the list reads the segments that can
 hold its matches, newest first, skipping those with none of the filter's.
 """
