@@ -28,7 +28,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Protocol, runtime_checkable
 
 from eventstore import (
@@ -113,8 +113,9 @@ class SharedFeed:
         projection whose catch-up fails), holds up none of the others (the turn timers)."""
         tasks = [asyncio.create_task(self._start(index)) for index in range(len(self.followers))]
         tasks.append(asyncio.create_task(self._retry_held()))
-        tasks.append(asyncio.create_task(self._forget_gone_often()))
-        tasks.append(asyncio.create_task(self._commit_passed_often()))
+        # only memory not given back, or a checkpoint behind, while these fail: next time
+        tasks.append(asyncio.create_task(self._every(FORGET_EVERY, self.forget_gone)))
+        tasks.append(asyncio.create_task(self._every(PASS_EVERY, self.commit_passed)))
         try:
             await self._ready.wait()
             while not self._stopping.is_set():
@@ -226,30 +227,24 @@ class SharedFeed:
         # nothing awaited since the loop's check: the shared read gives it the next one
         self.held.discard((index, stream))
 
-    async def _commit_passed_often(self) -> None:
+    async def _every(self, seconds: float, work: Callable[[], Awaitable[object]]) -> None:
         while not self._stopping.is_set():
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._stopping.wait(), PASS_EVERY)
-            for index, follower in enumerate(self.followers):
-                if index in self.starting or not isinstance(follower, PassesEvents):
-                    continue
-                try:
-                    await follower.commit_passed()
-                except Exception as error:  # a checkpoint only behind: next time
-                    log.warning("%s: committing passed events failed: %s", follower.name, error)
-
-    # -- the streams that left the store ------------------------------------------
-
-    async def _forget_gone_often(self) -> None:
-        while not self._stopping.is_set():
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._stopping.wait(), FORGET_EVERY)
+                await asyncio.wait_for(self._stopping.wait(), seconds)
             if self._stopping.is_set():
                 return
             try:
-                await self.forget_gone()
-            except Exception as error:  # only memory not given back yet: next time
-                log.warning("forgetting the archived streams failed: %s", error)
+                await work()
+            except Exception as error:
+                log.warning("%s failed: %s; trying again later", work.__name__, error)
+
+    async def commit_passed(self) -> None:
+        """Commit what each started follower passed without a write (``PassesEvents``)."""
+        for index, follower in enumerate(self.followers):
+            if index not in self.starting and isinstance(follower, PassesEvents):
+                await follower.commit_passed()
+
+    # -- the streams that left the store ------------------------------------------
 
     async def forget_gone(self) -> list[str]:
         """Forget the streams that left the store (archived): their positions here, in
