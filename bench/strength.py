@@ -6,12 +6,15 @@ then its playouts per second on one core. Seeded: the same arguments deal the
 same games. Prints figures; asserts nothing.
 
     .venv/bin/python -m bench.strength [--deals N] [--jobs J] [--playouts P] [--compare]
-        [--series-playouts 18 177 1770]
+        [--series-playouts 50 500 5000] [--bought 10 100 1000]
 
 ``--playouts P`` measures the headline figures at a fixed budget of P playouts a
 move as well (what 100 ms gives on a free core): on a shared machine 100 ms buys
-fewer, and a playout budget plays the same games whatever the load. ``--compare``
-plays the search's variants side by side at that budget, on the same deals.
+fewer, and a playout budget plays the same games whatever the load. ``--bought``
+prints only what a search spends at those ms a move on this core (run it on a free
+one to choose P: the compiled install bought a median of 548 playouts a search in
+torasobi and 442 in uecda at 100 ms, load average 0.5). ``--compare`` plays the
+search's variants side by side at that budget, on the same deals.
 ``--series-playouts`` adds the strength-with-time series at playout budgets.
 
 Run it on the compiled install (README.md, Speed): the playouts are the engine's.
@@ -24,7 +27,7 @@ import math
 import random
 import statistics
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
@@ -175,6 +178,35 @@ def playouts_per_second(
     return played / (time.perf_counter() - started), len(starts)
 
 
+def playouts_bought(preset: str, ms: int, deals: int = 2) -> list[int]:
+    """The playouts each search of the expert spends at ``ms`` a move on this core,
+    in matches against four stronger bots: what to pass as ``--playouts`` (measured
+    on a free core, as the machine's load makes it fewer)."""
+    rules = rule_set(preset).with_options({"games_per_set": 2})
+    spent: list[int] = []
+    for deal in range(deals):
+        seats: list[Callable[[View, Sequence[SeatCommand]], SeatCommand]]
+        seats = [StrongerBot(rules) for _ in range(PLAYERS)]
+        seats[deal % PLAYERS] = Counted(ExpertBot(rules, budget_ms=ms), spent)
+        play_match(rules, PLAYERS, f"bench-strength/{preset}/{deal}".encode(), seats)
+    return spent
+
+
+@dataclass
+class Counted:
+    """An expert seat that notes each search's playouts."""
+
+    expert: ExpertBot
+    spent: list[int]
+
+    def __call__(self, view: View, actions: Sequence[SeatCommand]) -> SeatCommand:
+        choice = self.expert.choose(view, actions)
+        if self.expert.last is not None:
+            self.spent.append(self.expert.last.playouts)
+            self.expert.last = None
+        return choice
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--deals", type=int, default=12, help="deals per figure (x5 seats)")
@@ -185,12 +217,15 @@ def main(argv: Sequence[str] | None = None) -> None:
                         help="ms a move for the strength-with-time series")  # fmt: skip
     parser.add_argument("--series-deals", type=int, default=4, help="deals for the series")
     parser.add_argument("--series-playouts", type=int, nargs="*", default=[],
-                        help="the series at these playouts a move too (18 177 1770: "
+                        help="the series at these playouts a move too (50 500 5000: "
                         "10, 100, 1,000 ms on a free core)")  # fmt: skip
     parser.add_argument("--playouts", type=int, default=None,
                         help="also at this many playouts a move (100 ms, free core)")  # fmt: skip
     parser.add_argument("--compare", action="store_true",
                         help="only the search's variants side by side at --playouts")  # fmt: skip
+    parser.add_argument("--bought", type=int, nargs="*", default=None, metavar="MS",
+                        help="only the playouts a search spends at these ms a move "
+                        "(100 10 1000), per preset, on this core")  # fmt: skip
     parser.add_argument("--skip-ms", action="store_true", help="no figure by time")
     parser.add_argument("--quick", action="store_true", help="3 deals, the series at 10, 100")
     args = parser.parse_args(argv)
@@ -200,9 +235,17 @@ def main(argv: Sequence[str] | None = None) -> None:
         per_second, starts = playouts_per_second("federation", 3.0, rollout)
         print(f"playouts ({rollout} rollouts), 5 players, federation: {per_second:,.0f}/s "
               f"on one core (full games from {starts} sampled positions)")  # fmt: skip
+    if args.bought is not None:
+        for preset in args.presets:
+            for ms in args.bought or [100]:
+                spent = playouts_bought(preset, ms)
+                median, mean = statistics.median(spent), statistics.fmean(spent)
+                print(f"  {preset}, {ms} ms a move: {median:,.0f} playouts a search "
+                      f"(median of {len(spent)}; mean {mean:,.0f})")  # fmt: skip
+        return
     fair = f"duplicate deals x {PLAYERS} seats, {args.games} games a match; a fair 1st is 20%"
     if args.compare:
-        budget = Budget(playouts=args.playouts or 177)
+        budget = Budget(playouts=args.playouts or 500)
         print(f"the search's variants at {budget}, against four stronger bots, {fair}")
         for preset in args.presets:
             for label, search in VARIANTS.items():
