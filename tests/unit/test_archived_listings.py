@@ -144,7 +144,7 @@ def test_every_page_is_as_it_was_once_archived_matches_retire(
     asyncio.run(run())
 
 
-def test_a_crash_between_the_segment_and_its_descriptor_loses_nor_doubles_a_listing(
+def test_a_crash_between_the_segment_and_its_descriptor_neither_loses_nor_doubles(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     async def run() -> None:
