@@ -47,12 +47,13 @@ PLAYERS = 5
 
 DEFAULT_SEARCH = Search()
 # the search as it was (greedy rollouts over five candidates, no halving) and each
-# change on its own, for --compare
+# change since, for --compare
 VARIANTS = {
     "greedy rollouts, no halving": Search(Rollout.GREEDY, halving=False),
     "greedy rollouts, halving": Search(Rollout.GREEDY),
     "shedding rollouts, no halving": Search(halving=False),
-    "shedding rollouts, halving (default)": Search(),
+    "shedding rollouts, halving": Search(Rollout.SHEDDING),
+    "planning rollouts, halving (default)": Search(),
 }
 
 
@@ -223,6 +224,9 @@ def main(argv: Sequence[str] | None = None) -> None:
                         help="also at this many playouts a move (100 ms, free core)")  # fmt: skip
     parser.add_argument("--compare", action="store_true",
                         help="only the search's variants side by side at --playouts")  # fmt: skip
+    parser.add_argument("--variants", nargs="*", default=None, metavar="LABEL",
+                        help="with --compare: only the variants whose label holds one "
+                        "of these words (default: all)")  # fmt: skip
     parser.add_argument("--bought", type=int, nargs="*", default=None, metavar="MS",
                         help="only the playouts a search spends at these ms a move "
                         "(100 10 1000), per preset, on this core")  # fmt: skip
@@ -249,6 +253,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         print(f"the search's variants at {budget}, against four stronger bots, {fair}")
         for preset in args.presets:
             for label, search in VARIANTS.items():
+                if args.variants and not any(word in label for word in args.variants):
+                    continue
                 started = time.perf_counter()
                 figures = strength(preset, budget, args.deals, args.games, args.jobs, search)
                 line = figures.line(f"  {preset}: {label}")

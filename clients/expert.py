@@ -253,7 +253,7 @@ class Search:
     """How the search spends its budget (``bench.strength --compare`` plays the
     defaults beside the search as it was: greedy rollouts, no halving)."""
 
-    rollout: Rollout = Rollout.SHEDDING
+    rollout: Rollout = Rollout.PLANNING
     candidates: int = CANDIDATES
     margin: float = MARGIN
     halving: bool = True  # sequential halving: the worse half dropped each round

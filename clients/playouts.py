@@ -14,7 +14,7 @@ from service.rules.legal import legal_actions
 from service.rules.state import MatchState
 from service.rules.vocabulary import Phase
 
-from .policies import greedy_decide, rollout_decide
+from .policies import greedy_decide, planning_decide, rollout_decide
 
 MAX_PLAYOUT_ACTIONS = 5000  # far beyond any game's length: a guard, never reached in play
 
@@ -24,6 +24,7 @@ class Rollout(StrEnum):
 
     GREEDY = "greedy"  # policies.greedy_decide
     SHEDDING = "shedding"  # policies.rollout_decide: keeps groups, holds strong cards
+    PLANNING = "planning"  # policies.planning_decide: shedding, and plans to go out
 
 
 class PlayoutError(Exception):
@@ -89,7 +90,10 @@ def play_out_with(state: MatchState, seat: int | None, rollout: Rollout) -> tupl
         if turn is None:
             raise PlayoutError("a game in play with nobody to act")
         legal = legal_actions(state)
-        state = apply(state, rollout_decide(state, state.hands[turn], legal))
+        if rollout == Rollout.PLANNING:
+            state = apply(state, planning_decide(state, state.hands[turn], legal))
+        else:
+            state = apply(state, rollout_decide(state, state.hands[turn], legal))
         steps += 1
         if steps > MAX_PLAYOUT_ACTIONS:
             raise PlayoutError("a playout did not end")
