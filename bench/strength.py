@@ -6,7 +6,7 @@ then its playouts per second on one core. Seeded: the same arguments deal the
 same games. Prints figures; asserts nothing.
 
     .venv/bin/python -m bench.strength [--deals N] [--jobs J] [--playouts P] [--compare]
-        [--series-playouts 50 500 5000] [--bought 10 100 1000]
+        [--variants WORD...] [--series-playouts 50 500 5000] [--bought 10 100 1000]
 
 ``--playouts P`` measures the headline figures at a fixed budget of P playouts a
 move as well (what 100 ms gives on a free core): on a shared machine 100 ms buys
@@ -15,6 +15,7 @@ prints only what a search spends at those ms a move on this core (run it on a fr
 one to choose P: the compiled install bought a median of 548 playouts a search in
 torasobi and 442 in uecda at 100 ms, load average 0.5). ``--compare`` plays the
 search's variants side by side at that budget, on the same deals.
+``--variants`` plays only the variants whose label holds one of the words given.
 ``--series-playouts`` adds the strength-with-time series at playout budgets.
 
 Run it on the compiled install (README.md, Speed): the playouts are the engine's.
