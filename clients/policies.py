@@ -468,7 +468,7 @@ def planning_decide(position: Position, hand: int, actions: Sequence[SeatCommand
     goes out (every group of it a sure trick but one, played last) it makes that
     play, leading or following: a 2 or a joker it would hold back, an eight-cut.
     A seat alone among four stronger bots places 3.08 (torasobi) and 2.94 (uecda)
-    on average against the shedding policy's 3.23 and 3.06 (100 duplicate deals)."""
+    on average over 100 duplicate deals, the shedding policy 3.22 and 3.03 over 60."""
     if len(actions) == 1:
         return actions[0]
     if position.waiting_for != WaitingFor.PLAY:
