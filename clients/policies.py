@@ -342,12 +342,11 @@ HOLD_BACK = 6
 HOLD_JOKER = 2
 
 
-def rollout_decide(position: Position, hand: int, actions: Sequence[SeatCommand]) -> SeatCommand:
-    """The expert's rollout policy: greedy (``greedy_decide``, forbidden finishes
-    avoided), but a play that goes out is taken at once, a follow never breaks a
-    group held (a pair is not split to beat a single) nor spends a joker in a meld,
-    and a follow with a 2 or a joker is held back (a pass) while the hand is long:
-    a playout's seats then play as the stronger bot does, at a greedy's speed."""
+def plays_to_judge(
+    position: Position, hand: int, actions: Sequence[SeatCommand]
+) -> SeatCommand | list[Play]:
+    """What the rollout policies decide before judging plays (the only action, greedy's
+    outside a play, a finish that counts), or else the plays to judge."""
     if len(actions) == 1:
         return actions[0]
     if position.waiting_for != WaitingFor.PLAY:
@@ -359,6 +358,18 @@ def rollout_decide(position: Position, hand: int, actions: Sequence[SeatCommand]
     for play in plays:
         if play.cards == hand:
             return play  # without_forbidden kept it: a finish that counts
+    return plays
+
+
+def rollout_decide(position: Position, hand: int, actions: Sequence[SeatCommand]) -> SeatCommand:
+    """The expert's rollout policy: greedy (``greedy_decide``, forbidden finishes
+    avoided), but a play that goes out is taken at once, a follow never breaks a
+    group held (a pair is not split to beat a single) nor spends a joker in a meld,
+    and a follow with a 2 or a joker is held back (a pass) while the hand is long:
+    a playout's seats then play as the stronger bot does, at a greedy's speed."""
+    plays = plays_to_judge(position, hand, actions)
+    if not isinstance(plays, list):
+        return plays
     reversed_order = position.reversed_order
     if position.field is None:
         return greedy_lead(plays, reversed_order)
@@ -469,17 +480,9 @@ def planning_decide(position: Position, hand: int, actions: Sequence[SeatCommand
     play, leading or following: a 2 or a joker it would hold back, an eight-cut.
     A seat alone among four stronger bots places 3.08 (torasobi) and 2.94 (uecda)
     on average over 100 duplicate deals, the shedding policy 3.22 and 3.03 over 60."""
-    if len(actions) == 1:
-        return actions[0]
-    if position.waiting_for != WaitingFor.PLAY:
-        return greedy_decide(position, hand, actions, True)
-    plays = [a for a in actions if isinstance(a, Play)]
-    plays = without_forbidden(position, hand, plays) or plays
-    if not plays:
-        return actions[0]
-    for play in plays:
-        if play.cards == hand:
-            return play
+    plays = plays_to_judge(position, hand, actions)
+    if not isinstance(plays, list):
+        return plays
     order = position.reversed_order
     base = position.revolution
     counts, jokers = unseen_by_rank(position, hand)
