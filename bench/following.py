@@ -25,7 +25,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from eventstore import InMemoryCheckpoints, NewEvent, RedisEventStore, RedisServer, StoredEvent
-from service.app.following import SharedFeed
+from service.app.following import Resume, SharedFeed
 
 PACES = (0.25, 0.25, 0.25, 0.1, 0.25)  # results, catalog, sealer, timers, bot seats
 PLAY = NewEvent("CardsPlayed", {"seat": 2, "cards": ["5S", "5H"], "jokers": {}})
@@ -41,8 +41,8 @@ class Counting:
         self.positions = dict(start)
         self.taken = 0
 
-    async def start(self) -> Mapping[str, int]:
-        return self.positions
+    async def start(self) -> Resume:
+        return Resume(self.positions)
 
     async def take(self, event: StoredEvent) -> None:
         self.taken += 1

@@ -19,15 +19,15 @@ import asyncio
 import contextlib
 import time
 import uuid
-from collections.abc import AsyncGenerator, AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping, Sequence
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from .connection import unavailable_as
 from .errors import CheckpointGap, EventStoreError, StoreUnavailable
-from .model import StoredEvent
+from .model import Closed, StoredEvent
 from .port import PROJECTION_OPS, Checkpoints, Op
-from .scripts import APPLY, COMMIT, PASS, WRITE
+from .scripts import APPLY, COMMIT, PASS, RETIRE, WRITE
 from .store import parse_head
 from .subscription import Backoff, BlockingReader
 
@@ -61,6 +61,7 @@ class RedisCheckpoints:
         self.store = store
         self.name = name
         self.positions_key = store.keys.checkpoints(name)
+        self.watermark_key = store.keys.watermark(name)
         # stream: (first, last) seq passed without a write since its checkpoint
         self._deferred: dict[str, tuple[int, int]] = {}
         self.pass_every = pass_every
@@ -79,6 +80,34 @@ class RedisCheckpoints:
         with unavailable_as(f"checkpoint {self.name!r}", self.store.url):
             raw = await self.store.connector.execute("HGET", self.positions_key, stream)
         return -1 if raw is None else int(raw)
+
+    async def watermark(self) -> int:
+        with unavailable_as(f"watermark {self.name!r}", self.store.url):
+            raw = await self.store.connector.execute("GET", self.watermark_key)
+        return 0 if raw is None else int(raw)
+
+    async def retire(
+        self, closed: Sequence[Closed], ops_of: Callable[[Closed], Sequence[Op]] | None = None
+    ) -> int:
+        """Drop the positions of closed streams applied through their seals, run their
+        ``ops_of`` and move the watermark over them, in one script
+        (``ProjectionStore.retire``)."""
+        if not closed:
+            return 0
+        await self.commit_passed()  # a seal passed without a write counts as applied
+        keys = [self.positions_key, self.watermark_key]
+        args: list[str | bytes | int | float] = []
+        for item in closed:
+            ops = ops_of(item) if ops_of is not None else ()
+            check_ops(ops, f"{{cp:{self.name}}}")
+            args += [item.stream, item.number, item.last_seq, len(ops)]
+            for op in ops:
+                keys.append(str(op[1]))
+                args += [len(op) - 2, op[0], *op[2:]]
+        with unavailable_as(f"retire {self.name!r}", self.store.url):
+            client = await self.store.connector.runner()
+            retired, _mark = await RETIRE.run(client, keys, args)
+        return int(retired)
 
     async def commit(self, stream: str, seq: int) -> bool:
         """Move the checkpoint forward to ``seq`` (never back); True if it moved.
@@ -186,7 +215,7 @@ class RedisCheckpoints:
         """Forget every position (the projection's own keys are the caller's to delete)."""
         self._deferred.clear()
         with unavailable_as(f"reset {self.name!r}", self.store.url):
-            await self.store.connector.execute("DEL", self.positions_key)
+            await self.store.connector.execute("DEL", self.positions_key, self.watermark_key)
 
 
 class GlobalSubscription:
@@ -216,6 +245,7 @@ class GlobalSubscription:
         self.batch = batch
         self.sweep_every = sweep_every
         self.positions: dict[str, int] = {}
+        self.watermark = 0  # the close log up to it is done: its streams are never read
         self.sweeps = 0
         self._closed = False
         self._backoff = Backoff(reconnect_for)
@@ -250,6 +280,7 @@ class GlobalSubscription:
                     for stream, seq in (await self.checkpoints.positions()).items():
                         if seq > self.positions.get(stream, -1):
                             self.positions[stream] = seq
+                    self.watermark = await self.checkpoints.watermark()
                     # Note the feed's end before sweeping: anything appended after the
                     # sweep read a stream has a hint past this cursor.
                     cursor = await feed_top(self.store)
@@ -271,7 +302,7 @@ class GlobalSubscription:
                 cursor = _text(entries[-1][0])
                 hinted = hinted_streams(entries)
                 behind = [s for s, last in hinted.items() if last > self.positions.get(s, -1)]
-                async for event in self._catch_up_all(behind):
+                async for event in self._catch_up_all(await self._not_done(behind)):
                     yield event
                 if self.pace:
                     await asyncio.sleep(self.pace)
@@ -281,26 +312,53 @@ class GlobalSubscription:
                 need_sweep = True  # hints may have been lost meanwhile (cluster)
                 await self._backoff.wait("global subscription", exc)
 
+    async def _not_done(self, streams: Sequence[str]) -> list[str]:
+        """``streams`` but those this subscription must never read: closed within the
+        watermark, or archived (each had a position once; a late hint can name them)."""
+        unknown = [stream for stream in streams if stream not in self.positions]
+        if not unknown:
+            return list(streams)
+        held = await self.store.holds(unknown)
+        numbers = await self.store.close_numbers(unknown)
+        done = {
+            stream
+            for stream, here, number in zip(unknown, held, numbers, strict=True)
+            if not here or (number is not None and number <= self.watermark)
+        }
+        return [stream for stream in streams if stream not in done]
+
     async def _sweep(self) -> AsyncIterator[StoredEvent]:
+        """The open streams, then the close log past the watermark: each stream past
+        its position is read from there. A stream the index holds though sealed (a crash
+        between a cluster's seal and its close) is moved to the close log on the way."""
         store = self.store
         offset = 0
         while True:
             streams = await store.streams(offset, SWEEP_PAGE)
-            if not streams:
-                return
             with unavailable_as("sweep", store.url):
                 heads = await store.connector.pipeline(
-                    [("HGET", store.keys.meta(s), "head") for s in streams]
+                    [("HMGET", store.keys.meta(s), "head", "closed") for s in streams]
                 )
+            sealed = []
             for stream, head in zip(streams, heads, strict=True):
                 # a head that could not be read: look at the stream itself (reading is safe)
                 unknown = isinstance(head, BaseException)
-                if unknown or parse_head(head)[0] > self.positions.get(stream, -1):
+                if not unknown and head[1] is not None:
+                    sealed.append(stream)
+                if unknown or parse_head(head[0])[0] > self.positions.get(stream, -1):
                     async for event in self._catch_up(stream):
                         yield event
+            await store.close_sealed(sealed)
+            offset += len(streams) - len(sealed)
             if len(streams) < SWEEP_PAGE:
-                return
-            offset += len(streams)
+                break
+        after = self.watermark
+        while closed := await store.closed_since(after, SWEEP_PAGE):
+            for item in closed:
+                if item.last_seq > self.positions.get(item.stream, -1):
+                    async for event in self._catch_up(item.stream):
+                        yield event
+            after = closed[-1].number
 
     async def _catch_up_all(self, streams: Sequence[str]) -> AsyncIterator[StoredEvent]:
         """``_catch_up`` of each stream, their first pages read in one pipeline: a paced

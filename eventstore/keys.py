@@ -7,10 +7,15 @@
 ``<prefix>:{<stream>}:snap``       hash of snapshots: ``<seq>`` (12 digits) -> body
 ``<prefix>:{<stream>}:snap-seq``   sorted set of those seqs, score = seq
 ``<prefix>:{<stream>}:snap-at``    sorted set of those seqs, score = the snapshot's time
-``<prefix>:{__global__}:index``    sorted set of stream ids, score = registration number
+``<prefix>:{__global__}:index``    sorted set of the open streams, score = registration number
 ``<prefix>:{__global__}:index-n``  counter handing out registration numbers
+``<prefix>:{__global__}:closed``   the close log: sealed streams not archived yet, sorted
+                                   set, score = close number (1, 2, ... in close order)
+``<prefix>:{__global__}:closed-n`` counter handing out close numbers
 ``<prefix>:{__global__}:feed``     stream of hints ``s=<stream> v=<last seq>``, trimmed
 ``<prefix>:{cp:<name>}:positions`` a projection's checkpoints: hash stream -> last seq
+``<prefix>:{cp:<name>}:closed-through`` its watermark over the close log: every stream
+                                   closed up to that number applied, its position dropped
 ``<prefix>:{cp:<name>}:<suffix>``  keys of that projection's own state (same slot)
 =================================  ======================================================
 """
@@ -33,7 +38,7 @@ def check_stream_id(stream: str) -> None:
 class Keys:
     """The key names of one store (one prefix)."""
 
-    __slots__ = ("feed", "index", "index_counter", "prefix")
+    __slots__ = ("close_counter", "close_log", "feed", "index", "index_counter", "prefix")
 
     def __init__(self, prefix: str) -> None:
         if not prefix or "{" in prefix or "}" in prefix:
@@ -42,6 +47,8 @@ class Keys:
         self.index = f"{prefix}:{{{GLOBAL_TAG}}}:index"
         self.index_counter = f"{prefix}:{{{GLOBAL_TAG}}}:index-n"
         self.feed = f"{prefix}:{{{GLOBAL_TAG}}}:feed"
+        self.close_log = f"{prefix}:{{{GLOBAL_TAG}}}:closed"
+        self.close_counter = f"{prefix}:{{{GLOBAL_TAG}}}:closed-n"
 
     def events(self, stream: str) -> str:
         return f"{self.prefix}:{{{stream}}}:events"
@@ -56,6 +63,9 @@ class Keys:
 
     def checkpoints(self, name: str) -> str:
         return self.projection(name, "positions")
+
+    def watermark(self, name: str) -> str:
+        return self.projection(name, "closed-through")
 
     def projection(self, name: str, suffix: str) -> str:
         if not name or "{" in name or "}" in name:

@@ -18,7 +18,7 @@ import itertools
 import time
 import weakref
 from collections import deque
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import TracebackType
 from typing import TYPE_CHECKING
@@ -32,6 +32,7 @@ from .model import (
     GENESIS_HASH,
     NO_STREAM,
     AppendResult,
+    Closed,
     NewEvent,
     SentAppend,
     StoredEvent,
@@ -47,11 +48,15 @@ stream entry, read back with the same decoder."""
 class InMemoryCheckpoints:
     """Checkpoints of a projection that lives in memory and is rebuilt from scratch."""
 
-    def __init__(self, positions: Mapping[str, int] | None = None) -> None:
+    def __init__(self, positions: Mapping[str, int] | None = None, watermark: int = 0) -> None:
         self._positions: dict[str, int] = dict(positions or {})
+        self._watermark = watermark
 
     async def positions(self) -> Mapping[str, int]:
         return dict(self._positions)
+
+    async def watermark(self) -> int:
+        return self._watermark
 
     def position(self, stream: str) -> int:
         return self._positions.get(stream, -1)
@@ -81,6 +86,8 @@ class _Data:
     """What stores sharing one memory see (as processes sharing one Redis)."""
 
     streams: dict[str, _Stream] = field(default_factory=dict)  # in order of first append
+    closed: dict[str, int] = field(default_factory=dict)  # the close log: stream -> number
+    close_count: int = 0
     waiters: dict[str, set[asyncio.Future[None]]] = field(default_factory=dict)  # by stream
     feeds: weakref.WeakSet[InMemoryHints] = field(default_factory=weakref.WeakSet)
 
@@ -245,6 +252,9 @@ class InMemoryEventStore:
         target.head = stored[-1].hash
         target.requests[request_id] = (first, last, fingerprint)
         target.closed = closes(events)
+        if target.closed:
+            self._data.close_count += 1
+            self._data.closed[stream] = self._data.close_count
         for waiter in self._data.waiters.pop(stream, ()):
             _wake(waiter)
         for feed in self._data.feeds:
@@ -333,6 +343,7 @@ class InMemoryEventStore:
         if known is not None and not known.closed:
             return False
         self._data.streams.pop(stream, None)
+        self._data.closed.pop(stream, None)
         return True
 
     def _slice(self, stream: str, from_seq: int, limit: int | None) -> list[StoredEvent]:
@@ -361,14 +372,31 @@ class InMemoryEventStore:
         if limit <= 0:
             return []
         start = max(offset, 0)
-        return list(itertools.islice(self._data.streams, start, start + limit))
+        return list(itertools.islice(self._open(), start, start + limit))
+
+    def _open(self) -> Iterator[str]:
+        closed = self._data.closed
+        return (stream for stream in self._data.streams if stream not in closed)
 
     async def stream_count(self) -> int:
-        return len(self._data.streams)
+        return len(self._data.streams) - len(self._data.closed)
 
     async def holds(self, streams: Sequence[str]) -> list[bool]:
         await _turn()
         return [stream in self._data.streams for stream in streams]
+
+    async def closed_since(self, after: int, limit: int = 500) -> list[Closed]:
+        await _turn()
+        data = self._data
+        past = sorted((n, s) for s, n in data.closed.items() if n > after)[: max(limit, 0)]
+        return [Closed(stream, number, data.streams[stream].version) for number, stream in past]
+
+    async def close_numbers(self, streams: Sequence[str]) -> list[int | None]:
+        await _turn()
+        return [self._data.closed.get(stream) for stream in streams]
+
+    async def close_count(self) -> int:
+        return self._data.close_count
 
     # --- subscriptions ---------------------------------------------------------------
 
@@ -538,9 +566,12 @@ class InMemoryFeedSubscription:
         for stream, seq in (await self.checkpoints.positions()).items():
             if seq > self.positions.get(stream, -1):
                 self.positions[stream] = seq
+        watermark = await self.checkpoints.watermark()
         await self._hints.start()
         try:
-            for stream in list(data.streams):
+            # the open streams and those closed past the watermark (the others are done)
+            swept = [s for s in data.streams if data.closed.get(s, watermark + 1) > watermark]
+            for stream in swept:
                 async for event in self._catch_up(stream):
                     yield event
             while self.live and not self._closed:

@@ -75,6 +75,17 @@ class SentAppend:
 
 
 @dataclass(frozen=True, slots=True)
+class Closed:
+    """A stream in the close log: sealed, not archived yet. ``number``: its place in the
+    log (1 for the first stream ever closed); ``last_seq``: its seal's seq (-1 when the
+    stream is gone meanwhile)."""
+
+    stream: str
+    number: int
+    last_seq: int
+
+
+@dataclass(frozen=True, slots=True)
 class Verification:
     """The outcome of checking a stream's hash chain from seq 0."""
 

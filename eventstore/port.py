@@ -8,11 +8,11 @@ not part of it.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from types import TracebackType
 from typing import TYPE_CHECKING, Protocol, Self, runtime_checkable
 
-from .model import AppendResult, NewEvent, SentAppend, StoredEvent, Verification
+from .model import AppendResult, Closed, NewEvent, SentAppend, StoredEvent, Verification
 
 if TYPE_CHECKING:  # ports of their own modules, each with its implementations
     from .analyses import AnalysisStore
@@ -27,7 +27,13 @@ class Checkpoints(Protocol):
     """Where a projection is: for each stream, the seq of the last event it applied."""
 
     async def positions(self) -> Mapping[str, int]:
-        """Every stream's last applied seq (a stream not in it: nothing applied, -1)."""
+        """Every stream's last applied seq (a stream not in it: nothing applied, -1, unless
+        its close number is within ``watermark``)."""
+        ...
+
+    async def watermark(self) -> int:
+        """How far through the close log it is: every stream closed with a number up to
+        it was applied to its seal and left ``positions`` (0: none)."""
         ...
 
 
@@ -192,14 +198,30 @@ class EventStore(Protocol):
         ...
 
     async def streams(self, offset: int = 0, limit: int = 50) -> list[str]:
-        """Stream ids in the order of their first append (oldest first)."""
+        """The open streams' ids in the order of their first append (oldest first). A
+        stream is indexed before its first event; its seal moves it to the close log."""
         ...
 
-    async def stream_count(self) -> int: ...
+    async def stream_count(self) -> int:
+        """How many open streams there are."""
+        ...
 
     async def holds(self, streams: Sequence[str]) -> list[bool]:
-        """Whether the store holds each of ``streams`` now (in its index: not archived
-        yet). A stream is indexed before its first event and leaves the index last."""
+        """Whether the store holds each of ``streams`` now (open, or in the close log:
+        not archived yet)."""
+        ...
+
+    async def closed_since(self, after: int, limit: int = 500) -> list[Closed]:
+        """The close log: the sealed streams not archived yet, numbered in the order they
+        were sealed, those past ``after`` in that order (``limit`` at most)."""
+        ...
+
+    async def close_numbers(self, streams: Sequence[str]) -> list[int | None]:
+        """Each stream's number in the close log (None: open, or archived)."""
+        ...
+
+    async def close_count(self) -> int:
+        """The last close number given (0: none)."""
         ...
 
     def subscribe(
@@ -302,6 +324,16 @@ class ProjectionStore(Checkpoints, Protocol):
         """Move the checkpoint forward to ``seq`` (never back); True if it moved."""
         ...
 
+    async def retire(
+        self, closed: Sequence[Closed], ops_of: Callable[[Closed], Sequence[Op]] | None = None
+    ) -> int:
+        """Of ``closed`` (the close log past ``watermark``, in its order), the streams
+        applied through their seals, up to the first that is not: each one's position
+        goes, its ``ops_of`` run (what the projection kept for it alone) and the
+        watermark moves to its number, at once. How many went. ValueError as
+        ``apply``'s (nothing done)."""
+        ...
+
     async def forget(self, streams: Sequence[str], keys: Sequence[str] = ()) -> None:
         """Drop the positions of ``streams``, which left the store (archived): no event
         of theirs comes again, nor does a sweep find them, so they would only pile up;
@@ -310,7 +342,8 @@ class ProjectionStore(Checkpoints, Protocol):
         ...
 
     async def reset(self) -> None:
-        """Forget every position (the state stays: ``clear`` drops both)."""
+        """Forget every position and the watermark (the state stays: ``clear`` drops
+        both)."""
         ...
 
     async def clear(self) -> None:

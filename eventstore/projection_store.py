@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .connection import unavailable_as
 from .errors import CheckpointGap, EventStoreError
 from .feed import PASS_EVERY, RedisCheckpoints, check_ops
-from .model import StoredEvent
+from .model import Closed, StoredEvent
 from .port import Op, ProjectionStore
 
 if TYPE_CHECKING:
@@ -106,6 +106,7 @@ class ProjectionMemory:
     over one Redis)."""
 
     positions: dict[str, int] = field(default_factory=dict)
+    watermark: int = 0
     strings: dict[str, str] = field(default_factory=dict)
     hashes: dict[str, dict[str, str]] = field(default_factory=dict)
     lists: dict[str, list[str]] = field(default_factory=dict)
@@ -147,6 +148,30 @@ class InMemoryProjectionStore:
 
     async def position(self, stream: str) -> int:
         return self.memory.positions.get(stream, -1)
+
+    async def watermark(self) -> int:
+        return self.memory.watermark
+
+    async def retire(
+        self, closed: Sequence[Closed], ops_of: Callable[[Closed], Sequence[Op]] | None = None
+    ) -> int:
+        await self.commit_passed()
+        memory = self.memory
+        ops_each = [ops_of(item) if ops_of is not None else () for item in closed]
+        for ops in ops_each:  # all checked before any runs, as in the one script of Redis
+            check_ops(ops, self._owns)
+        retired = 0
+        for item, ops in zip(closed, ops_each, strict=True):
+            if item.number <= memory.watermark:
+                continue
+            if memory.positions.get(item.stream, -1) < item.last_seq:
+                break
+            for op in ops:
+                self._write(_text(op[0]), _text(op[1]), op[2:])
+            memory.positions.pop(item.stream, None)
+            memory.watermark = item.number
+            retired += 1
+        return retired
 
     async def commit(self, stream: str, seq: int) -> bool:
         if seq <= self.memory.positions.get(stream, -1):
@@ -245,12 +270,14 @@ class InMemoryProjectionStore:
     async def reset(self) -> None:
         self._deferred.clear()
         self.memory.positions.clear()
+        self.memory.watermark = 0
 
     async def clear(self) -> None:
         self._deferred.clear()
         memory = self.memory
         for keyed in (memory.positions, memory.strings, memory.hashes, memory.lists):
             keyed.clear()
+        memory.watermark = 0
         memory.sorted_sets.clear()
 
     # -- reading ----------------------------------------------------------------------

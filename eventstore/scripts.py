@@ -71,7 +71,8 @@ APPEND = Script(
 -- 'r:<request id>' = '<first seq> <last seq>[ <fingerprint>]' of every append, forever,
 -- and 'closed' = '<seq>' once the append ending in the closing event (the seal) is in.
 -- On a single server only (never on a cluster, where they live in another slot):
--- KEYS[3] feed, KEYS[4] index, KEYS[5] index counter.
+-- KEYS[3] feed, KEYS[4] index (of the open streams), KEYS[5] index counter, KEYS[6] the
+-- close log, KEYS[7] its counter: the seal moves the stream from the index to the log.
 -- ARGV[1] expected version, ARGV[2] request id, ARGV[3] head hash the client chained from,
 -- ARGV[4] stream id, ARGV[5] feed max length (0: no trim), ARGV[6] fingerprint,
 -- ARGV[7] '1' when the batch's last event closes the stream (nothing may follow), else '0',
@@ -118,6 +119,12 @@ if #KEYS >= 5 then
   if expected == -1 and not redis.call('ZSCORE', KEYS[4], ARGV[4]) then
     redis.call('ZADD', KEYS[4], redis.call('INCR', KEYS[5]), ARGV[4])
   end
+  if ARGV[7] == '1' then
+    redis.call('ZREM', KEYS[4], ARGV[4])
+    if not redis.call('ZSCORE', KEYS[6], ARGV[4]) then
+      redis.call('ZADD', KEYS[6], redis.call('INCR', KEYS[7]), ARGV[4])
+    end
+  end
   if ARGV[5] == '0' then
     redis.call('XADD', KEYS[3], '*', 's', ARGV[4], 'v', last)
   else
@@ -150,6 +157,22 @@ INDEX = Script(
 if redis.call('ZSCORE', KEYS[1], ARGV[1]) then return 0 end
 redis.call('ZADD', KEYS[1], redis.call('INCR', KEYS[2]), ARGV[1])
 return 1
+"""
+)
+
+# A sealed stream leaves the index of open streams for the close log, numbered in close
+# order (idempotent): after its seal on a cluster, where the index lives in another slot,
+# and for one a sweep finds sealed in the index (a crash between the seal and this).
+# Reply: its close number.
+CLOSE = Script(
+    """
+-- KEYS[1] index, KEYS[2] close log, KEYS[3] close counter; ARGV[1] stream id
+redis.call('ZREM', KEYS[1], ARGV[1])
+local number = redis.call('ZSCORE', KEYS[2], ARGV[1])
+if number then return tonumber(number) end
+number = redis.call('INCR', KEYS[3])
+redis.call('ZADD', KEYS[2], number, ARGV[1])
+return number
 """
 )
 
@@ -228,5 +251,44 @@ WRITE = Script(
 """
     + _run_ops(1)
     + """return 1
+"""
+)
+
+# Retire closed streams a projection has applied through their seals, in close order: each
+# one's position goes, the projection's writes for it run (what it kept for the stream
+# alone) and the watermark moves to its close number, together, so a restart neither
+# reads it again nor applies it twice. Stops at the first not applied through.
+# Reply: {retired, watermark}.
+RETIRE = Script(
+    """
+-- KEYS[1] positions, KEYS[2] watermark, then the ops' keys in order; ARGV: for each
+-- stream its id, close number, seal seq and its ops' count, then those ops (as APPLY's)
+local mark = tonumber(redis.call('GET', KEYS[2]) or '0')
+local retired, i, k = 0, 1, 2
+while i <= #ARGV do
+  local stream, number = ARGV[i], tonumber(ARGV[i + 1])
+  local seal, ops = tonumber(ARGV[i + 2]), tonumber(ARGV[i + 3])
+  i = i + 4
+  local cur = tonumber(redis.call('HGET', KEYS[1], stream) or '-1')
+  local due = number > mark
+  if due and cur < seal then break end
+  for _ = 1, ops do
+    local nargs = tonumber(ARGV[i])
+    k = k + 1
+    if due then
+      local cmd = {ARGV[i + 1], KEYS[k]}
+      for j = 1, nargs do cmd[j + 2] = ARGV[i + 1 + j] end
+      redis.call(unpack(cmd))
+    end
+    i = i + 2 + nargs
+  end
+  if due then
+    redis.call('HDEL', KEYS[1], stream)
+    mark = number
+    retired = retired + 1
+  end
+end
+if retired > 0 then redis.call('SET', KEYS[2], mark) end
+return {retired, mark}
 """
 )

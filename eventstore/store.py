@@ -33,8 +33,16 @@ from .errors import (
     StreamClosed,
 )
 from .keys import Keys, check_stream_id
-from .model import GENESIS_HASH, AppendResult, NewEvent, SentAppend, StoredEvent, Verification
-from .scripts import APPEND, DROP_SEALED, INDEX, Script
+from .model import (
+    GENESIS_HASH,
+    AppendResult,
+    Closed,
+    NewEvent,
+    SentAppend,
+    StoredEvent,
+    Verification,
+)
+from .scripts import APPEND, CLOSE, DROP_SEALED, INDEX, Script
 
 if TYPE_CHECKING:
     from .feed import FeedHints, GlobalSubscription
@@ -222,6 +230,8 @@ class RedisEventStore:
                 keys.feed,
                 keys.index,
                 keys.index_counter,
+                keys.close_log,
+                keys.close_counter,
             ]
         closing = "1" if closes(events) else "0"
         head = self._head(stream, expected_version)
@@ -261,6 +271,8 @@ class RedisEventStore:
                 self._remember(stream, reply[2], written[-1].hash)
                 if cluster:
                     await self._hint(client, stream, reply[2])
+                    if closing == "1":  # a crash before it: the sweep finds it sealed
+                        await self._close(client, stream)
                 return result
             if code == 1:
                 return AppendResult(reply[1], reply[2], True, (), fingerprint)
@@ -298,12 +310,14 @@ class RedisEventStore:
         at = time.time_ns() // 1_000_000
         keys = self.keys
         args: list[str | bytes | int] = [
-            5,
+            7,
             keys.events(stream),
             keys.meta(stream),
             keys.feed,
             keys.index,
             keys.index_counter,
+            keys.close_log,
+            keys.close_counter,
             expected_version,
             request_id,
             head,
@@ -338,6 +352,12 @@ class RedisEventStore:
                 last_seq,
                 exc,
             )
+
+    async def _close(self, client: Any, stream: str) -> int:
+        """Move a sealed stream from the index to the close log (idempotent)."""
+        keys = self.keys
+        close_keys = [keys.index, keys.close_log, keys.close_counter]
+        return int(await CLOSE.run(client, close_keys, [stream]))
 
     def _head(self, stream: str, expected_version: int) -> str | None:
         if expected_version == -1:
@@ -488,9 +508,11 @@ class RedisEventStore:
             done = await DROP_SEALED.run(client, stream_keys, [])
             if done == 0:
                 return False
-            # the index lives in another slot on a cluster: after the stream, so that a
-            # crash between the two leaves an index entry the next drop clears
-            await self.connector.execute("ZREM", keys.index, stream)
+            # the index and the close log live in another slot on a cluster: after the
+            # stream, so that a crash between leaves an entry the next drop clears
+            await self.connector.pipeline(
+                [("ZREM", keys.close_log, stream), ("ZREM", keys.index, stream)]
+            )
         self._heads.pop(stream, None)
         self._indexed.pop(stream, None)
         return True
@@ -539,7 +561,8 @@ class RedisEventStore:
     # --- the index -------------------------------------------------------------------
 
     async def streams(self, offset: int = 0, limit: int = 50) -> list[str]:
-        """Stream ids in the order they were first appended to (oldest first).
+        """The open streams' ids in the order they were first appended to (oldest first):
+        a sealed stream is in the close log (``closed_since``) until it is archived.
 
         On a cluster a stream is indexed just before its first append, so a stream whose
         first append failed may be listed with no events (version -1).
@@ -553,19 +576,75 @@ class RedisEventStore:
         return [s.decode() for s in raw]
 
     async def stream_count(self) -> int:
-        """How many streams the index holds."""
+        """How many open streams the index holds."""
         with unavailable_as("count streams", self.url):
             return int(await self.connector.execute("ZCARD", self.keys.index))
 
     async def holds(self, streams: Sequence[str]) -> list[bool]:
-        """Whether the index holds each of ``streams`` (not archived yet)."""
-        held: list[bool] = []
+        """Whether the store holds each of ``streams`` (open, or closed and not archived)."""
+        open_, closed = await self._scores(streams)
+        return [a is not None or b is not None for a, b in zip(open_, closed, strict=True)]
+
+    async def close_numbers(self, streams: Sequence[str]) -> list[int | None]:
+        """Each stream's number in the close log (None: open, or archived)."""
+        return [
+            None if number is None else int(number) for number in (await self._scores(streams))[1]
+        ]
+
+    async def _scores(self, streams: Sequence[str]) -> tuple[list[Any], list[Any]]:
+        """Each stream's score in the index and in the close log."""
+        in_index: list[Any] = []
+        in_log: list[Any] = []
+        keys = self.keys
         for start in range(0, len(streams), HOLDS_PAGE):
             page = streams[start : start + HOLDS_PAGE]
             with unavailable_as("look streams up in the index", self.url):
-                scores = await self.connector.execute("ZMSCORE", self.keys.index, *page)
-            held.extend(score is not None for score in scores)
-        return held
+                index, log_ = await self.connector.pipeline(
+                    [("ZMSCORE", keys.index, *page), ("ZMSCORE", keys.close_log, *page)]
+                )
+            in_index += index
+            in_log += log_
+        return in_index, in_log
+
+    async def closed_since(self, after: int, limit: int = 500) -> list[Closed]:
+        """The close log past number ``after``, in close order, ``limit`` at most."""
+        with unavailable_as("read the close log", self.url):
+            raw = await self.connector.execute(
+                "ZRANGEBYSCORE",
+                self.keys.close_log,
+                f"({after}",
+                "+inf",
+                "WITHSCORES",
+                "LIMIT",
+                0,
+                limit,
+            )
+            pairs = [(raw[i].decode(), int(float(raw[i + 1]))) for i in range(0, len(raw), 2)]
+            seals = (
+                await self.connector.pipeline(
+                    [("HGET", self.keys.meta(stream), "closed") for stream, _ in pairs]
+                )
+                if pairs
+                else []
+            )
+        return [
+            Closed(stream, number, -1 if seal is None else int(seal))
+            for (stream, number), seal in zip(pairs, seals, strict=True)
+        ]
+
+    async def close_count(self) -> int:
+        """The last close number given: every stream closed so far has one up to it."""
+        with unavailable_as("read the close counter", self.url):
+            raw = await self.connector.execute("GET", self.keys.close_counter)
+        return 0 if raw is None else int(raw)
+
+    async def close_sealed(self, streams: Sequence[str]) -> None:
+        """Move ``streams``, sealed but found in the index, to the close log: what a
+        crash between a cluster's seal and its close left (a sweep finds them)."""
+        with unavailable_as("close sealed streams", self.url):
+            client = self.connector.executor or await self.connector.runner()
+            for stream in streams:
+                await self._close(client, stream)
 
     # --- subscriptions ---------------------------------------------------------------
 

@@ -12,7 +12,6 @@ import time
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from eventstore import (
-    CLOSING_TYPE,
     Archive,
     EventStoreError,
     RedisEventStore,
@@ -98,13 +97,15 @@ async def _move(store: RedisEventStore, archive: Archive, keep_live_ms: int) -> 
 async def _status(store: RedisEventStore, archive: Archive, url: str) -> None:
     scan = await scan_streams(store)
     live = scan.live()
-    sealed = sum(1 for type_ in scan.last_types.values() if type_ == CLOSING_TYPE)
-    ending = sum(1 for type_ in scan.last_types.values() if type_ in ENDING) - sealed
+    ending = sum(1 for type_ in scan.last_types.values() if type_ in ENDING)
+    sealed, after = 0, 0
+    while closed := await store.closed_since(after, 10_000):
+        sealed, after = sealed + len(closed), closed[-1].number
     objects, size = await archive.size()
     used = await store.used_memory()
     print(f"store: Redis at {redacted_url(url)}, {used:,} bytes used")
-    print(f"  streams: {len(scan.positions)} (matches live {len(live)}, ending {ending}, ")
-    print(f"           sealed and awaiting the archive {sealed})")
+    print(f"  open streams: {len(scan.positions)} (matches live {len(live)}, ending {ending})")
+    print(f"  sealed, awaiting the archive (the close log): {sealed}")
     if live:
         oldest = live[0]  # the scan keeps the index's order: oldest first
         first = await store.read(stream_of(oldest), 0, 1)

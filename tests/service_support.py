@@ -12,6 +12,7 @@ import redis
 
 from eventstore import InMemoryStorage, Storage
 from service.app.archiver import followers_of
+from service.app.following import retire_closed
 from service.runtime import Running, running_service
 
 from .redis_support import unique
@@ -40,9 +41,11 @@ async def isolated_service(redis_url: str | None, **options: Any) -> AsyncIterat
 
 
 async def applied_by_the_projections(storage: Storage, streams: list[str]) -> None:
-    """As if the service's projections had followed ``streams`` to their last events
-    (the archiver moves a match only then)."""
+    """As if the service's projections had followed ``streams`` to their last events,
+    and retired those sealed (the archiver moves a match only then)."""
     for stream in streams:
         seq = await storage.events.version(stream)
         for follower in followers_of(storage):
             await follower.commit(stream, seq)
+    for follower in followers_of(storage):
+        await retire_closed(storage.events, follower)

@@ -1,15 +1,17 @@
 """Sealed matches leave the live store for the archive once they have been sealed for
 ``keep_live`` (eventstore/archive.py: written, read back and compared, then dropped with
-their snapshots). It runs on the replica holding the background lease: at start it finds
-every sealed match still in the store (the scan every worker starts from), then takes
-each seal from the feed. A move cut short (a crash, the store or the archive away) is
-done again from the start the next time: every step of it can be repeated.
+their snapshots and their place in the close log). It runs on the replica holding the
+background lease: at start it reads every sealed match still in the store from the
+close log, then takes each seal from the feed. A move cut short (a crash, the store or
+the archive away) is done again from the start the next time: every step of it can be
+repeated.
 
 A match moves only once every projection that follows the feed (the results, the
-catalog, the ratings recorder: ``FOLLOWERS``) has its checkpoint at the seal: a stream
-that left is never given to a follower again, so one that had not applied it (down
-longer than ``keep_live``, or still catching up after a restart) would miss it for good.
-Until then the match stays, due again a few seconds later."""
+catalog, the ratings recorder: ``FOLLOWERS``) has its watermark over the close log at
+the match's number or past it: a stream that left is never given to a follower again,
+so one that had not applied it (down longer than ``keep_live``, or still catching up
+after a restart) would miss it for good. Until then the match stays, due again a few
+seconds later."""
 
 from __future__ import annotations
 
@@ -17,7 +19,7 @@ import asyncio
 import heapq
 import logging
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from eventstore import (
@@ -33,6 +35,7 @@ from eventstore import (
 from eventstore.archive import move_to_archive
 
 from .catalog import NAME as CATALOG
+from .following import CLOSED_PAGE, Resume
 from .match import match_id_of, stream_of
 from .projections import NAME as RESULTS
 from .ratings import NAME as RATINGS
@@ -68,11 +71,12 @@ class Archiver:
         scan: SharedScan | None = None,
         followers: Sequence[ProjectionStore] = (),
     ) -> None:
-        """``followers``: the checkpoints that must be at a match's seal before it moves
-        (``followers_of``)."""
+        """``followers``: the projections whose watermarks must pass a match before it
+        moves (``followers_of``)."""
         self.store = store
         self.followers = list(followers)
-        self.seals: dict[str, int] = {}  # match id -> its seal's seq
+        self.numbers: dict[str, int] = {}  # match id -> its number in the close log
+        self._settled_through = 0  # the lowest watermark of the followers, last read
         self.archive = archive
         self.snapshots = snapshots
         self.keep_live_ms = keep_live_ms
@@ -90,16 +94,20 @@ class Archiver:
     async def run(self) -> None:
         await tick_until_stopped(self._stopping, self.tick, self.move_due)
 
-    async def start(self) -> Mapping[str, int]:
-        """Every sealed match in the store is due ``keep_live`` after its seal."""
+    async def start(self) -> Resume:
+        """Every sealed match in the store (the close log) is due ``keep_live`` after
+        its seal; a match sealed after the scan comes from the feed."""
         scan = await (self.scan or SharedScan(self.store)).scan()
-        sealed = [m for m, type_ in scan.last_types.items() if type_ == CLOSING_TYPE]
-        last = await self.store.last_events([stream_of(m) for m in sealed])
-        for match_id, event in zip(sealed, last, strict=True):
-            if event is not None:
-                self.seals[match_id] = event.seq
-                self._plan(match_id, event.at + self.keep_live_ms)
-        return scan.positions
+        after = 0
+        while closed := await self.store.closed_since(after, CLOSED_PAGE):
+            after = closed[-1].number
+            last = await self.store.last_events([item.stream for item in closed])
+            for item, event in zip(closed, last, strict=True):
+                match_id = match_id_of(item.stream)
+                if match_id is not None and event is not None:
+                    self.numbers[match_id] = item.number
+                    self._plan(match_id, event.at + self.keep_live_ms)
+        return scan.resume()
 
     def _plan(self, match_id: str, at: int) -> None:
         self.due[match_id] = at
@@ -117,22 +125,28 @@ class Archiver:
     async def take(self, event: StoredEvent) -> None:
         match_id = match_id_of(event.stream)
         if match_id is not None and event.type == CLOSING_TYPE:
-            self.seals[match_id] = event.seq
             self._plan(match_id, event.at + self.keep_live_ms)
 
     async def settled(self, match_id: str) -> bool:
-        """Whether every follower has applied the match through its seal (one whose
-        seal is not known here, in the store no more, has nothing left to apply)."""
-        seal = self.seals.get(match_id)
-        if seal is None:
-            return True
-        stream = stream_of(match_id)
-        for follower in self.followers:
-            if await follower.position(stream) < seal:
-                return False
-        return True
+        """Whether every follower's watermark has passed the match (retired: applied
+        through its seal). One the close log does not hold yet (a cluster's seal whose
+        close a crash cut short, until a sweep makes it) is not; one the store no longer
+        holds has nothing left to apply."""
+        number = self.numbers.get(match_id)
+        if number is None:
+            stream = stream_of(match_id)
+            [found] = await self.store.close_numbers([stream])
+            if found is None:
+                [held] = await self.store.holds([stream])
+                return not held
+            number = self.numbers[match_id] = found
+        if number > self._settled_through and self.followers:
+            marks = [await follower.watermark() for follower in self.followers]
+            self._settled_through = min(marks)
+        return not self.followers or number <= self._settled_through
 
     async def move_due(self, now_ms: int) -> None:
+        self._settled_through = 0  # read again: a projection rebuilt starts from 0
         for index, match_id in enumerate(due := self.due_by(now_ms)):
             if self._stopping.is_set():  # the rest stay due
                 for left in due[index:]:
@@ -148,7 +162,7 @@ class Archiver:
                 self._plan(match_id, now_ms + RETRY_MS)
                 continue
             self.due.pop(match_id, None)
-            self.seals.pop(match_id, None)
+            self.numbers.pop(match_id, None)
 
     async def move(self, match_id: str) -> int:
         """Move one sealed match; the archived object's size (0: moved before)."""
@@ -161,7 +175,7 @@ class Archiver:
 
 
 def followers_of(storage: Storage) -> list[ProjectionStore]:
-    """The checkpoints of the projections that follow the feed (``FOLLOWERS``)."""
+    """The projection stores of the projections that follow the feed (``FOLLOWERS``)."""
     return [storage.projection(name) for name in FOLLOWERS]
 
 
@@ -192,6 +206,7 @@ async def archive_now(
                 continue
             size = await archiver.move(match_id)
             archiver.due.pop(match_id)
+            archiver.numbers.pop(match_id, None)
             if moved is not None:
                 moved(size)
 

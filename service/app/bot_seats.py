@@ -14,7 +14,7 @@ import asyncio
 import functools
 import inspect
 import logging
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 
 from eventstore import EventStoreError, StoredEvent
 
@@ -22,6 +22,7 @@ from ..match.events import BotKind
 from ..rules.commands import SeatCommand
 from ..rules.rulesets import RuleSet
 from ..rules.views import View
+from .following import Resume
 from .keyring import Role
 from .match import Match, match_id_of, stream_of
 from .scanning import SharedScan
@@ -76,12 +77,12 @@ class BotSeats:
             if seats:
                 await asyncio.wait(seats, timeout=2.0)
 
-    async def start(self) -> Mapping[str, int]:
+    async def start(self) -> Resume:
         """Where every stream is now, playing the bot seats of the live matches."""
         scan = await (self.scan or SharedScan(self.service.store)).scan()
         for match_id in scan.live():
             self._play_all(await self.service.load(match_id))
-        return scan.positions
+        return scan.resume()
 
     async def take(self, event: StoredEvent) -> None:
         match_id = match_id_of(event.stream)

@@ -25,7 +25,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from eventstore import Op, Storage, StoredEvent
+from eventstore import Closed, Op, Storage, StoredEvent
 from eventstore.cache import BoundedCache
 
 from .following import FeedProjection
@@ -241,18 +241,32 @@ class CatalogProjection(FeedProjection):
 
     # -- archived matches ----------------------------------------------------------
 
+    def retiring(self, closed: Closed) -> list[Op]:
+        """A sealed match's listing is final: it waits in ``retiring`` for its segment."""
+        ops = super().retiring(closed)
+        match_id = match_id_of(closed.stream)
+        if self.archived is not None and match_id is not None:
+            ops.append(("ZADD", self._key("retiring"), 0, match_id))
+        return ops
+
+    async def retire(self) -> int:
+        retired = await super().retire()
+        await self.retire_listings()
+        return retired
+
     async def forget(self, streams: Sequence[str]) -> None:
-        """Streams that left the store: their listings retire, a segment at a time."""
+        """Streams that left the store unretired (a store kept before watermarks): their
+        listings retire, a segment at a time."""
         if self.archived is not None:
             ids = [match_id for stream in streams if (match_id := match_id_of(stream))]
             for start in range(0, len(ids), self.segment_size):
                 page = ids[start : start + self.segment_size]
                 await self.state.write([("ZADD", self._key("retiring"), *_zero_scored(page))])
         await super().forget(streams)
-        await self.retire()
+        await self.retire_listings()
 
-    async def retire(self, everything: bool = False) -> int:
-        """Move the listings of archived matches to segments, ``segment_size`` at a time
+    async def retire_listings(self, everything: bool = False) -> int:
+        """Move the listings of sealed matches to segments, ``segment_size`` at a time
         (``everything``: the last, smaller one too); how many moved. A segment is in the
         archive before its descriptor replaces its listings here, in one write: a crash
         between leaves the listings here and an object no descriptor names."""
@@ -287,7 +301,7 @@ class CatalogProjection(FeedProjection):
     async def rebuild(self) -> None:
         """Throw the projection away and fold every stream again. The archived matches'
         listings are kept: their streams are no longer here to fold."""
-        await self.retire(everything=True)
+        await self.retire_listings(everything=True)
         segments = await self.state.hash(self._key("segments"))
         await self.state.clear()
         self._known.clear()

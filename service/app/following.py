@@ -13,10 +13,15 @@ one whose ``start`` is slow or fails hold up the others: the shared read begins 
 has started, and a follower that starts later (again a second after each failure) is
 given what the others were given past its start as a held one is, then what comes.
 
-What a follower is given costs only what the store holds: a stream that left it for the
-archive gets no event again, and no sweep finds it, so its position is forgotten (by the
-shared read every ``FORGET_EVERY`` seconds, by a projection's store at each start: a
-crash between the move and the forgetting leaves a position the next one drops).
+What a follower keeps costs only the open streams. A sealed stream goes from the store's
+index to its close log, numbered in close order; a follower starts from its positions and
+its watermark over that log (``Resume``): every stream closed up to that number was taken
+through its seal and is neither named nor given again. A projection retires a closed
+stream it applied through its seal, its position dropped and its watermark moved in one
+write (``RetiresStreams``, every ``PASS_EVERY`` seconds), so a restart never applies it
+twice. The archiver moves a match only once every projection's watermark passed it. What
+the process itself remembers of streams that left for the archive is forgotten every
+``FORGET_EVERY`` seconds.
 
 A projection's state lives in its projection store beside the events (a
 ``ProjectionStore``, in Redis or in memory), which applies each event's writes with its
@@ -29,16 +34,19 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 from eventstore import (
     PASS_EVERY,
     CheckpointGap,
+    Closed,
     EventStore,
     EventStoreError,
     FeedSubscription,
     InMemoryCheckpoints,
     Op,
+    ProjectionStore,
     Storage,
     StoredEvent,
 )
@@ -47,6 +55,17 @@ log = logging.getLogger("daifugo.following")
 RETRY_PAUSE = 1.0  # seconds before a failed follower is given its event again
 CATCH_UP_PAGE = 500  # events a held follower is given from one read of its stream
 FORGET_EVERY = 300.0  # seconds between two forgettings of the streams that left the store
+CLOSED_PAGE = 500  # close-log entries read (and retired) at once
+
+
+@dataclass(frozen=True, slots=True)
+class Resume:
+    """Where a follower starts: each stream's last seq taken, and its watermark over the
+    close log (every stream closed up to that number taken through its seal). A stream
+    it neither names nor has within the watermark is followed from its first event."""
+
+    positions: Mapping[str, int]
+    watermark: int = 0
 
 
 class Follower(Protocol):
@@ -55,9 +74,8 @@ class Follower(Protocol):
     name: str
     pace: float  # seconds its view of the feed may lag: the feed is read that often
 
-    async def start(self) -> Mapping[str, int]:
-        """Get ready, and say where to start: each stream's last seq already taken
-        (a stream it does not name is followed from its first event)."""
+    async def start(self) -> Resume:
+        """Get ready, and say where to start."""
         ...
 
     async def take(self, event: StoredEvent) -> None:
@@ -72,6 +90,14 @@ class PassesEvents(Protocol):
     though nothing follows it (the archiver waits for that)."""
 
     async def commit_passed(self) -> None: ...
+
+
+@runtime_checkable
+class RetiresStreams(Protocol):
+    """A follower with a watermark over the close log: it retires the closed streams it
+    took through their seals (``ProjectionStore.retire``)."""
+
+    async def retire(self) -> int: ...
 
 
 @runtime_checkable
@@ -92,6 +118,7 @@ class SharedFeed:
         self.taken: list[dict[str, int]] = [{} for _ in self.followers]
         self.starting = set(range(len(self.followers)))  # followers not started yet
         self.held: set[tuple[int, str]] = set()  # (follower, stream) whose take failed
+        self.watermarks = [0 for _ in self.followers]
         self.read: dict[str, int] = {}  # each stream's last seq the shared read gave
         self._stopping = asyncio.Event()
         self._ready = asyncio.Event()  # a follower has started (or stop): the read may begin
@@ -115,7 +142,7 @@ class SharedFeed:
         tasks.append(asyncio.create_task(self._retry_held()))
         # only memory not given back, or a checkpoint behind, while these fail: next time
         tasks.append(asyncio.create_task(self._every(FORGET_EVERY, self.forget_gone)))
-        tasks.append(asyncio.create_task(self._every(PASS_EVERY, self.commit_passed)))
+        tasks.append(asyncio.create_task(self._every(PASS_EVERY, self.settle)))
         try:
             await self._ready.wait()
             while not self._stopping.is_set():
@@ -140,11 +167,17 @@ class SharedFeed:
         follower = self.followers[index]
         while not self._stopping.is_set():
             try:
-                taken = dict(await follower.start())
+                resume = await follower.start()
+                taken = dict(resume.positions)
+                # what it retired it has taken through the seal: the read starts from the
+                # lowest watermark, so it may find them
+                for item in await closed_through(self.store, resume.watermark):
+                    taken.setdefault(item.stream, item.last_seq)
             except Exception:  # Redis away, a bug: a follower never given up for good
                 log.exception("%s could not start; trying again", follower.name)
                 await self._pause()
                 continue
+            self.watermarks[index] = resume.watermark
             # what the shared read gave the others past its start meanwhile, it is given
             # from the streams as a held follower is; nothing awaited from here: the next
             # event the shared read gives, it is given too
@@ -170,7 +203,10 @@ class SharedFeed:
             for stream in start.keys() - taken.keys():
                 start[stream] = -1
         self.read = dict(start)
-        self._feed = self.store.subscribe_all(InMemoryCheckpoints(start), pace=self.pace)
+        lowest = min(
+            self.watermarks[i] for i in range(len(self.followers)) if i not in self.starting
+        )
+        self._feed = self.store.subscribe_all(InMemoryCheckpoints(start, lowest), pace=self.pace)
         async with self._feed as feed:
             async for event in feed:
                 if self._stopping.is_set():
@@ -238,17 +274,22 @@ class SharedFeed:
             except Exception as error:
                 log.warning("%s failed: %s; trying again later", work.__name__, error)
 
-    async def commit_passed(self) -> None:
-        """Commit what each started follower passed without a write (``PassesEvents``)."""
+    async def settle(self) -> None:
+        """Commit what each started follower passed without a write (``PassesEvents``),
+        then retire the closed streams it took through their seals (``RetiresStreams``)."""
         for index, follower in enumerate(self.followers):
-            if index not in self.starting and isinstance(follower, PassesEvents):
+            if index in self.starting:
+                continue
+            if isinstance(follower, PassesEvents):
                 await follower.commit_passed()
+            if isinstance(follower, RetiresStreams):
+                await follower.retire()
 
     # -- the streams that left the store ------------------------------------------
 
     async def forget_gone(self) -> list[str]:
-        """Forget the streams that left the store (archived): their positions here, in
-        the shared read and in each projection's store."""
+        """Forget the streams that left the store (archived): what this process keeps of
+        them (the projections retired them before they could leave)."""
         known = sorted(set(self.read).union(*self.taken))
         gone = await gone_from(self.store, known)
         if not gone:
@@ -261,10 +302,33 @@ class SharedFeed:
             self.read.pop(stream, None)
             if self._feed is not None:
                 self._feed.positions.pop(stream, None)
-        for follower in self.followers:
-            if isinstance(follower, ForgetsStreams):
-                await follower.forget(gone)
         return gone
+
+
+async def closed_through(store: EventStore, watermark: int) -> list[Closed]:
+    """The close log up to ``watermark``: what a follower with that watermark is done with."""
+    found: list[Closed] = []
+    while (page := await store.closed_since(found[-1].number if found else 0, CLOSED_PAGE)) and (
+        page[0].number <= watermark
+    ):
+        found += [item for item in page if item.number <= watermark]
+    return found
+
+
+async def retire_closed(
+    store: EventStore,
+    state: ProjectionStore,
+    ops_of: Callable[[Closed], Sequence[Op]] | None = None,
+) -> int:
+    """Retire the closed streams ``state`` applied through their seals, in close order,
+    a page at a time, with ``ops_of`` each; how many went."""
+    retired = 0
+    while closed := await store.closed_since(await state.watermark(), CLOSED_PAGE):
+        done = await state.retire(closed, ops_of)
+        retired += done
+        if done < len(closed):
+            return retired
+    return retired
 
 
 async def gone_from(store: EventStore, streams: Sequence[str]) -> list[str]:
@@ -274,16 +338,22 @@ async def gone_from(store: EventStore, streams: Sequence[str]) -> list[str]:
     return [stream for stream, here in zip(streams, held, strict=True) if not here]
 
 
-async def without_gone(
-    store: EventStore, follower: ForgetsStreams, positions: Mapping[str, int]
-) -> dict[str, int]:
-    """A follower's ``positions`` but for the streams that left the store, which it
-    forgets: every follower starts so, else the shared read would start the others
-    behind on a stream they forgot, and they would apply it again."""
+async def resume_of(
+    store: EventStore,
+    follower: ForgetsStreams,
+    state: ProjectionStore,
+    ops_of: Callable[[Closed], Sequence[Op]] | None = None,
+) -> Resume:
+    """Where a follower with checkpoints in ``state`` starts: the closed streams it took
+    through their seals retired first, then its positions but for streams that left the
+    store unretired (a store kept before watermarks), which it forgets."""
+    await retire_closed(store, state, ops_of)
+    positions = await state.positions()
     gone = await gone_from(store, sorted(positions))
     await follower.forget(gone)
     left = set(gone)
-    return {stream: seq for stream, seq in positions.items() if stream not in left}
+    kept = {stream: seq for stream, seq in positions.items() if stream not in left}
+    return Resume(kept, await state.watermark())
 
 
 class FeedProjection:
@@ -305,33 +375,36 @@ class FeedProjection:
 
     def kept_for(self, stream: str) -> list[str]:
         """The keys of its own it keeps for ``stream`` alone, none of them read once the
-        stream left the store (what it made of the stream for all, it keeps)."""
+        stream is sealed (what it made of the stream for all, it keeps)."""
         return []
+
+    def retiring(self, closed: Closed) -> list[Op]:
+        """Its writes when it retires a closed stream: the keys kept for it alone go."""
+        return [("DEL", key) for key in self.kept_for(closed.stream)]
 
     async def forget(self, streams: Sequence[str]) -> None:
         """Forget streams that left the store: their positions and what it kept for them."""
         keys = [key for stream in streams for key in self.kept_for(stream)]
         await self.state.forget(streams, keys)
 
-    async def start(self) -> Mapping[str, int]:
+    async def start(self) -> Resume:
         """Catch up on its own (after a restart the store may hold much it has not
         applied: the others need not wait on that), and start where that ended."""
         return await self.catch_up()
 
-    async def catch_up(self) -> dict[str, int]:
-        """Apply everything stored now, then return; each stream's last seq."""
-        positions = dict(await self.state.positions())
+    async def catch_up(self) -> Resume:
+        """Apply everything stored now, then return where it is."""
         async with self.store.subscribe_all(self.state, live=False) as feed:
             async for event in feed:
                 await self.apply(event)
-                positions[event.stream] = event.seq
         await self.state.commit_passed()
-        # read after the positions: what a move to the archive left (a crash before the
-        # shared read forgot it) goes now
-        return await without_gone(self.store, self, positions)
+        return await resume_of(self.store, self, self.state, self.retiring)
 
     async def commit_passed(self) -> None:
         await self.state.commit_passed()
+
+    async def retire(self) -> int:
+        return await retire_closed(self.store, self.state, self.retiring)
 
     async def take(self, event: StoredEvent) -> None:
         try:

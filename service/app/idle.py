@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Mapping
 
 from eventstore import StoredEvent
 
 from ..match import AbandonReason
+from .following import Resume
 from .match import ENDING, match_id_of, stream_of
 from .scanning import SCAN_PAGE, SharedScan
 from .service import TIMEOUT_REQUEST, GameService, ServiceError
@@ -54,7 +54,7 @@ class IdleMatches:
     async def run(self) -> None:
         await tick_until_stopped(self._stopping, self.tick, self.abandon_idle)
 
-    async def start(self) -> Mapping[str, int]:
+    async def start(self) -> Resume:
         """Where every stream is now; each live match idle since its last event."""
         store = self.service.store
         scan = await (self.scan or SharedScan(store)).scan()
@@ -66,7 +66,7 @@ class IdleMatches:
             ):
                 if last is not None:
                     self.last_acted[match_id] = (last.at, last.seq)
-        return scan.positions
+        return scan.resume()
 
     async def take(self, event: StoredEvent) -> None:
         match_id = match_id_of(event.stream)

@@ -4,7 +4,8 @@ and a global ranking of players across matches.
 A projection follows the global feed and applies each event with its
 checkpoint at once (``ProjectionStore.apply``), so a restarted or
 doubled projection never skips an event nor counts one twice. ``rebuild``
-throws the projection away and folds every stream again from seq 0.
+throws the projection away and folds every stream again from seq 0, the archived
+matches' too.
 
 Points for a game: players - place (大富豪 of four gets 3, 大貧民 0), plus the
 rule set's ``points_for_last`` (1 in ``uecda``: 5/4/3/2/1 for five players). A
@@ -22,9 +23,10 @@ counts for nobody: no place was given in it.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from eventstore import Op, Storage, StoredEvent
+from eventstore import Archive, Op, Storage, StoredEvent
 from eventstore.cache import BoundedCache
 
 from .following import FeedProjection
@@ -149,7 +151,7 @@ class ResultsProjection(FeedProjection):
     # what reads them (REST) knows the store's port alone.
 
     async def games(self, match_id: str) -> list[list[int]]:
-        """Each finished game's places, by seat (none once the match is archived)."""
+        """Each finished game's places, by seat (none once the sealed match is retired)."""
         return [json.loads(item) for item in await self.state.items(self._key(f"games:{match_id}"))]
 
     async def points(self, match_id: str) -> dict[int, int]:
@@ -172,9 +174,27 @@ class ResultsProjection(FeedProjection):
     async def _counts(self, what: str, name: str) -> int:
         return int((await self.state.hash_values(self._key(what), [name]))[0] or 0)
 
-    async def rebuild(self) -> None:
-        """Throw the projection away and fold every stream again."""
+    async def rebuild(self, archive: Archive | None = None) -> None:
+        """Throw the projection away and fold every stream again: the store's, then the
+        matches moved to ``archive``, read through the store (``use_archive``)."""
         await self.state.clear()
         self._names.clear()
         self._bonus.clear()
+        self._delayed.clear()
+        if archive is not None:
+            await self._fold_archived(await archive.names())
         await self.catch_up()
+
+    async def _fold_archived(self, streams: Sequence[str]) -> None:
+        """Count the archived matches' games as their events did: no position is kept
+        (they never come again), nor what is kept for a match alone (as when retired).
+        One still in the store too (a move cut short) is left to the store's fold."""
+        streams = [stream for stream in streams if match_id_of(stream) is not None]
+        held = await self.store.holds(streams)
+        for stream, here in zip(streams, held, strict=True):
+            if here:
+                continue
+            for event in await self.store.read(stream):
+                if ops := await self._ops(event):
+                    await self.state.write(ops)
+            await self.state.write([("DEL", key) for key in self.kept_for(stream)])

@@ -28,7 +28,7 @@ import enum
 import ipaddress
 import math
 import secrets
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, assert_never
 
@@ -36,6 +36,7 @@ from eventstore import StoredEvent
 from eventstore.quotas import Full, Gauge, QuotaStore, Window
 
 from .errors import QuotaReason, ServiceCode, ServiceError
+from .following import Resume
 from .match import ENDING, match_id_of
 from .scanning import SharedScan
 from .signing import now_ms
@@ -339,13 +340,13 @@ class QuotaRelease:
         self.quotas = quotas
         self.scan = scan
 
-    async def start(self) -> Mapping[str, int]:
+    async def start(self) -> Resume:
         scan = await self.scan.scan()
         live = set(scan.live())
         for match_id in await self.quotas.held_matches():
             if match_id not in live:
                 await self.quotas.release_match(match_id)
-        return scan.positions
+        return scan.resume()
 
     async def take(self, event: StoredEvent) -> None:
         match_id = match_id_of(event.stream)

@@ -44,7 +44,7 @@ from eventstore import (
 from eventstore.cache import BoundedCache
 
 from ..rules import PRESETS
-from .following import without_gone
+from .following import Resume, resume_of, retire_closed
 from .match import match_id_of, stream_of
 from .players import bot_player_name, player_id_of
 
@@ -229,8 +229,11 @@ class RatingsRecorder:
         self.checkpoints = storage.projection(self.name)
         self._tables = BoundedCache[str, _Table](MATCHES_REMEMBERED)
 
-    async def start(self) -> Mapping[str, int]:
-        return await without_gone(self.store, self, await self.checkpoints.positions())
+    async def start(self) -> Resume:
+        return await resume_of(self.store, self, self.checkpoints)
+
+    async def retire(self) -> int:
+        return await retire_closed(self.store, self.checkpoints)
 
     async def forget(self, streams: Sequence[str]) -> None:
         await self.checkpoints.forget(streams)

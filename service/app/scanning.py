@@ -1,5 +1,5 @@
-"""Where every stream of the store stands: what the background workers (the sealer, the
-turn timers, the bot seats) start from before they follow the global feed. A look at
+"""Where every open stream of the store stands: what the background workers (the sealer,
+the turn timers, the bot seats) start from before they follow the global feed. A look at
 each stream's last event tells a finished match without folding it.
 
 The look is made a page of streams at a time, each page's last events in one round trip,
@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from eventstore import EventStore
 
+from .following import Resume
 from .match import ENDING, match_id_of
 
 SCAN_PAGE = 500  # streams whose last events are read in one round trip
@@ -20,8 +21,13 @@ SCAN_PAGE = 500  # streams whose last events are read in one round trip
 
 @dataclass(frozen=True, slots=True)
 class StoreScan:
-    positions: dict[str, int]  # each stream's last seq (-1: none)
+    positions: dict[str, int]  # each open stream's last seq (-1: none)
     last_types: dict[str, str]  # each match's last event's type, by match id (none: not named)
+    watermark: int  # the close log's top before the look: every stream closed by then
+
+    def resume(self) -> Resume:
+        """Where a worker starting from the scan follows from."""
+        return Resume(self.positions, self.watermark)
 
     def live(self) -> list[str]:
         """The matches that are not over."""
@@ -29,6 +35,9 @@ class StoreScan:
 
 
 async def scan_streams(store: EventStore, page: int = SCAN_PAGE) -> StoreScan:
+    """The open streams; a stream sealed meanwhile is either among them or closed past
+    the watermark, which is read first (what a follower is given is in following.py)."""
+    watermark = await store.close_count()
     positions: dict[str, int] = {}
     last_types: dict[str, str] = {}
     offset = 0
@@ -40,7 +49,7 @@ async def scan_streams(store: EventStore, page: int = SCAN_PAGE) -> StoreScan:
             if last is not None and match_id is not None:
                 last_types[match_id] = last.type
         if len(streams) < page:
-            return StoreScan(positions, last_types)
+            return StoreScan(positions, last_types, watermark)
         offset += len(streams)
 
 

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Mapping
 
 from eventstore import EventStoreError, StoredEvent
 
+from .following import Resume
 from .match import match_id_of
 from .scanning import SharedScan
 from .service import GameService, ServiceError
@@ -46,13 +46,13 @@ class Sealer:
     async def run(self) -> None:
         await tick_until_stopped(self._stopping, self.tick, self._seal_due)
 
-    async def start(self) -> Mapping[str, int]:
+    async def start(self) -> Resume:
         """Every stream's position now; ended unsealed matches are due at once."""
         scan = await (self.scan or SharedScan(self.service.store)).scan()
         for match_id, type_ in scan.last_types.items():
             if type_ == UNSEALED_LAST:
                 self.due[match_id] = 0
-        return scan.positions
+        return scan.resume()
 
     async def take(self, event: StoredEvent) -> None:
         match_id = match_id_of(event.stream)

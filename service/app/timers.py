@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Mapping
 
 from eventstore import StoredEvent
 
+from .following import Resume
 from .match import ENDING, match_id_of, stream_of
 from .scanning import SharedScan
 from .service import GameService, ServiceError
@@ -52,7 +52,7 @@ class TurnTimers:
     async def run(self) -> None:
         await tick_until_stopped(self._stopping, self.tick, self._fire)
 
-    async def start(self) -> Mapping[str, int]:
+    async def start(self) -> Resume:
         """Start where every stream is now, with a deadline for each timed live match.
         Only matches that are neither over nor untimed are folded: a store holds many
         finished ones, and a look at their first and last events tells."""
@@ -64,7 +64,7 @@ class TurnTimers:
                 await self._track(match_id)
             else:
                 self.turn_ms[match_id] = 0
-        return scan.positions
+        return scan.resume()
 
     async def _track(self, match_id: str) -> None:
         match = await self.service.load(match_id)

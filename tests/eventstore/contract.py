@@ -21,6 +21,7 @@ from eventstore import (
     CLOSING_TYPE,
     GENESIS_HASH,
     AppendResult,
+    Closed,
     ConcurrencyConflict,
     EventStore,
     EventStoreError,
@@ -812,6 +813,31 @@ class IndexCase(StoreCase):
         assert await store.holds(["m:a", "m:b"]) == [False, True]
         many = [f"m:{index}" for index in range(2500)]  # more than one page of lookups
         assert await store.holds([*many, "m:b"]) == [False] * 2500 + [True]
+
+    async def test_the_seal_moves_a_stream_from_the_index_to_the_close_log(
+        self, store: EventStore
+    ) -> None:
+        for name in ("m:a", "m:b", "m:c"):
+            await store.append(name, [ev()], -1)
+        assert await store.close_count() == 0 and await store.closed_since(0) == []
+        await store.append("m:b", [ev(CLOSING_TYPE)], 0, "seal-b")
+        await store.append("m:a", [ev(), ev(CLOSING_TYPE)], 0)
+        assert await store.append("m:b", [ev(CLOSING_TYPE)], 0, "seal-b")  # a retry: once
+        assert await store.streams() == ["m:c"] and await store.stream_count() == 1
+        assert await store.closed_since(0) == [Closed("m:b", 1, 1), Closed("m:a", 2, 2)]
+        assert await store.closed_since(1) == [Closed("m:a", 2, 2)]
+        assert await store.closed_since(0, 1) == [Closed("m:b", 1, 1)]
+        assert await store.closed_since(2) == []
+        assert await store.close_numbers(["m:a", "m:c", "m:none", "m:b"]) == [2, None, None, 1]
+        assert await store.close_count() == 2
+        assert await store.holds(["m:a", "m:b", "m:c"]) == [True, True, True]
+        assert await store.drop_sealed("m:b")  # archived: out of the log, its number kept
+        assert await store.closed_since(0) == [Closed("m:a", 2, 2)]
+        assert await store.close_numbers(["m:b"]) == [None]
+        await store.append("m:c", [ev(CLOSING_TYPE)], 0)
+        assert await store.closed_since(0) == [Closed("m:a", 2, 2), Closed("m:c", 3, 1)]
+        assert await store.close_count() == 3
+        assert await store.streams() == [] and await store.stream_count() == 0
 
     async def test_last_events_are_each_streams_last_in_the_order_asked(
         self, store: EventStore

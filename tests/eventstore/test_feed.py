@@ -9,6 +9,7 @@ import asyncio
 import pytest
 
 from eventstore import (
+    CLOSING_TYPE,
     CheckpointGap,
     InMemoryCheckpoints,
     NewEvent,
@@ -294,3 +295,23 @@ async def test_passed_events_are_committed_as_they_come_every_while(
     for event in events:
         await checkpoints.apply_or_defer(event, [])
         assert await checkpoints.position("w") == event.seq
+
+
+async def test_a_sealed_stream_a_crash_left_in_the_index_is_closed_by_a_sweep(
+    store: RedisEventStore,
+) -> None:
+    """On a cluster the close (index to close log) follows the seal in another slot: a
+    crash between leaves the sealed stream in the index, and a sweep closes it."""
+    await store.append("c:1", [NewEvent("E", {})], -1)
+    await store.append("c:2", [NewEvent("E", {}), NewEvent(CLOSING_TYPE, {})], -1)
+    [number] = await store.close_numbers(["c:2"])
+    keys = store.keys
+    await store.connector.execute("ZREM", keys.close_log, "c:2")  # as the crash left it
+    await store.connector.execute("ZADD", keys.index, 99, "c:2")
+    assert await store.streams() == ["c:1", "c:2"] and await store.closed_since(0) == []
+    async with store.subscribe_all(InMemoryCheckpoints(), live=False) as feed:
+        got = [event async for event in feed]
+    assert by_stream(got) == {"c:1": [0], "c:2": [0, 1]}  # each event once
+    assert await store.streams() == ["c:1"]
+    [closed] = await store.closed_since(0)
+    assert (closed.stream, closed.last_seq) == ("c:2", 1) and closed.number > number

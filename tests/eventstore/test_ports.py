@@ -14,8 +14,12 @@ from collections.abc import AsyncIterator
 import pytest
 
 from eventstore import (
+    CLOSING_TYPE,
     CheckpointGap,
+    Closed,
     InMemoryStorage,
+    NewEvent,
+    Op,
     ProjectionStore,
     RedisStorage,
     Storage,
@@ -299,6 +303,52 @@ class ProjectionStoreCase(PortCase):
         await state.reset()
         assert await state.positions() == {}
         assert await state.get(state.key("x")) == "1"
+
+    async def test_retire_takes_closed_streams_applied_through_their_seals_in_close_order(
+        self, storage: Storage
+    ) -> None:
+        state: ProjectionStore = storage.projection("retiring")
+        events = {}
+        for stream in ("s-a", "s-b", "s-c"):
+            await storage.events.append(
+                stream, [NewEvent("Tick", {}), NewEvent(CLOSING_TYPE, {})], -1
+            )
+            events[stream] = await storage.events.read(stream)
+        for stream in ("s-a", "s-c"):  # s-b: only its first event
+            for event in events[stream]:
+                assert await state.apply(event, [("RPUSH", state.key(f"kept:{stream}"), event.seq)])
+        assert await state.apply(events["s-b"][0], [])
+        closed = await storage.events.closed_since(0)
+        assert [(item.stream, item.number, item.last_seq) for item in closed] == [
+            ("s-a", 1, 1),
+            ("s-b", 2, 1),
+            ("s-c", 3, 1),
+        ]
+
+        def kept(item: Closed) -> list[Op]:
+            return [("DEL", state.key(f"kept:{item.stream}"))]
+
+        def not_its_own(item: Closed) -> list[Op]:  # for the second
+            if item.stream == "s-a":
+                return kept(item)
+            return [("DEL", storage.projection("another").key(f"kept:{item.stream}"))]
+
+        with pytest.raises(ValueError):
+            await state.retire(closed, not_its_own)
+        assert await state.watermark() == 0  # refused: nothing done, for the first either
+        assert await state.items(state.key("kept:s-a")) == ["0", "1"]
+        assert await state.retire(closed, kept) == 1  # s-a; s-b is not through its seal
+        assert await state.watermark() == 1
+        assert await state.positions() == {"s-b": 0, "s-c": 1}
+        assert await state.items(state.key("kept:s-a")) == []
+        assert await state.items(state.key("kept:s-c")) == ["0", "1"]
+        assert await state.retire(closed, kept) == 0  # the same again: nothing more
+        assert await state.apply(events["s-b"][1], [])
+        assert await state.retire(await storage.events.closed_since(1), kept) == 2
+        assert await state.watermark() == 3 and await state.positions() == {}
+        assert await state.items(state.key("kept:s-c")) == []
+        await state.reset()
+        assert await state.watermark() == 0
 
 
 # --- the lease --------------------------------------------------------------------------------

@@ -6,7 +6,7 @@
 STEP is where it stops in the first match's move: ``renaming`` (the object written to a
 temporary file, not renamed over its name), ``written`` (the object in place, not read
 back), ``verified`` (read back and equal, nothing dropped), ``dropped`` (the stream's keys
-dropped, its index entry not). It prints ``at STEP`` and waits there forever; the
+dropped, its close-log and index entries not). It prints ``at STEP`` and waits there forever; the
 matches after the first are never reached."""
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import sys
 import time
+from collections.abc import Sequence
 from typing import Any
 from unittest import mock
 
@@ -58,20 +59,20 @@ async def main(url: str, folder: str, step: str, match_ids: list[str]) -> None:
     if step == "renaming":
         stop_before_rename()
     dropping = store.drop_sealed
-    execute = store.connector.execute
+    pipeline = store.connector.pipeline
 
     async def drop_sealed(stream: str) -> bool:
         if step == "verified":
             await stop_here("verified")
         return await dropping(stream)
 
-    async def execute_stopping(*command: Any) -> Any:
-        if step == "dropped" and command[0] == "ZREM":
+    async def pipeline_stopping(commands: Sequence[Sequence[Any]]) -> list[Any]:
+        if step == "dropped" and commands[0][0] == "ZREM":  # the close log and the index
             await stop_here("dropped")
-        return await execute(*command)
+        return await pipeline(commands)
 
     store.drop_sealed = drop_sealed  # type: ignore[method-assign]
-    store.connector.execute = execute_stopping  # type: ignore[method-assign]
+    store.connector.pipeline = pipeline_stopping  # type: ignore[method-assign]
     archiver = Archiver(store, archive, RedisSnapshots(store), 0)
     for match_id in match_ids:
         await archiver.move(match_id)

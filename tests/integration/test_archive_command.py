@@ -55,7 +55,7 @@ def test_status_run_and_get(
         assert capsys.readouterr().out == exported
         assert run_archive("status", 0, "") == 0
         status = capsys.readouterr().out
-        assert "live 1" in status and "awaiting the archive 1" in status
+        assert "live 1" in status and "awaiting the archive (the close log): 1" in status
         assert "oldest live match: live-1" in status and "0 matches" in status
         assert run_archive("run", 3600, "") == 0  # sealed less than an hour ago: stays
         assert "archived 0 matches" in capsys.readouterr().out
@@ -72,7 +72,7 @@ def test_status_run_and_get(
         assert capsys.readouterr().out == exported  # from the archive now
         assert run_archive("status", 0, "") == 0
         status = capsys.readouterr().out
-        assert "awaiting the archive 0" in status and "archive: " in status
+        assert "awaiting the archive (the close log): 0" in status and "archive: " in status
         assert "1 matches" in status and "archived listings: 0 segments" in status
         assert run_archive("get", 0, "nowhere") == 1
     finally:

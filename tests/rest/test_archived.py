@@ -112,7 +112,7 @@ async def test_an_archived_match_reads_as_it_did_live(storage: Storage) -> None:
         assert after == before
         # its listing retires to a segment (as a thousand would): listed as before
         await running.catalog.forget([stream_of(match_id)])
-        assert await running.catalog.retire(everything=True) == 1
+        assert await running.catalog.retire_listings(everything=True) == 1
         assert await running.catalog.listing(match_id) is None  # nothing of it here
         assert len(archive.part("listings").objects) == 1
         assert await every_read(http, match_id) == before

@@ -125,7 +125,7 @@ def test_every_page_is_as_it_was_once_archived_matches_retire(
             await catalog.forget(sealed[start : start + batch])
             start += batch
         if the_rest:
-            await catalog.retire(everything=True)
+            await catalog.retire_listings(everything=True)
         assert await all_pages(catalog, limit) == before
         retiring = await catalog.state.members_before(catalog.state.key("retiring"), None, 100)
         retired = len(sealed) - len(retiring)
@@ -185,7 +185,7 @@ def test_a_crash_between_the_segment_and_its_descriptor_neither_loses_nor_double
         monkeypatch.setattr(catalog.state, "write", original)
         assert len(archive.part("listings").objects) == 2
         assert await all_pages(catalog, 3) == before  # its listings are still here
-        await catalog.retire()  # the same listings: the same segment, written again
+        await catalog.retire_listings()  # the same listings: the same segment, written again
         assert len(archive.part("listings").objects) == 2
         assert await all_pages(catalog, 3) == before
         assert await catalog.state.members_before(catalog.state.key("retiring"), None, 9) == []

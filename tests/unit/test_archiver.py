@@ -11,6 +11,7 @@ from eventstore import (
     InMemorySnapshots,
     InMemoryStorage,
     NewEvent,
+    ProjectionStore,
     Snapshot,
 )
 from service.app.archiver import (
@@ -20,6 +21,7 @@ from service.app.archiver import (
     archive_now,
     followers_of,
 )
+from service.app.following import retire_closed
 from service.app.match import stream_of
 
 KEEP_MS = 60_000
@@ -83,15 +85,20 @@ async def test_a_match_leaves_only_once_every_projection_applied_it_through_its_
     await archiver.start()
     due = sealed_at + KEEP_MS
     results, catalog, ratings = followers
-    await results.commit(stream_of("m"), 1)
-    await catalog.commit(stream_of("m"), 0)  # behind: its seal not applied
+
+    async def applied(follower: ProjectionStore, seq: int) -> int:
+        await follower.commit(stream_of("m"), seq)
+        return await retire_closed(store, follower)
+
+    assert await applied(results, 1) == 1
+    assert await applied(catalog, 0) == 0  # behind: its seal not applied, not retired
     await archiver.move_due(due)
     assert archive.objects == {} and await store.version(stream_of("m")) == 1
     assert archiver.due["m"] == due + UNSETTLED_RETRY_MS  # due again a moment later
-    await catalog.commit(stream_of("m"), 1)
+    assert await applied(catalog, 1) == 1
     await archiver.move_due(due + UNSETTLED_RETRY_MS)
     assert archive.objects == {}  # the ratings recorder has not passed it either
-    await ratings.commit(stream_of("m"), 1)
+    assert await applied(ratings, 1) == 1
     await archiver.move_due(due + 2 * UNSETTLED_RETRY_MS)
     assert list(archive.objects) == [stream_of("m")] and archiver.due == {}
     # and archive_now, the operator's run, leaves one the projections have not applied

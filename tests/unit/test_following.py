@@ -14,7 +14,7 @@ import pytest
 
 from eventstore import InMemoryEventStore, NewEvent, StoredEvent, StoreUnavailable
 from service.app import following
-from service.app.following import Follower, SharedFeed
+from service.app.following import Follower, Resume, SharedFeed
 from service.app.keyring import Keyring
 from service.app.match import stream_of
 from service.app.service import GameService, MatchOptions
@@ -33,11 +33,11 @@ class Recorder:
         self.failing: set[tuple[str, int]] = set()
         self.starts_failing = 0
 
-    async def start(self) -> Mapping[str, int]:
+    async def start(self) -> Resume:
         if self.starts_failing:
             self.starts_failing -= 1
             raise StoreUnavailable("not yet")
-        return self.positions
+        return Resume(self.positions)
 
     async def take(self, event: StoredEvent) -> None:
         if (event.stream, event.seq) in self.failing:
@@ -250,11 +250,11 @@ class Stuck(Recorder):
         self.fails = fails
         self.free = asyncio.Event()
 
-    async def start(self) -> Mapping[str, int]:
+    async def start(self) -> Resume:
         if self.fails and not self.free.is_set():
             raise StoreUnavailable("a projection's catch-up that fails, say")
         await self.free.wait()
-        return {}
+        return Resume({})
 
 
 @pytest.mark.parametrize("fails", [True, False], ids=["start-fails", "start-hangs"])
