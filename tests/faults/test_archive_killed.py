@@ -8,9 +8,7 @@ is moved too. Nothing lost, nothing twice."""
 from __future__ import annotations
 
 import asyncio
-import functools
 import os
-import secrets
 import subprocess
 import sys
 import time
@@ -20,41 +18,15 @@ import pytest
 
 from eventstore import FolderArchive, RedisEventStore, RedisServer, RedisStorage
 from eventstore.archive import unpack
-from service.app.keyring import Keyring
 from service.app.match import stream_of
-from service.app.service import GameService, MatchOptions
 from service.audit import export_jsonl
-from service.rules.commands import SeatCommand
-from service.rules.legal import legal_actions
 
 from ..service_support import applied_by_the_projections
 from .archive_mover import STEPS
+from .sealed import sealed_match
 
 ROOT = Path(__file__).resolve().parents[2]
 WAIT = 60.0  # seconds a child may take to reach its step (a loaded machine)
-
-
-def given(command: SeatCommand, seat: int) -> SeatCommand:
-    return command
-
-
-async def sealed_match(store: RedisEventStore) -> str:
-    """A one-game match played to its seal in ``store``."""
-    service = GameService(store, Keyring(secrets.token_bytes(32)))
-    try:
-        made = await service.create(MatchOptions("federation", 4, {}, games_per_set=1))
-        await service.start(made.match_id, made.host_token)
-        while not (match := await service.load(made.match_id)).over:
-            seat = match.game.turn
-            assert seat is not None
-            first_legal = functools.partial(given, legal_actions(match.game)[0])
-            await service.act(made.match_id, made.seat_tokens[seat], first_legal)
-        await service.seal(made.match_id)
-        assert (await service.load(made.match_id)).sealed
-        return made.match_id
-    finally:
-        await service.snapshots.close()
-        await service.fanout.close()
 
 
 async def mover_killed_at(step: str, url: str, folder: Path, match_ids: list[str]) -> None:
