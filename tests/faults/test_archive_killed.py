@@ -21,9 +21,9 @@ from eventstore.archive import unpack
 from service.app.match import stream_of
 from service.audit import export_jsonl
 
+from ..sealed import sealed_match
 from ..service_support import applied_by_the_projections
 from .archive_mover import STEPS
-from .sealed import sealed_match
 
 ROOT = Path(__file__).resolve().parents[2]
 WAIT = 60.0  # seconds a child may take to reach its step (a loaded machine)

@@ -18,7 +18,7 @@ from service.app.catalog import CatalogProjection
 from service.app.projections import ResultsProjection
 from service.app.ratings import RatingsRecorder
 
-from .sealed import sealed_match
+from ..sealed import sealed_match
 
 ROOT = Path(__file__).resolve().parents[2]
 WAIT = 60.0  # seconds a child or a restart may take (a loaded machine)

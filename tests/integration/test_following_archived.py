@@ -7,7 +7,6 @@ watermark is made up for at the next start, with nothing applied twice."""
 from __future__ import annotations
 
 import asyncio
-import functools
 import secrets
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -30,9 +29,9 @@ from service.app.keyring import Keyring
 from service.app.match import stream_of
 from service.app.projections import ResultsProjection
 from service.app.ratings import RatingsRecorder
-from service.app.service import GameService, MatchOptions
-from service.rules.commands import SeatCommand
-from service.rules.legal import legal_actions
+from service.app.service import GameService
+
+from ..sealed import played_to_its_seal
 
 
 @pytest.fixture(params=["memory", "redis"])
@@ -50,22 +49,6 @@ async def storage(request: pytest.FixtureRequest) -> AsyncIterator[Storage]:
         if keys:
             await client.delete(*keys)
         await redis_storage.close()
-
-
-def given(command: SeatCommand, seat: int) -> SeatCommand:
-    return command
-
-
-async def sealed_match(service: GameService) -> str:
-    made = await service.create(MatchOptions("federation", 4, {}, games_per_set=1))
-    await service.start(made.match_id, made.host_token)
-    while not (match := await service.load(made.match_id)).over:
-        seat = match.game.turn
-        assert seat is not None
-        first_legal = functools.partial(given, legal_actions(match.game)[0])
-        await service.act(made.match_id, made.seat_tokens[seat], first_legal)
-    await service.seal(made.match_id)
-    return made.match_id
 
 
 async def until(condition: Callable[[], Awaitable[bool]]) -> None:
@@ -125,7 +108,7 @@ class Following:
 async def played(storage: Storage, count: int = 3) -> tuple[list[str], list[str]]:
     service = GameService(storage.events, Keyring(secrets.token_bytes(32)))
     try:
-        matches = [await sealed_match(service) for _ in range(count)]
+        matches = [await played_to_its_seal(service) for _ in range(count)]
     finally:
         await service.snapshots.close()
         await service.fanout.close()
