@@ -177,11 +177,19 @@ class SharedFeed:
                 log.exception("%s could not start; trying again", follower.name)
                 await self._pause()
                 continue
+            # the streams the shared read holds that this one is done with though it
+            # has no position for them: retired, and maybe archived since its watermark
+            # was read (the others' start may still name them)
+            done = await done_with(self.store, [s for s in self.read if s not in taken], resume)
             self.watermarks[index] = resume.watermark
             # what the shared read gave the others past its start meanwhile, it is given
             # from the streams as a held follower is; nothing awaited from here: the next
             # event the shared read gives, it is given too
-            self.held.update((index, s) for s, seq in self.read.items() if taken.get(s, -1) < seq)
+            self.held.update(
+                (index, s)
+                for s, seq in self.read.items()
+                if taken.get(s, -1) < seq and s not in done
+            )
             self.taken[index] = taken
             self.starting.discard(index)
             self._ready.set()
@@ -329,6 +337,21 @@ async def retire_closed(
         if done < len(closed):
             return retired
     return retired
+
+
+async def done_with(store: EventStore, streams: Sequence[str], resume: Resume) -> set[str]:
+    """Those of ``streams`` a follower that starts at ``resume`` is done with: closed
+    within its watermark, or gone from the store (the archiver moves only what every
+    follower retired)."""
+    if not streams:
+        return set()
+    held = await store.holds(streams)
+    numbers = await store.close_numbers(streams)
+    return {
+        stream
+        for stream, here, number in zip(streams, held, numbers, strict=True)
+        if not here or (number is not None and number <= resume.watermark)
+    }
 
 
 async def gone_from(store: EventStore, streams: Sequence[str]) -> list[str]:

@@ -24,7 +24,7 @@ from eventstore import (
 from eventstore.archive import pack
 from service.app import following as following_module
 from service.app.catalog import CatalogProjection
-from service.app.following import SharedFeed
+from service.app.following import Resume, SharedFeed
 from service.app.keyring import Keyring
 from service.app.match import stream_of
 from service.app.projections import ResultsProjection
@@ -195,3 +195,59 @@ async def test_a_rebuilt_ranking_counts_the_archived_matches_once(storage: Stora
     assert await rebuilt.state.positions() == {}  # the one in the store retired again
     for match_id in matches:  # nothing kept for a match alone
         assert await rebuilt.games(match_id) == [] and await rebuilt.points(match_id) == {}
+
+
+class SlowToStart(ResultsProjection):
+    """The results, starting only once let: the others start and read meanwhile."""
+
+    def __init__(self, storage: Storage) -> None:
+        super().__init__(storage)
+        self.let = asyncio.Event()
+
+    async def start(self) -> Resume:
+        await self.let.wait()
+        return await super().start()
+
+
+async def test_a_follower_slow_to_start_is_never_given_a_match_archived_meanwhile(
+    storage: Storage, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # another follower started and the shared read began from where it is (each retired
+    # match through its seal); the archiver then moved them, every follower being done
+    # with them; the slow one, started now, must not read them again from the archive
+    monkeypatch.setattr(following_module, "RETRY_PAUSE", 0.05)
+    following = Following(storage)
+    try:
+        streams, _ = await played(storage)
+        numbers = await storage.events.close_numbers(streams)
+        await following.applied(streams)
+        await following.retired(max(n for n in numbers if n is not None))
+        ranking = await following.results.ranking(0, 1000)
+    finally:
+        await following.stop()
+
+    slow = SlowToStart(storage)
+    feed = SharedFeed(storage.events, [CatalogProjection(storage), slow])
+    task = asyncio.create_task(feed.run())
+    try:
+
+        async def reading() -> bool:
+            return all(stream in feed.read for stream in streams)
+
+        await until(reading)
+        archive = InMemoryArchive()
+        storage.events.use_archive(archive)
+        for stream in streams:
+            await move_to_archive(storage.events, archive, stream)  # type: ignore[arg-type]
+        slow.let.set()
+
+        async def started() -> bool:
+            return not feed.starting
+
+        await until(started)
+        await asyncio.sleep(0.3)  # several retries of what is held: none may apply
+        assert feed.held == set()
+        assert await slow.ranking(0, 1000) == ranking  # nothing applied twice
+    finally:
+        feed.stop()
+        await asyncio.wait_for(task, 10)
