@@ -1,7 +1,7 @@
 """`daifugo bench scale`: many finished matches, archived. Prints, per N, Redis's memory
 empty, filled and after archiving (with the catalog's and the results' projections of
-every match, which forget what left; the catalog's listings retire to segments in the
-archive), the takeover scan's time and a follower's sweep's CPU before and after, the
+every match, which retire each once it is sealed; the catalog's listings go to segments
+in the archive), the takeover scan's time and a follower's sweep's CPU before and after, the
 archiving throughput, a whole match's read from Redis and from the archive, and a
 replay over REST (its events, then its state at every 16th seq, in-process through the
 REST app) of live and archived matches in turn; then the archive's bytes per match per
@@ -17,28 +17,35 @@ chains are the stores' own; each copy names itself in its MatchCreated, as the s
 reads it; the copies' seals sign the template's head, which the archive does not check).
 A copy is one append, so one request id: its object is smaller than a played match's
 (the per-preset table is of played ones). A private redis-server (no AOF) runs for each
-N. Matches are filled, followed and archived ``--batch`` at a time (a million at once
-would need about 45 GB of Redis): the figures "filled" (memory, the scan, the sweep, the
-live reads and replays) are of the first batch; "after archiving", of all N. Followed:
-the catalog and the results applied to every match as the service's followers do; after
-archiving they start again and forget what left, as the service's do.
+N. The first ``--batch`` is filled, then the catalog and the results applied to it (each
+catching up, in turn), for the figures "filled" (memory, the scan, the sweep, the live
+reads and replays). Then the rest run as a service's parts do, side by side: a process
+fills the next batch while another follows the feed with the catalog and the results
+(one shared read, settling every few seconds: each match retired once applied through
+its seal), and this one archives each match its followers have retired, as the
+service's archiver waits for them. At most two batches are in Redis at once (a million
+at once would need about 45 GB). "After archiving" is of all N.
 
-The global feed (a hint per append, trimmed to its cap of 100,000 entries) is printed
-apart: a copy is one append here, so it fills as N grows to 100,000, where a played
-service (about 140 appends a match) fills it within its first thousand matches.
+The global feed (a hint per append, trimmed to its cap of 100,000 entries) is filled to
+its cap first, as a played service's is within its first thousand matches (about 140
+appends a match; a copy here is one), so that it is the same at every N; its size is
+printed apart.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import concurrent.futures
 import dataclasses
 import functools
+import multiprocessing
 import secrets
 import statistics
 import tempfile
 import time
 from collections.abc import Sequence
+from multiprocessing.synchronize import Event as EventType
 
 import httpx
 import msgspec
@@ -55,7 +62,9 @@ from eventstore import (
 )
 from eventstore.archive import ZSTD_LEVEL, FolderArchive, columns, pack, packed_id, unpack
 from service.app.archiver import MOVES_AT_ONCE, Archiver, archive_now
+from service.app.catalog import NAME as CATALOG
 from service.app.catalog import CatalogProjection
+from service.app.following import SharedFeed
 from service.app.keyring import Keyring
 from service.app.listings import PART, ArchivedListings
 from service.app.match import stream_of
@@ -143,6 +152,107 @@ async def follow_every_match(storage: RedisStorage, archive: FolderArchive) -> N
         await projection.catch_up()
 
 
+async def warm_feed(store: RedisEventStore, stream: str) -> None:
+    """The global feed at its cap, as a service's is after its first thousand matches
+    (a hint an append, about 140 a match): so the memory after archiving is the same at
+    every N. Hints before a follower's start are never read (it starts from the top)."""
+    for start in range(0, store.feed_maxlen, 1000):
+        hint = ("XADD", store.keys.feed, "MAXLEN", "~", store.feed_maxlen, "*", "s", stream, "v", 0)
+        await store.connector.pipeline([hint] * min(1000, store.feed_maxlen - start))
+
+
+def fill_names(url: str, events: Sequence[StoredEvent], first: int, count: int) -> None:
+    """``fill`` in a process of its own (the pipeline's filler)."""
+
+    async def filling() -> None:
+        store = RedisEventStore.from_url(url, prefix="daifugo")
+        try:
+            await fill(store, events, names_of(first, count))
+        finally:
+            await store.close()
+
+    asyncio.run(filling())
+
+
+def follow_live(url: str, folder: str, stop: EventType) -> None:
+    """The catalog and the results following the feed in a process of their own, one
+    shared read as the service's (settling every PASS_EVERY s), until ``stop``."""
+
+    async def following() -> None:
+        store = RedisEventStore.from_url(url, prefix="daifugo")
+        storage = RedisStorage(store)
+        archive = FolderArchive(f"{folder}/archive")
+        store.use_archive(archive)
+        catalog = CatalogProjection(storage, ArchivedListings.beside(archive))
+        feed = SharedFeed(store, [ResultsProjection(storage), catalog])
+        running = asyncio.create_task(feed.run())
+        try:
+            while not stop.is_set():
+                await asyncio.sleep(0.2)
+            await feed.settle()
+        finally:
+            feed.stop()
+            await running
+            await store.close()
+
+    asyncio.run(following())
+
+
+async def pipelined(
+    url: str,
+    folder: str,
+    store: RedisEventStore,
+    sizes: tuple[int, int, int, int],
+    events: Sequence[StoredEvent],
+) -> tuple[float, int]:
+    """Every match archived, the first batch being in and followed: the next batch is
+    filled (a process) while the followers (another) apply the last and this process
+    archives what they have retired, as a service's archiver waits for its followers.
+    Each batch's end prints Redis's memory; the archiving's time (s) and the matches
+    moved. ``sizes``: N, the batch, the matches moved already, Redis's memory empty."""
+    spawn = multiprocessing.get_context("spawn")
+    stop = spawn.Event()
+    follower = spawn.Process(target=follow_live, args=(url, folder, stop))
+    follower.start()
+    storage = RedisStorage(store)
+    archive = FolderArchive(f"{folder}/archive")
+    watermarks = [storage.projection(name) for name in (ResultsProjection.name, CATALOG)]
+    n, batch, moved, empty = sizes
+    archive_s, filled = 0.0, min(n, batch)
+    loop = asyncio.get_running_loop()
+    try:
+        with concurrent.futures.ProcessPoolExecutor(1, mp_context=spawn) as filler:
+            while moved < n:
+                filling = None
+                if filled < n:
+                    count = min(batch, n - filled)
+                    filling = loop.run_in_executor(filler, fill_names, url, events, filled, count)
+                    filled += count
+                target = filled - (count if filling is not None else 0)
+                began = time.perf_counter()
+                while moved < target:  # what the followers have retired, as it comes
+                    mover = await archive_now(
+                        store, archive, RedisSnapshots(store), 0, followers=watermarks
+                    )
+                    moved += mover.moved.matches
+                    if not mover.moved.matches:
+                        await asyncio.sleep(1.0)
+                archive_s += time.perf_counter() - began
+                if filling is not None:
+                    await filling
+                if n > batch:  # a long run says how it goes, and what it has shown so far
+                    over = (await store.used_memory() - empty) / (1024 * 1024)
+                    print(
+                        f"  {moved:,} archived, {filled - moved:,} more filled: Redis "
+                        f"{over:+.2f} MB over empty",
+                        flush=True,
+                    )
+    finally:
+        stop.set()
+        follower.join()
+    return archive_s, moved
+
+
 async def bytes_of(store: RedisEventStore, pattern: str) -> int:
     """What the keys matching ``pattern`` take in Redis, by MEMORY USAGE."""
     client = await store.raw_client()
@@ -221,6 +331,7 @@ async def one_size(n: int, batch: int, events: Sequence[StoredEvent], samples: i
         store.use_archive(archive)
         try:
             empty = await store.used_memory()
+            await warm_feed(store, stream_of(names_of(0, 1)[0]))
             began = time.perf_counter()
             await fill(store, events, names_of(0, first))
             filled_s = time.perf_counter() - began
@@ -244,19 +355,9 @@ async def one_size(n: int, batch: int, events: Sequence[StoredEvent], samples: i
             live_replays, archived_replays = await rest_replays(
                 store, archive, sampled[0::2], sampled[1::2], last_seq
             )
-            archive_s, moved = 0.0, early.moved.matches
-            for start in range(0, n, batch):
-                if start:  # the first batch is in already
-                    await fill(store, events, names_of(start, min(batch, n - start)))
-                    await follow_every_match(storage, archive)
-                began = time.perf_counter()
-                moved += (await archive_now(store, archive, RedisSnapshots(store), 0)).moved.matches
-                archive_s += time.perf_counter() - began
-                await follow_every_match(storage, archive)  # started again: forget what left
-                if n > batch:  # a long run says how it goes, and what it has shown so far
-                    done = min(n, start + batch)
-                    over = (await store.used_memory() - empty) / (1024 * 1024)
-                    print(f"  {done:,} archived: Redis {over:+.2f} MB over empty", flush=True)
+            archive_s, moved = await pipelined(
+                server.url, folder, store, (n, batch, early.moved.matches, empty), events
+            )
             after = await store.used_memory()
             catalog = await bytes_of(store, f"{store.keys.prefix}:{{cp:catalog}}:*")
             feed = await bytes_of(store, store.keys.feed)
@@ -294,7 +395,8 @@ async def one_size(n: int, batch: int, events: Sequence[StoredEvent], samples: i
     )
     print(
         f"  archiving: {moved:,} matches in {archive_s:.1f} s ({moved / archive_s:,.0f}/s, "
-        f"{MOVES_AT_ONCE} at once); archive {objects:,} objects, {size / objects:,.0f} B/match; "
+        f"{MOVES_AT_ONCE} at once, as the followers retire them, the next batch filling); "
+        f"archive {objects:,} objects, {size / objects:,.0f} B/match; "
         f"{segments:,} listing segments, {segment_bytes / objects:,.0f} B/match"
     )
     p50_live = statistics.median(live_reads) * 1000
