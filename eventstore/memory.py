@@ -398,6 +398,9 @@ class InMemoryEventStore:
     async def close_count(self) -> int:
         return self._data.close_count
 
+    async def close_log_size(self) -> int:
+        return len(self._data.closed)
+
     # --- subscriptions ---------------------------------------------------------------
 
     def subscribe(

@@ -224,6 +224,10 @@ class EventStore(Protocol):
         """The last close number given (0: none)."""
         ...
 
+    async def close_log_size(self) -> int:
+        """How many sealed streams await the archive (the close log's length)."""
+        ...
+
     def subscribe(
         self,
         stream: str,

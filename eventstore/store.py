@@ -638,6 +638,10 @@ class RedisEventStore:
             raw = await self.connector.execute("GET", self.keys.close_counter)
         return 0 if raw is None else int(raw)
 
+    async def close_log_size(self) -> int:
+        with unavailable_as("read the close log", self.url):
+            return int(await self.connector.execute("ZCARD", self.keys.close_log))
+
     async def close_sealed(self, streams: Sequence[str]) -> None:
         """Move ``streams``, sealed but found in the index, to the close log: what a
         crash between a cluster's seal and its close left (a sweep finds them)."""

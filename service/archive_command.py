@@ -98,9 +98,7 @@ async def _status(store: RedisEventStore, archive: Archive, url: str) -> None:
     scan = await scan_streams(store)
     live = scan.live()
     ending = sum(1 for type_ in scan.last_types.values() if type_ in ENDING)
-    sealed, after = 0, 0
-    while closed := await store.closed_since(after, 10_000):
-        sealed, after = sealed + len(closed), closed[-1].number
+    sealed = await store.close_log_size()
     objects, size = await archive.size()
     used = await store.used_memory()
     print(f"store: Redis at {redacted_url(url)}, {used:,} bytes used")

@@ -819,7 +819,8 @@ class IndexCase(StoreCase):
     ) -> None:
         for name in ("m:a", "m:b", "m:c"):
             await store.append(name, [ev()], -1)
-        assert await store.close_count() == 0 and await store.closed_since(0) == []
+        assert await store.close_count() == 0 and await store.close_log_size() == 0
+        assert await store.closed_since(0) == []
         await store.append("m:b", [ev(CLOSING_TYPE)], 0, "seal-b")
         await store.append("m:a", [ev(), ev(CLOSING_TYPE)], 0)
         assert await store.append("m:b", [ev(CLOSING_TYPE)], 0, "seal-b")  # a retry: once
@@ -829,14 +830,15 @@ class IndexCase(StoreCase):
         assert await store.closed_since(0, 1) == [Closed("m:b", 1, 1)]
         assert await store.closed_since(2) == []
         assert await store.close_numbers(["m:a", "m:c", "m:none", "m:b"]) == [2, None, None, 1]
-        assert await store.close_count() == 2
+        assert await store.close_count() == 2 and await store.close_log_size() == 2
         assert await store.holds(["m:a", "m:b", "m:c"]) == [True, True, True]
         assert await store.drop_sealed("m:b")  # archived: out of the log, its number kept
         assert await store.closed_since(0) == [Closed("m:a", 2, 2)]
         assert await store.close_numbers(["m:b"]) == [None]
+        assert await store.close_log_size() == 1
         await store.append("m:c", [ev(CLOSING_TYPE)], 0)
         assert await store.closed_since(0) == [Closed("m:a", 2, 2), Closed("m:c", 3, 1)]
-        assert await store.close_count() == 3
+        assert await store.close_count() == 3 and await store.close_log_size() == 2
         assert await store.streams() == [] and await store.stream_count() == 0
 
     async def test_last_events_are_each_streams_last_in_the_order_asked(
