@@ -392,7 +392,8 @@ class GlobalSubscription:
     async def _catch_up(self, stream: str) -> AsyncIterator[StoredEvent]:
         while True:
             start = self.positions.get(stream, -1) + 1
-            page = await self.store.read(stream, start, self.batch)
+            # the store alone, never its archive: what left it every follower retired
+            page = await self.store._read_page(stream, start, self.batch)
             for event in page:
                 self.positions[stream] = event.seq
                 yield event

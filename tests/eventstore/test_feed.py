@@ -11,11 +11,14 @@ import pytest
 from eventstore import (
     CLOSING_TYPE,
     CheckpointGap,
+    Closed,
+    InMemoryArchive,
     InMemoryCheckpoints,
     NewEvent,
     RedisCheckpoints,
     RedisEventStore,
     StoredEvent,
+    move_to_archive,
 )
 
 from .conftest import Backend
@@ -315,3 +318,24 @@ async def test_a_sealed_stream_a_crash_left_in_the_index_is_closed_by_a_sweep(
     assert await store.streams() == ["c:1"]
     [closed] = await store.closed_since(0)
     assert (closed.stream, closed.last_seq) == ("c:2", 1) and closed.number > number
+
+
+async def test_a_sweep_never_reads_a_stream_from_the_archive(
+    store: RedisEventStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The close log read, then a stream in it archived before the sweep reached it (the
+    archiver moves only what every follower retired, and forgetting it may drop its
+    position meanwhile): the sweep reads only the store, so it is not given again."""
+    await store.append("a:1", [NewEvent("E", {}), NewEvent(CLOSING_TYPE, {})], -1)
+    stale = await store.closed_since(0)
+    archive = InMemoryArchive()
+    store.use_archive(archive)
+    await move_to_archive(store, archive, "a:1")
+    assert [event.seq for event in await store.read("a:1")] == [0, 1]  # readers see it
+
+    async def as_read_before(after: int, limit: int = 500) -> list[Closed]:
+        return stale if after == 0 else []
+
+    monkeypatch.setattr(store, "closed_since", as_read_before)
+    async with store.subscribe_all(InMemoryCheckpoints(), live=False) as feed:
+        assert [event async for event in feed] == []
