@@ -11,7 +11,10 @@ on that stream alone (the others, and its other streams, go on) and given the sa
 again a second later, then the ones it missed meanwhile, read from the stream. Nor does
 one whose ``start`` is slow or fails hold up the others: the shared read begins once one
 has started, and a follower that starts later (again a second after each failure) is
-given what the others were given past its start as a held one is, then what comes.
+given what the others were given past its start as a held one is, then what comes;
+but for the streams it is done with that the others' start named (retired by it, and
+archived meanwhile: the shared read never reads the archive, which holds only what
+every follower retired).
 
 What a follower keeps costs only the open streams. A sealed stream goes from the store's
 index to its close log, numbered in close order; a follower starts from its positions and
