@@ -66,7 +66,7 @@ from service.app.catalog import NAME as CATALOG
 from service.app.catalog import CatalogProjection
 from service.app.following import SharedFeed
 from service.app.keyring import Keyring
-from service.app.listings import PART, ArchivedListings
+from service.app.listings import PART, ArchivedListings, segment_of
 from service.app.match import stream_of
 from service.app.projections import ResultsProjection
 from service.app.scanning import scan_streams
@@ -212,7 +212,7 @@ async def pipelined(
     moved. ``sizes``: N, the batch, the matches moved already, Redis's memory empty."""
     spawn = multiprocessing.get_context("spawn")
     stop = spawn.Event()
-    follower = spawn.Process(target=follow_live, args=(url, folder, stop))
+    follower = spawn.Process(target=follow_live, args=(url, folder, stop), daemon=True)
     follower.start()
     storage = RedisStorage(store)
     archive = FolderArchive(f"{folder}/archive")
@@ -251,6 +251,19 @@ async def pipelined(
         stop.set()
         follower.join()
     return archive_s, moved
+
+
+async def counted_everywhere(storage: RedisStorage, players: int) -> tuple[int, int]:
+    """The matches the ranking counts (its games over the seats of one) and those the
+    list shows (its live index and its segments): each N when nothing was applied
+    twice nor lost."""
+    ranking = await ResultsProjection(storage).ranking(0, 1000)
+    catalog = CatalogProjection(storage).state
+    segments = await catalog.hash(catalog.key("segments"))
+    listed = sum(sum(segment_of(text).counts.values()) for text in segments.values())
+    # the listings not in a segment yet: fewer than a segment's
+    listed += len(await catalog.members_before(catalog.key("idx:all"), None, 100_000))
+    return sum(standing.games for standing in ranking) // players, listed
 
 
 async def bytes_of(store: RedisEventStore, pattern: str) -> int:
@@ -359,6 +372,7 @@ async def one_size(n: int, batch: int, events: Sequence[StoredEvent], samples: i
                 server.url, folder, store, (n, batch, early.moved.matches, empty), events
             )
             after = await store.used_memory()
+            counted = await counted_everywhere(storage, int(events[0].data["players"]))
             catalog = await bytes_of(store, f"{store.keys.prefix}:{{cp:catalog}}:*")
             feed = await bytes_of(store, store.keys.feed)
             began = time.perf_counter()
@@ -384,6 +398,7 @@ async def one_size(n: int, batch: int, events: Sequence[StoredEvent], samples: i
         f"{(after - empty - feed) / mb:+.2f} MB but for the global feed's {feed / mb:.2f} MB), "
         f"of which the catalog {catalog / mb:.2f} MB"
     )
+    print(f"  the ranking counts {counted[0]:,} matches, the list shows {counted[1]:,}")
     print(
         f"  takeover scan: {scan_before * 1000:.0f} ms filled, {scan_after * 1000:.1f} ms "
         "after archiving"
