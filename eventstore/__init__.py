@@ -29,7 +29,7 @@ from .errors import (
     StoreUnavailable,
     StreamClosed,
 )
-from .feed import PASS_EVERY, GlobalSubscription, RedisCheckpoints
+from .feed import PASS_EVERY, GlobalSubscription, RedisCheckpoints, done_with
 from .hashing import canonical_json, envelope, event_hash, recompute_hash
 from .lease import InMemoryLease, RedisLease
 from .memory import InMemoryCheckpoints, InMemoryEventStore
@@ -123,6 +123,7 @@ __all__ = [
     "canonical_json",
     "daifugo_data_dir",
     "default_data_dir",
+    "done_with",
     "envelope",
     "event_hash",
     "find_redis_server",

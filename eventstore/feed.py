@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from .connection import unavailable_as
 from .errors import CheckpointGap, EventStoreError, StoreUnavailable
 from .model import Closed, StoredEvent
-from .port import PROJECTION_OPS, Checkpoints, Op
+from .port import PROJECTION_OPS, Checkpoints, EventStore, Op
 from .scripts import APPLY, COMMIT, PASS, RETIRE, WRITE
 from .store import parse_head
 from .subscription import Backoff, BlockingReader
@@ -316,15 +316,7 @@ class GlobalSubscription:
         """``streams`` but those this subscription must never read: closed within the
         watermark, or archived (each had a position once; a late hint can name them)."""
         unknown = [stream for stream in streams if stream not in self.positions]
-        if not unknown:
-            return list(streams)
-        held = await self.store.holds(unknown)
-        numbers = await self.store.close_numbers(unknown)
-        done = {
-            stream
-            for stream, here, number in zip(unknown, held, numbers, strict=True)
-            if not here or (number is not None and number <= self.watermark)
-        }
+        done = await done_with(self.store, unknown, self.watermark)
         return [stream for stream in streams if stream not in done]
 
     async def _sweep(self) -> AsyncIterator[StoredEvent]:
@@ -416,6 +408,20 @@ class GlobalSubscription:
         tb: TracebackType | None,
     ) -> None:
         await self.aclose()
+
+
+async def done_with(store: EventStore, streams: Sequence[str], watermark: int) -> set[str]:
+    """Those of ``streams`` a follower with ``watermark`` is done with: closed within it,
+    or gone from the store (the archiver moves only what every follower retired)."""
+    if not streams:
+        return set()
+    held = await store.holds(streams)
+    numbers = await store.close_numbers(streams)
+    return {
+        stream
+        for stream, here, number in zip(streams, held, numbers, strict=True)
+        if not here or (number is not None and number <= watermark)
+    }
 
 
 class FeedHints:

@@ -52,6 +52,7 @@ from eventstore import (
     ProjectionStore,
     Storage,
     StoredEvent,
+    done_with,
 )
 
 log = logging.getLogger("daifugo.following")
@@ -183,7 +184,8 @@ class SharedFeed:
             # the streams the shared read holds that this one is done with though it
             # has no position for them: retired, and maybe archived since its watermark
             # was read (the others' start may still name them)
-            done = await done_with(self.store, [s for s in self.read if s not in taken], resume)
+            unknown = [s for s in self.read if s not in taken]
+            done = await done_with(self.store, unknown, resume.watermark)
             self.watermarks[index] = resume.watermark
             # what the shared read gave the others past its start meanwhile, it is given
             # from the streams as a held follower is; nothing awaited from here: the next
@@ -340,21 +342,6 @@ async def retire_closed(
         if done < len(closed):
             return retired
     return retired
-
-
-async def done_with(store: EventStore, streams: Sequence[str], resume: Resume) -> set[str]:
-    """Those of ``streams`` a follower that starts at ``resume`` is done with: closed
-    within its watermark, or gone from the store (the archiver moves only what every
-    follower retired)."""
-    if not streams:
-        return set()
-    held = await store.holds(streams)
-    numbers = await store.close_numbers(streams)
-    return {
-        stream
-        for stream, here, number in zip(streams, held, numbers, strict=True)
-        if not here or (number is not None and number <= resume.watermark)
-    }
 
 
 async def gone_from(store: EventStore, streams: Sequence[str]) -> list[str]:
