@@ -27,7 +27,7 @@ from service.app.catalog import CatalogProjection
 from service.app.following import Resume, SharedFeed
 from service.app.keyring import Keyring
 from service.app.match import stream_of
-from service.app.projections import ResultsProjection
+from service.app.projections import ResultsProjection, Standing
 from service.app.ratings import RatingsRecorder
 from service.app.service import GameService
 
@@ -115,6 +115,20 @@ async def played(storage: Storage, count: int = 3) -> tuple[list[str], list[str]
     return [stream_of(m) for m in matches], matches
 
 
+async def played_and_retired(storage: Storage) -> tuple[list[str], list[str], list[Standing]]:
+    """Three matches played, applied and retired by every follower, which then stop; the
+    ranking they made."""
+    following = Following(storage)
+    try:
+        streams, matches = await played(storage)
+        numbers = await storage.events.close_numbers(streams)
+        await following.applied(streams)
+        await following.retired(max(n for n in numbers if n is not None))
+        return streams, matches, await following.results.ranking(0, 1000)
+    finally:
+        await following.stop()
+
+
 async def test_sealed_matches_retire_and_archived_ones_are_forgotten(storage: Storage) -> None:
     following = Following(storage)
     try:
@@ -172,15 +186,7 @@ async def test_a_crash_between_the_seal_applied_and_the_watermark_applies_nothin
 
 
 async def test_a_rebuilt_ranking_counts_the_archived_matches_once(storage: Storage) -> None:
-    following = Following(storage)
-    try:
-        streams, matches = await played(storage)
-        numbers = await storage.events.close_numbers(streams)
-        await following.applied(streams)
-        await following.retired(max(n for n in numbers if n is not None))
-        ranking = await following.results.ranking(0, 1000)
-    finally:
-        await following.stop()
+    streams, matches, ranking = await played_and_retired(storage)
     archive = InMemoryArchive()
     storage.events.use_archive(archive)
     for stream in streams[:2]:
@@ -216,15 +222,7 @@ async def test_a_follower_slow_to_start_is_never_given_a_match_archived_meanwhil
     # match through its seal); the archiver then moved them, every follower being done
     # with them; the slow one, started now, must not read them again from the archive
     monkeypatch.setattr(following_module, "RETRY_PAUSE", 0.05)
-    following = Following(storage)
-    try:
-        streams, _ = await played(storage)
-        numbers = await storage.events.close_numbers(streams)
-        await following.applied(streams)
-        await following.retired(max(n for n in numbers if n is not None))
-        ranking = await following.results.ranking(0, 1000)
-    finally:
-        await following.stop()
+    streams, _, ranking = await played_and_retired(storage)
 
     slow = SlowToStart(storage)
     feed = SharedFeed(storage.events, [CatalogProjection(storage), slow])
