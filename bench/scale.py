@@ -223,12 +223,11 @@ async def pipelined(
     try:
         with concurrent.futures.ProcessPoolExecutor(1, mp_context=spawn) as filler:
             while moved < n:
-                filling = None
+                target, filling = filled, None  # what is in now is archived while more fills
                 if filled < n:
                     count = min(batch, n - filled)
                     filling = loop.run_in_executor(filler, fill_names, url, events, filled, count)
                     filled += count
-                target = filled - (count if filling is not None else 0)
                 began = time.perf_counter()
                 while moved < target:  # what the followers have retired, as it comes
                     mover = await archive_now(
