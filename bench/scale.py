@@ -373,6 +373,9 @@ async def one_size(n: int, batch: int, events: Sequence[StoredEvent], samples: i
             after = await store.used_memory()
             counted = await counted_everywhere(storage, int(events[0].data["players"]))
             catalog = await bytes_of(store, f"{store.keys.prefix}:{{cp:catalog}}:*")
+            descriptors = await storage.projection("catalog").hash(
+                storage.projection("catalog").key("segments")
+            )
             feed = await bytes_of(store, store.keys.feed)
             began = time.perf_counter()
             await scan_streams(store)
@@ -395,7 +398,8 @@ async def one_size(n: int, batch: int, events: Sequence[StoredEvent], samples: i
         f"{filled / mb:.1f} MB ({(filled - empty) / first:,.0f} B/match); all archived "
         f"{after / mb:.2f} MB ({(after - empty) / mb:+.2f} MB over empty; "
         f"{(after - empty - feed) / mb:+.2f} MB but for the global feed's {feed / mb:.2f} MB), "
-        f"of which the catalog {catalog / mb:.2f} MB"
+        f"of which the catalog {catalog / mb:.2f} MB ({len(descriptors)} descriptors of "
+        "segments and volumes)"
     )
     print(f"  the ranking counts {counted[0]:,} matches, the list shows {counted[1]:,}")
     print(
@@ -411,7 +415,7 @@ async def one_size(n: int, batch: int, events: Sequence[StoredEvent], samples: i
         f"  archiving: {moved:,} matches in {archive_s:.1f} s ({moved / archive_s:,.0f}/s, "
         f"{MOVES_AT_ONCE} at once, as the followers retire them, the next batch filling); "
         f"archive {objects:,} objects, {size / objects:,.0f} B/match; "
-        f"{segments:,} listing segments, {segment_bytes / objects:,.0f} B/match"
+        f"{segments:,} listing segments and volumes, {segment_bytes / objects:,.0f} B/match"
     )
     p50_live = statistics.median(live_reads) * 1000
     p50_archived = statistics.median(archived_reads) * 1000

@@ -272,12 +272,12 @@ class EventStore(Protocol):
 # Redis keys each owns are mapped in docs/CONTRIBUTING.md.
 
 PROJECTION_OPS = frozenset(
-    {"SET", "INCR", "HSET", "HINCRBY", "RPUSH", "ZADD", "ZREM", "ZINCRBY", "DEL"}
+    {"SET", "INCR", "HSET", "HDEL", "HINCRBY", "RPUSH", "ZADD", "ZREM", "ZINCRBY", "DEL"}
 )
 """The writes a projection may make, with Redis's meaning and argument order:
-``("SET", k, v)``, ``("INCR", k)``, ``("HSET", k, f, v, ...)``, ``("HINCRBY", k, f, n)``,
-``("RPUSH", k, v, ...)``, ``("ZADD", k, score, member, ...)``, ``("ZREM", k, member, ...)``,
-``("ZINCRBY", k, n, m)``, ``("DEL", k)``."""
+``("SET", k, v)``, ``("INCR", k)``, ``("HSET", k, f, v, ...)``, ``("HDEL", k, f, ...)``,
+``("HINCRBY", k, f, n)``, ``("RPUSH", k, v, ...)``, ``("ZADD", k, score, member, ...)``,
+``("ZREM", k, member, ...)``, ``("ZINCRBY", k, n, m)``, ``("DEL", k)``."""
 
 Op = Sequence[str | bytes | int | float]
 """One write of a projection: ``(command, key, *args)``, the command one of

@@ -233,6 +233,12 @@ class InMemoryProjectionStore:
                 fields = memory.hashes.setdefault(key, {})
                 for name, value in _two_by_two(args):
                     fields[_text(name)] = _text(value)
+            case "HDEL":
+                fields = memory.hashes.get(key, {})
+                for name in args:
+                    fields.pop(_text(name), None)
+                if not fields:
+                    memory.hashes.pop(key, None)
             case "HINCRBY":
                 fields = memory.hashes.setdefault(key, {})
                 name = _text(args[0])

@@ -14,12 +14,14 @@ is its own cursor. Filters: ``all``, ``state:<s>``, ``preset:<p>``, ``state:<s>:
 
 Archived matches (listings.py): ``retiring`` the ids of matches that left the store whose
 listings are still here (a sorted set, score 0); ``segments`` the descriptors of the
-segments their listings went to, by name, and ``segments:count`` how many (a page reads
-the descriptors again when it changed).
+segments their listings went to and of the volumes that hold the older descriptors, by
+name, and ``segments:count`` a counter of their changes (a page reads the descriptors
+again when it moved).
 """
 
 from __future__ import annotations
 
+import bisect
 import logging
 import re
 from collections.abc import Callable, Sequence
@@ -32,6 +34,7 @@ from .following import FeedProjection
 from .listings import (
     SEGMENT_SIZE,
     STATES,
+    VOLUME_SIZE,
     ArchivedListings,
     Listing,
     MatchState,
@@ -74,7 +77,8 @@ class CatalogProjection(FeedProjection):
         self.segment_size = SEGMENT_SIZE
         # what a state change needs to move a match between indexes (else read back)
         self._known = BoundedCache[str, _Known](4096)
-        # the segments' descriptors, newest first, as of segments:count
+        self.volume_size = VOLUME_SIZE
+        # the descriptors Redis holds, by newest member, as of segments:count
         self._segments: tuple[str | None, list[Segment]] = (None, [])
 
     def _indexes(self, state: str, preset: str) -> list[str]:
@@ -190,12 +194,18 @@ class CatalogProjection(FeedProjection):
             if listing is not None:
                 found[member] = listing
         members = sorted(found, reverse=True)
-        for segment in await self._segments_of():
+        waiting = await self._segments_of()  # by newest member: pop() gives the newest
+        while waiting:
+            segment = waiting.pop()
             if not segment.may_hold(state, preset, cursor):
                 continue
             if len(members) > limit and segment.newest < members[limit]:
                 break  # the page is full of members newer than any here
             assert self.archived is not None  # a segment was written by one
+            if segment.depth:  # a volume: its segments are no newer than it
+                for inner in await self.archived.segments(segment, reading):
+                    bisect.insort(waiting, inner, key=_newest)
+                continue
             for listing in await self.archived.listings(segment, reading):
                 member = listing.member
                 if (cursor is None or member < cursor) and _passes(listing, state, preset):
@@ -206,15 +216,15 @@ class CatalogProjection(FeedProjection):
         return [found[member] for member in page[:limit]], page[limit - 1] if more else None
 
     async def _segments_of(self) -> list[Segment]:
-        """The segments' descriptors, newest first (read again when one was added)."""
+        """The descriptors Redis holds, by newest member (a copy: read again when they
+        changed)."""
         if self.archived is None:
             return []
         count = await self.state.get(self._key("segments:count"))
         if count != self._segments[0]:
             stored = await self.state.hash(self._key("segments"))
-            segments = sorted(map(segment_of, stored.values()), key=lambda s: s.newest)
-            self._segments = (count, segments[::-1])
-        return self._segments[1]
+            self._segments = (count, sorted(map(segment_of, stored.values()), key=_newest))
+        return list(self._segments[1])
 
     async def listing(self, match_id: str) -> Listing | None:
         fields = await self.state.hash(self._key(f"match:{match_id}"))
@@ -296,7 +306,31 @@ class CatalogProjection(FeedProjection):
                 self._known.pop(match_id, None)
             ops.append(("ZREM", self._key("retiring"), *ids))
             await self.state.write(ops)
+            await self._bind_volumes()
             moved += len(ids)
+
+    async def _bind_volumes(self) -> None:
+        """While Redis holds more than ``volume_size`` descriptors of one depth, the oldest
+        ``volume_size`` of them go to a volume in the archive, whose descriptor replaces
+        them in one write (a crash between: the same volume is written again)."""
+        assert self.archived is not None
+        while True:
+            stored = await self.state.hash(self._key("segments"))
+            by_depth: dict[int, list[Segment]] = {}
+            for segment in sorted(map(segment_of, stored.values()), key=_newest):
+                by_depth.setdefault(segment.depth, []).append(segment)
+            full = [group for group in by_depth.values() if len(group) > self.volume_size]
+            if not full:
+                return
+            bound = full[0][: self.volume_size]
+            volume = await self.archived.bind(bound)
+            await self.state.write(
+                [
+                    ("HDEL", self._key("segments"), *(segment.name for segment in bound)),
+                    ("HSET", self._key("segments"), volume.name, descriptor(volume)),
+                    ("INCR", self._key("segments:count")),
+                ]
+            )
 
     async def rebuild(self) -> None:
         """Throw the projection away and fold every stream again. The archived matches'
@@ -318,6 +352,10 @@ class CatalogProjection(FeedProjection):
                 ]
             )
         await self.catch_up()
+
+
+def _newest(segment: Segment) -> str:
+    return segment.newest
 
 
 def _zero_scored(members: Sequence[str]) -> list[str | int]:

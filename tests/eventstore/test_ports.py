@@ -147,6 +147,17 @@ class ProjectionStoreCase(PortCase):
         assert await state.get(state.key("n")) == "1"
         assert await state.get(state.key("nothing")) is None
 
+    async def test_hdel_removes_the_fields_named_and_the_hash_with_its_last(
+        self, storage: Storage
+    ) -> None:
+        state = storage.projection("counts")
+        key = state.key("kept")
+        await state.write([("HSET", key, "a", 1, "b", 2, "c", 3)])
+        await state.write([("HDEL", key, "a", "c", "absent")])
+        assert await state.hash(key) == {"b": "2"}
+        await state.write([("HDEL", key, "b"), ("HDEL", state.key("none"), "x")])
+        assert await state.hash(key) == {}
+
     async def test_an_event_past_a_missing_one_is_refused_with_nothing_written(
         self, storage: Storage
     ) -> None:

@@ -15,7 +15,14 @@ from hypothesis import strategies as st
 
 from eventstore import InMemoryArchive, InMemoryStorage, Op, Storage, StoredEvent
 from service.app.catalog import CatalogProjection
-from service.app.listings import ArchivedListings, Listing, MatchState
+from service.app.listings import (
+    VOLUME_SIZE,
+    ArchivedListings,
+    Listing,
+    MatchState,
+    Segment,
+    segment_of,
+)
 from service.app.match import stream_of
 
 PRESETS = ("classic", "uecda")
@@ -81,10 +88,21 @@ async def all_pages(catalog: CatalogProjection, limit: int) -> dict[object, obje
     }
 
 
-def catalog_over(storage: Storage, archive: InMemoryArchive, size: int) -> CatalogProjection:
+def catalog_over(
+    storage: Storage, archive: InMemoryArchive, size: int, volume_size: int = VOLUME_SIZE
+) -> CatalogProjection:
     catalog = CatalogProjection(storage, ArchivedListings.beside(archive))
     catalog.segment_size = size
+    catalog.volume_size = volume_size
     return catalog
+
+
+async def descriptors(catalog: CatalogProjection) -> list[Segment]:
+    """The descriptors Redis holds."""
+    return [
+        segment_of(text)
+        for text in (await catalog.state.hash(catalog.state.key("segments"))).values()
+    ]
 
 
 @st.composite
@@ -107,16 +125,17 @@ def matches(draw: st.DrawFn) -> list[Made]:
 @given(
     matches(),
     st.integers(1, 4),
+    st.integers(2, 3),
     st.integers(1, 6),
     st.lists(st.integers(1, 5), max_size=6),
     st.booleans(),
 )
 def test_every_page_is_as_it_was_once_archived_matches_retire(
-    made: list[Made], size: int, limit: int, batches: list[int], the_rest: bool
+    made: list[Made], size: int, volume_size: int, limit: int, batches: list[int], the_rest: bool
 ) -> None:
     async def run() -> None:
         storage, archive = InMemoryStorage(), InMemoryArchive()
-        catalog = catalog_over(storage, archive, size)
+        catalog = catalog_over(storage, archive, size, volume_size)
         await listed(catalog, made)
         before = await all_pages(catalog, limit)
         sealed = [stream_of(m.match_id) for m in made if m.ends in ("finished", "abandoned")]
@@ -130,8 +149,14 @@ def test_every_page_is_as_it_was_once_archived_matches_retire(
         retiring = await catalog.state.members_before(catalog.state.key("retiring"), None, 100)
         retired = len(sealed) - len(retiring)
         assert retired == (len(sealed) if the_rest else len(sealed) // size * size)
-        segments = archive.part("listings").objects
-        assert len(segments) == -(-retired // size)
+        objects = archive.part("listings").objects
+        assert len([name for name in objects if name.startswith("segment-")]) == -(-retired // size)
+        # Redis holds at most volume_size descriptors of each depth; together they count
+        # every retired listing once
+        held = await descriptors(catalog)
+        for depth in {segment.depth for segment in held}:
+            assert len([s for s in held if s.depth == depth]) <= volume_size
+        assert sum(sum(segment.counts.values()) for segment in held) == retired
         # nothing of a retired match is kept here but its segment's descriptor
         memory = storage.projection("catalog").memory  # type: ignore[attr-defined]
         indexed = set().union(*memory.sorted_sets.values())
@@ -205,5 +230,40 @@ def test_a_rebuild_keeps_the_archived_listings() -> None:
         await catalog.rebuild()  # the store holds none of them: the fold finds nothing
         assert await all_pages(catalog, 2) == before
         assert len(archive.part("listings").objects) == 3  # the last retired before the fold
+
+    asyncio.run(run())
+
+
+def test_a_crash_between_a_volume_and_its_descriptor_neither_loses_nor_doubles(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    async def run() -> None:
+        storage, archive = InMemoryStorage(), InMemoryArchive()
+        catalog = catalog_over(storage, archive, 1, volume_size=2)
+        made = [Made(f"m{i}", PRESETS[i % 2], 1_700_000_000_000 + i, "finished") for i in range(5)]
+        await listed(catalog, made)
+        before = await all_pages(catalog, 2)
+        await catalog.forget([stream_of(m.match_id) for m in made[:2]])  # two segments
+        original = catalog.state.write
+
+        async def volume_write_crashes(ops: Sequence[Op]) -> None:
+            if ops[0][0] == "HDEL":  # the volume's descriptor for its segments'
+                raise ConnectionError("the store went away")
+            await original(ops)
+
+        monkeypatch.setattr(catalog.state, "write", volume_write_crashes)
+        with pytest.raises(ConnectionError):  # the third segment is one too many
+            await catalog.forget([stream_of(made[2].match_id)])
+        monkeypatch.setattr(catalog.state, "write", original)
+        assert sorted(s.depth for s in await descriptors(catalog)) == [0, 0, 0]
+        assert await all_pages(catalog, 2) == before  # the volume is named by nothing
+        await catalog.forget([stream_of(m.match_id) for m in made[3:]])  # the same volume again
+        volumes = [name for name in archive.part("listings").objects if name.startswith("volume")]
+        assert len(volumes) == 2  # the first, written twice, then the next two segments'
+        assert sorted(s.depth for s in await descriptors(catalog)) == [0, 1, 1]
+        assert await all_pages(catalog, 2) == before
+        reader = CatalogProjection(storage, ArchivedListings.beside(archive))  # nothing decoded
+        reader.volume_size = 2
+        assert await all_pages(reader, 2) == before
 
     asyncio.run(run())
