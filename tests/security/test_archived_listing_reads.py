@@ -76,3 +76,39 @@ async def test_each_segment_read_from_the_archive_is_a_read_of_the_caller_s(
         assert [m["match_id"] for m in rest.json()["matches"]] == [
             f"m{i:02d}" for i in range(4, -1, -1)
         ]
+
+
+async def test_each_volume_read_from_the_archive_is_charged_as_a_segment_is(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    storage, archive = InMemoryStorage(), InMemoryArchive()
+    writer = catalog_over(storage, archive, 1, volume_size=2)  # volumes three deep
+    made = [Made(f"m{i:02d}", "classic", 1_700_000_000_000 + i, "finished") for i in range(12)]
+    await listed(writer, made)
+    await writer.forget([stream_of(m.match_id) for m in made])
+    part = archive.part("listings")
+    gets: list[str] = []
+    original = part.get
+
+    async def counted(name: str) -> bytes | None:
+        gets.append(name)
+        return await original(name)
+
+    monkeypatch.setattr(part, "get", counted)
+    reader = CatalogProjection(storage, ArchivedListings.beside(archive))
+    charged = 0
+
+    def reading() -> None:
+        nonlocal charged
+        charged += 1
+
+    cursor: str | None = None
+    shown: list[str] = []
+    while True:
+        page, cursor = await reader.page("finished", None, 2, cursor, reading)
+        shown += [listing.match_id for listing in page]
+        if cursor is None:
+            break
+    assert shown == [f"m{i:02d}" for i in range(11, -1, -1)]
+    assert any(name.startswith("volume-") for name in gets)
+    assert charged == len(gets) > 0  # every object read from the archive, and only those
