@@ -112,4 +112,4 @@ async def _status(store: RedisEventStore, archive: Archive, url: str) -> None:
     per = size // objects if objects else 0
     print(f"archive: {archive.where}: {objects} matches, {size:,} bytes ({per:,} per match)")
     segments, listed = await archive.part(PART).size()
-    print(f"  the catalog's archived listings: {segments} segments, {listed:,} bytes")
+    print(f"  the catalog's archived listings: {segments} segments and volumes, {listed:,} bytes")

@@ -73,7 +73,7 @@ def test_status_run_and_get(
         assert run_archive("status", 0, "") == 0
         status = capsys.readouterr().out
         assert "awaiting the archive (the close log): 0" in status and "archive: " in status
-        assert "1 matches" in status and "archived listings: 0 segments" in status
+        assert "1 matches" in status and "archived listings: 0 segments and volumes" in status
         assert run_archive("get", 0, "nowhere") == 1
     finally:
         for key in client.scan_iter(match=f"{STORE_PREFIX}:*"):
