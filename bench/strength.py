@@ -52,7 +52,7 @@ DEFAULT_SEARCH = Search()
 VARIANTS = {
     "greedy rollouts, no halving": Search(Rollout.GREEDY, halving=False),
     "greedy rollouts, halving": Search(Rollout.GREEDY),
-    "shedding rollouts, no halving": Search(halving=False),
+    "shedding rollouts, no halving": Search(Rollout.SHEDDING, halving=False),
     "shedding rollouts, halving": Search(Rollout.SHEDDING),
     "planning rollouts, halving (default)": Search(),
 }
