@@ -3,16 +3,22 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 
 import pytest
 
+from clients.bots import GreedyBot
+from eventstore import FolderArchive, RedisEventStore, move_to_archive
+from service.app import STORE_PREFIX
+from service.app.match import stream_of
+from service.app.service import MatchOptions
 from service.app.signing import KeyEntry, SigningKeys, generate_keys, key_file_text
 from service.audit import export_jsonl
 from service.cli import main
 
-from .matches import PlayedLog, edited
+from .matches import PlayedLog, edited, play
 
 
 @pytest.fixture
@@ -98,6 +104,35 @@ def test_a_match_in_redis_checks_its_seal_as_the_page_does(
     assert main(["audit", log.match_id]) == 1
     seal = next(c for c in json.loads(capsys.readouterr().out)["checks"] if c["name"] == "seal")
     assert seal["status"] == "failed"
+
+
+def test_a_match_moved_to_the_archive_is_audited_as_it_was_in_redis(
+    redis_env: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    log = asyncio.run(play(redis_env, MatchOptions("classic", 3, {}), [GreedyBot()] * 3))
+    folder = tmp_path / "archive"
+    monkeypatch.setenv("DAIFUGO_ARCHIVE", str(folder))
+    assert main(["audit", log.match_id]) == 0
+    in_redis = json.loads(capsys.readouterr().out)
+    assert in_redis["verdict"] == "valid" and in_redis["events"] == len(log.events)
+
+    async def moved() -> None:
+        store = RedisEventStore.from_url(redis_env, prefix=STORE_PREFIX)
+        try:
+            stream = stream_of(log.match_id)
+            assert await move_to_archive(store, FolderArchive(folder), stream) > 0
+            assert await store.read_as_stored(stream) == []
+        finally:
+            await store.close()
+
+    asyncio.run(moved())
+    assert main(["audit", log.match_id]) == 0
+    assert json.loads(capsys.readouterr().out) == in_redis
+    monkeypatch.setenv("DAIFUGO_ARCHIVE", str(tmp_path / "another"))  # not where it went
+    assert main(["audit", log.match_id]) == 2
 
 
 def test_no_such_match(redis_env: str, capsys: pytest.CaptureFixture[str]) -> None:

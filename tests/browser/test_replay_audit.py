@@ -14,6 +14,7 @@ import pytest
 from playwright.async_api import Page, Response
 
 from clients.sdk import DaifugoClient
+from service.app.archiver import archive_now, followers_of
 from service.app.match import fold_match, stream_of
 from service.rest.app import RestSettings
 from service.rest.read_rate import ReadRate
@@ -125,6 +126,44 @@ async def test_a_replay_waits_out_the_read_rate_instead_of_failing(page: Page) -
             await page.keyboard.press("ArrowRight")
             await at_step(page, move)
         assert refused  # the rate was reached, and waited out
+
+
+async def test_an_archived_match_replays_and_audits_as_it_did_live(page: Page) -> None:
+    """Once the archiver has moved a match out of the store (its followers done with
+    it), the replay shows the same hands at a step and the match page the same valid
+    audit: the page reads the archive through the same REST paths."""
+    async with (
+        isolated_service(None, grpc_port=0, http_port=0) as running,
+        DaifugoClient(f"127.0.0.1:{running.grpc_port}", timeout=20) as client,
+    ):
+        site = Site(running, f"http://127.0.0.1:{running.http_port}", client)
+        match_id = await finished(site)
+        stream = stream_of(match_id)
+        stored = await running.service.store.read(stream)
+        assert running.archive is not None
+        for _ in range(200):  # the projections follow the feed in the background
+            mover = await archive_now(
+                running.service.store,
+                running.archive,
+                running.storage.snapshots(),
+                keep_live_ms=0,
+                followers=followers_of(running.storage),
+            )
+            if mover.moved.matches:
+                break
+            await asyncio.sleep(0.05)
+        assert await running.storage.events.read_as_stored(stream) == []
+        assert await running.archive.get(stream) is not None
+
+        seq = len(stored) // 2
+        await page.goto(f"{site.base_url}/#/match/{match_id}/replay/{seq}")
+        await at_step(page, seq)
+        hands = fold_match(None, stored[: seq + 1]).game.hands
+        for seat, hand in enumerate(hands):
+            shown = await page.get_attribute(f"#seats li[data-seat='{seat}']", "data-hand")
+            assert (shown or "").split() == format_mask(hand)
+        await page.goto(f"{site.base_url}/#/match/{match_id}")
+        await page.wait_for_selector("#match-audit[data-verdict='valid']")
 
 
 async def test_an_uploaded_forged_log_is_invalid_and_links_its_first_bad_step(
