@@ -14,6 +14,7 @@ import pytest
 from playwright.async_api import Page, Response
 
 from clients.sdk import DaifugoClient
+from eventstore import StoredEvent
 from service.app.archiver import archive_now, followers_of
 from service.app.match import fold_match, stream_of
 from service.rest.app import RestSettings
@@ -42,16 +43,23 @@ async def at_step(page: Page, seq: int) -> None:
     )
 
 
-async def test_a_replay_link_opens_at_its_step(site: Site, page: Page, artifacts: Path) -> None:
-    match_id = await finished(site)
-    stored = await site.running.service.store.read(stream_of(match_id))
-    seq = len(stored) // 2
+async def replayed_at(
+    page: Page, site: Site, match_id: str, stored: list[StoredEvent], seq: int
+) -> None:
+    """The replay opened at ``seq`` by its link shows every hand as it was then."""
     await page.goto(f"{site.base_url}/#/match/{match_id}/replay/{seq}")
     await at_step(page, seq)
     hands = fold_match(None, stored[: seq + 1]).game.hands
     for seat, hand in enumerate(hands):
         shown = await page.get_attribute(f"#seats li[data-seat='{seat}']", "data-hand")
         assert (shown or "").split() == format_mask(hand)
+
+
+async def test_a_replay_link_opens_at_its_step(site: Site, page: Page, artifacts: Path) -> None:
+    match_id = await finished(site)
+    stored = await site.running.service.store.read(stream_of(match_id))
+    seq = len(stored) // 2
+    await replayed_at(page, site, match_id, stored, seq)
     assert await page.get_attribute("#replay-link", "href") == f"#/match/{match_id}/replay/{seq}"
     assert await page.input_value("#replay-timeline") == str(seq)
     await screenshot(page, artifacts, "replay")
@@ -155,13 +163,7 @@ async def test_an_archived_match_replays_and_audits_as_it_did_live(page: Page) -
         assert await running.storage.events.read_as_stored(stream) == []
         assert await running.archive.get(stream) is not None
 
-        seq = len(stored) // 2
-        await page.goto(f"{site.base_url}/#/match/{match_id}/replay/{seq}")
-        await at_step(page, seq)
-        hands = fold_match(None, stored[: seq + 1]).game.hands
-        for seat, hand in enumerate(hands):
-            shown = await page.get_attribute(f"#seats li[data-seat='{seat}']", "data-hand")
-            assert (shown or "").split() == format_mask(hand)
+        await replayed_at(page, site, match_id, stored, len(stored) // 2)
         await page.goto(f"{site.base_url}/#/match/{match_id}")
         await page.wait_for_selector("#match-audit[data-verdict='valid']")
 
