@@ -30,7 +30,7 @@ import random
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Executor, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -282,95 +282,166 @@ class Thought:
     samples: int
 
 
-def think(request: Request) -> Thought:
-    """Play the candidates out on the same samples (common random numbers: a
-    difference between two is the actions', not the deals') until the budget is
-    spent. With ``halving`` the budget goes in rounds, the worse half of the
-    candidates dropped after each (sequential halving, Karnin et al. 2013): the
-    close ones get the most playouts. The candidate with the lowest mean place
-    wins if it beats the first (the stronger bot's choice) by ``margin``."""
-    candidates = request.candidates
-    search = request.search
-    rng = random.Random(request.seed)
-    totals = [0.0] * len(candidates)
-    counts = [0] * len(candidates)
-    alive = list(range(len(candidates)))
-    rounds = max(1, (len(candidates) - 1).bit_length()) if search.halving else 1
-    started = time.perf_counter()
-    spent = Spent()
-    for round_number in range(rounds):
-        last = round_number == rounds - 1
-        limit = deadline = None
-        if request.playouts is not None:
-            limit = request.playouts if last else request.playouts * (round_number + 1) // rounds
-        if request.budget_ms is not None:
-            deadline = started + request.budget_ms / 1000 * (round_number + 1) / rounds
-        _play_round(request, alive, totals, counts, rng, spent, limit, deadline)
-        if spent.broken or last:
-            break
-        alive.sort(key=lambda i: (_mean(totals[i], counts[i]), i))
-        alive = alive[: max(2, (len(alive) + 1) // 2)]
-    means = tuple(_mean(t, c) for t, c in zip(totals, counts, strict=True))
-    best = min(alive, key=lambda i: (means[i], i))
-    if 0 in alive and means[best] > means[0] - search.margin:
-        best = 0  # the stronger bot's own choice, unless the playouts clearly beat it
-    return Thought(candidates[best], means, spent.playouts, spent.samples)
+def think(request: Request, shards: int = 1, executor: Executor | None = None) -> Thought:
+    """The search: in this process, or with ``executor`` each round split into
+    ``shards`` shares played at once (``think_in_pool`` awaits the pool's)."""
+    halving = Halving(request, shards)
+    while (shares := halving.next_round()) is not None:
+        if executor is None:
+            halving.add([play_share(share) for share in shares])
+        else:
+            halving.add(list(executor.map(play_share, shares)))
+    return halving.thought()
 
 
-@dataclass
-class Spent:
-    """What a search has spent so far."""
+async def think_in_pool(request: Request) -> Thought:
+    """The search in the pool, awaited: each round split over every worker."""
+    halving = Halving(request, shards=WORKERS)
+    while (shares := halving.next_round()) is not None:
+        halving.add(await asyncio.gather(*(in_pool(play_share, share) for share in shares)))
+    return halving.thought()
 
-    playouts: int = 0
-    samples: int = 0
-    failures: int = 0
+
+@dataclass(frozen=True, slots=True)
+class Share:
+    """One process's part of a round: samples ``first``, ``first + step``, … of the
+    round (each drawn from its own seed, so which process plays it changes
+    nothing), each played out with every candidate in ``alive``, until the
+    round's ``samples`` or ``seconds``. The round's last sample plays only its
+    first ``last_plays`` candidates (the playout budget ends there)."""
+
+    request: Request
+    round_number: int
+    alive: tuple[int, ...]
+    first: int
+    step: int
+    samples: int | None
+    last_plays: int
+    seconds: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class Tally:
+    """What a share played: per candidate the places' total and count, the work."""
+
+    totals: tuple[float, ...]
+    counts: tuple[int, ...]
+    playouts: int
+    samples: int
+    failures: int
+
+
+class Halving:
+    """Sequential halving (Karnin et al. 2013) over the candidates: the budget goes in
+    rounds, the worse half dropped after each, so the close ones get the most
+    playouts. Every candidate of a round is played out on the same samples (common
+    random numbers: a difference between two is the actions', not the deals').
+    Each round is cut into ``shards`` shares for as many processes; with a playout
+    budget the samples, and so the answer, are the same however many there are.
+    The candidate with the lowest mean place wins if it beats the first (the
+    stronger bot's choice) by the search's ``margin``."""
+
+    def __init__(self, request: Request, shards: int) -> None:
+        self.request = request
+        self.shards = max(1, shards)
+        count = len(request.candidates)
+        self.totals = [0.0] * count
+        self.counts = [0] * count
+        self.alive = list(range(count))
+        halving = request.search.halving
+        self.rounds = max(1, (count - 1).bit_length()) if halving else 1
+        self.round_number = -1
+        self.playouts = self.samples = self.failures = 0
 
     @property
     def broken(self) -> bool:
         """The position does not play (never expected): answer what is known."""
-        return self.failures > 8 and self.failures * 2 > self.playouts
+        return _broken(self.failures, self.playouts)
+
+    def next_round(self) -> list[Share] | None:
+        """The next round's shares, or None when the search is done."""
+        if self.round_number >= 0:
+            if self.broken or self.round_number == self.rounds - 1:
+                return None
+            alive = sorted(self.alive, key=lambda i: (_mean(self.totals[i], self.counts[i]), i))
+            self.alive = alive[: max(2, (len(alive) + 1) // 2)]
+        self.round_number += 1
+        request, number = self.request, self.round_number
+        samples, last_plays = None, len(self.alive)
+        if request.playouts is not None:
+            spent = request.playouts * number // self.rounds
+            playouts = request.playouts * (number + 1) // self.rounds - spent
+            samples = -(-playouts // len(self.alive))
+            last_plays = playouts - (samples - 1) * len(self.alive)
+            if not samples:
+                return None
+        seconds = None
+        if request.budget_ms is not None:
+            seconds = request.budget_ms / 1000 / self.rounds
+        shards = self.shards if samples is None else min(self.shards, samples)
+        return [
+            Share(request, number, tuple(self.alive), first, shards, samples, last_plays, seconds)
+            for first in range(shards)
+        ]
+
+    def add(self, tallies: Sequence[Tally]) -> None:
+        for tally in tallies:
+            for index in range(len(self.totals)):
+                self.totals[index] += tally.totals[index]
+                self.counts[index] += tally.counts[index]
+            self.playouts += tally.playouts
+            self.samples += tally.samples
+            self.failures += tally.failures
+
+    def thought(self) -> Thought:
+        means = tuple(_mean(t, c) for t, c in zip(self.totals, self.counts, strict=True))
+        best = min(self.alive, key=lambda i: (means[i], i))
+        if 0 in self.alive and means[best] > means[0] - self.request.search.margin:
+            best = 0  # the stronger bot's own choice, unless the playouts clearly beat it
+        return Thought(self.request.candidates[best], means, self.playouts, self.samples)
 
 
-def _play_round(
-    request: Request,
-    alive: list[int],
-    totals: list[float],
-    counts: list[int],
-    rng: random.Random,
-    spent: Spent,
-    limit: int | None,
-    deadline: float | None,
-) -> None:
-    """Sample after sample, every candidate in ``alive`` played out on each, until
-    ``limit`` playouts in all or ``deadline``."""
-    seat = request.knowledge.seat
-    rollout = request.search.rollout
+def play_share(share: Share) -> Tally:
+    """Sample after sample of the share, every candidate in ``alive`` played out on
+    each, until its samples are played or its time is up (one sample at least)."""
+    request = share.request
     knowledge = request.knowledge
-    first = True
-    while not spent.broken:
-        if limit is not None and spent.playouts >= limit:
+    seat = knowledge.seat
+    rollout = request.search.rollout
+    base_seed = int.from_bytes(request.seed[:16], "big") + (share.round_number << 64)
+    deadline = None if share.seconds is None else time.perf_counter() + share.seconds
+    count = len(request.candidates)
+    totals, counts = [0.0] * count, [0] * count
+    playouts = samples = failures = 0
+    index = share.first
+    while not _broken(failures, playouts):
+        if share.samples is not None and index >= share.samples:
             break
-        if deadline is not None and not first and time.perf_counter() >= deadline:
+        if deadline is not None and samples and time.perf_counter() >= deadline:
             break
-        first = False
+        rng = random.Random(base_seed + index)
         try:
             hands, rest = sample_hands(knowledge, rng)
         except SampleError:  # never expected (tests/property): sample what is surely so
-            knowledge = knowledge.loose()
-            hands, rest = sample_hands(knowledge, rng)
+            hands, rest = sample_hands(knowledge.loose(), rng)
         base = sampled_state(request.position, hands, rest, rng)
-        spent.samples += 1
-        for index in alive:
-            if limit is not None and spent.playouts >= limit:
-                break
-            spent.playouts += 1
+        samples += 1
+        last = share.samples is not None and index == share.samples - 1
+        for candidate in share.alive[: share.last_plays] if last else share.alive:
+            playouts += 1
             try:
-                after, _ = play_out_with(apply(base, request.candidates[index]), seat, rollout)
+                after, _ = play_out_with(apply(base, request.candidates[candidate]), seat, rollout)
             except PlayoutError:
-                spent.failures += 1
+                failures += 1
                 continue
-            totals[index] += place_after(after, seat)
-            counts[index] += 1
+            totals[candidate] += place_after(after, seat)
+            counts[candidate] += 1
+        index += share.step
+    return Tally(tuple(totals), tuple(counts), playouts, samples, failures)
+
+
+def _broken(failures: int, playouts: int) -> bool:
+    return failures > 8 and failures * 2 > playouts
 
 
 def _mean(total: float, count: int) -> float:
@@ -402,6 +473,7 @@ class ExpertBot(Bot):
         playouts: int | None = None,
         seed: bytes = b"expert",
         search: Search | None = None,
+        shards: int = 1,
     ) -> None:
         if budget_ms is None and playouts is None:
             raise ValueError("the expert needs a budget: ms or playouts")
@@ -410,6 +482,7 @@ class ExpertBot(Bot):
         self.playouts = playouts
         self.seed = seed
         self.search = search or Search()
+        self.shards = shards  # more than one: each search split over the pool's processes
         self.memories: dict[int, Memory] = {}
         self.stronger = StrongerBot(rules)  # ranks the candidates, decides the other steps
         self.last: Thought | None = None
@@ -447,22 +520,31 @@ class ExpertBot(Bot):
         request, position, default = self.request(view, actions)
         if request is None:
             return self.chose(view, position, default)
-        self.last = think(request)
+        executor = pool() if self.shards > 1 else None
+        self.last = think(request, self.shards, executor)
         return self.chose(view, position, self.last.choice)
 
 
 # -- off the serving loop ------------------------------------------------------
 
 _POOL: ProcessPoolExecutor | None = None
+WORKERS = len(os.sched_getaffinity(0))  # one a core this process may run on
+WORKER_NICENESS = 10
 
 
 def pool() -> ProcessPoolExecutor:
-    """The processes the service's experts think in (spawned: a fork of a serving
-    process would copy its threads' locks), one a core but one, at least one."""
+    """The processes the service's experts think in: one a core, so that one search
+    may use them all, at a lower priority than the serving loop, which takes a
+    core whenever it has work. Spawned: a fork of a serving process would copy
+    its threads' locks."""
     global _POOL
     if _POOL is None:
-        workers = max(1, (os.cpu_count() or 2) - 1)
-        _POOL = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
+        _POOL = ProcessPoolExecutor(
+            WORKERS,
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=os.nice,
+            initargs=(WORKER_NICENESS,),
+        )
     return _POOL
 
 
@@ -499,7 +581,7 @@ class OffLoopExpert:
         if request is None:
             return self.bot.chose(view, position, default)
         try:
-            thought = await in_pool(think, request)
+            thought = await think_in_pool(request)
         except BrokenProcessPool:  # workers that die again and again: the seat still acts
             log.exception("the expert's workers keep dying: a rule-based move is played")
             return self.bot.chose(view, position, default)
@@ -514,4 +596,5 @@ __all__ = [
     "in_pool",
     "sample_hands",
     "think",
+    "think_in_pool",
 ]

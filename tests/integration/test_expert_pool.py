@@ -1,13 +1,17 @@
-"""The expert's process pool outlives a worker's death: a worker killed (as the kernel's
-out-of-memory killer would) breaks a ProcessPoolExecutor for good, so the pool is
-replaced and the search made again; an expert seat and an analysis keep working."""
+"""The expert's process pool: it outlives a worker's death (a worker killed, as the
+kernel's out-of-memory killer would, breaks a ProcessPoolExecutor for good, so the
+pool is replaced and the search made again), a search split over its workers
+answers as in one process, and its workers run below the serving loop's priority."""
 
 from __future__ import annotations
 
 import os
 import signal
 
+import pytest
+
 from clients import expert
+from tests.unit.test_expert import searches_of_a_match
 
 
 async def test_a_killed_worker_does_not_break_the_expert_s_pool() -> None:
@@ -18,3 +22,18 @@ async def test_a_killed_worker_does_not_break_the_expert_s_pool() -> None:
     for _ in range(3):
         again = await expert.in_pool(os.getpid)
         assert again not in (worker, os.getpid())
+
+
+async def test_a_search_in_the_pool_answers_as_it_does_in_one_process(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The pool splits each round over its workers (the requests and answers pickled
+    across, as a compiled install sends them): with a playout budget, the answer
+    is the one process's, to the last mean."""
+    for request in searches_of_a_match(monkeypatch, playouts=40)[:6]:
+        assert await expert.think_in_pool(request) == expert.think(request)
+
+
+async def test_the_pool_s_workers_yield_the_cpu_to_the_serving_loop() -> None:
+    here = os.nice(0)
+    assert await expert.in_pool(os.nice, 0) == min(19, here + expert.WORKER_NICENESS)

@@ -3,8 +3,13 @@ and every move is one of the legal actions it was offered."""
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from clients import expert as expert_module
 from clients.bots import StrongerBot
-from clients.expert import ExpertBot
+from clients.expert import ExpertBot, Request, think
 from clients.playouts import Rollout, play_out_with
 from clients.policies import greedy_follow, rollout_decide, without_forbidden
 from clients.strategy import Table, hand_of
@@ -56,6 +61,36 @@ def test_a_search_spends_its_playout_budget_exactly() -> None:
 
     play_match(rules, 5, b"expert-budget", [watched] + [StrongerBot(rules) for _ in range(4)])
     assert spent and set(spent) == {25}
+
+
+def searches_of_a_match(monkeypatch: pytest.MonkeyPatch, playouts: int) -> list[Request]:
+    """The searches an expert seat makes in a match against stronger bots."""
+    requests: list[Request] = []
+
+    def recorded(request: Request, *args: object, **kwargs: object) -> expert_module.Thought:
+        requests.append(request)
+        return think(request)
+
+    monkeypatch.setattr(expert_module, "think", recorded)
+    rules = rule_set("uecda").with_options({"games_per_set": 1})
+    seats = [ExpertBot(rules, playouts=playouts, seed=b"shares")]
+    play_match(rules, 5, b"expert-shares", seats + [StrongerBot(rules) for _ in range(4)])
+    return requests
+
+
+def test_a_search_split_into_shares_answers_as_it_does_whole(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each sample has its own seed: however many processes share a round, a
+    playout budget plays the same samples and gives the same answer."""
+    requests = searches_of_a_match(monkeypatch, playouts=23)
+    assert len(requests) > 5
+    with ThreadPoolExecutor(3) as executor:
+        for request in requests:
+            whole = think(request)
+            assert whole.playouts == 23
+            for shards in (2, 3, 7):
+                assert think(request, shards, executor) == whole
 
 
 def _check_rollout_policy(preset: str, seed: bytes) -> tuple[int, int]:
