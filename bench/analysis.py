@@ -22,7 +22,7 @@ from typing import Any
 
 from clients import analysis
 from clients.bots import StrongerBot
-from clients.expert import pool
+from clients.expert import pool, think_in_pool
 from eventstore import InMemoryStorage
 from service.app.match import stream_of
 from service.app.service import MatchOptions
@@ -65,7 +65,7 @@ async def _as_the_service(records: Records, playouts: int) -> float:
     prepared = await loop.run_in_executor(pool(), analysis.prepare, records, 1, playouts)
     for decision in prepared.decisions:
         if decision.request is not None:
-            await loop.run_in_executor(pool(), analysis.evaluate, decision.request)
+            await think_in_pool(decision.request)
     return time.perf_counter() - start
 
 
@@ -76,7 +76,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--preset", default="classic")
     args = parser.parse_args(argv)
     print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-    print(f"cores: {os.cpu_count()} (the expert's pool: one process a core but one)")
+    print(f"cores: {os.cpu_count()} (the expert's pool: one process a core)")
     matches = asyncio.run(_played(args.preset, args.matches))
     asyncio.run(_as_the_service(matches[0][:], 1))  # the pool's workers start (not timed)
     here: list[float] = []

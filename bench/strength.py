@@ -77,6 +77,7 @@ class Seating:
     budget: Budget
     games: int  # games a match (the deal seeds them all)
     search: Search = DEFAULT_SEARCH
+    shards: int = 1  # processes a search is split over (the expert's pool)
 
 
 def play_seating(seating: Seating) -> list[tuple[int, int, int]]:
@@ -89,6 +90,7 @@ def play_seating(seating: Seating) -> list[tuple[int, int, int]]:
         playouts=seating.budget.playouts,
         seed=f"strength/{seating.deal}".encode(),
         search=seating.search,
+        shards=seating.shards,
     )
     seed = f"bench-strength/{seating.preset}/{seating.deal}".encode()
     played = play_match(rules, PLAYERS, seed, bots)
@@ -121,10 +123,16 @@ def _ci(values: Sequence[float], percent: bool = False) -> str:
 
 
 def strength(
-    preset: str, budget: Budget, deals: int, games: int, jobs: int, search: Search = DEFAULT_SEARCH
+    preset: str,
+    budget: Budget,
+    deals: int,
+    games: int,
+    jobs: int,
+    search: Search = DEFAULT_SEARCH,
+    shards: int = 1,
 ) -> Figures:
     work = [
-        Seating(preset, deal, seat, budget, games, search)
+        Seating(preset, deal, seat, budget, games, search, shards)
         for deal in range(deals)
         for seat in range(PLAYERS)
     ]
@@ -180,7 +188,7 @@ def playouts_per_second(
     return played / (time.perf_counter() - started), len(starts)
 
 
-def playouts_bought(preset: str, ms: int, deals: int = 2) -> list[int]:
+def playouts_bought(preset: str, ms: int, deals: int = 2, shards: int = 1) -> list[int]:
     """The playouts each search of the expert spends at ``ms`` a move on this core,
     in matches against four stronger bots: what to pass as ``--playouts`` (measured
     on a free core, as the machine's load makes it fewer)."""
@@ -189,7 +197,7 @@ def playouts_bought(preset: str, ms: int, deals: int = 2) -> list[int]:
     for deal in range(deals):
         seats: list[Callable[[View, Sequence[SeatCommand]], SeatCommand]]
         seats = [StrongerBot(rules) for _ in range(PLAYERS)]
-        seats[deal % PLAYERS] = Counted(ExpertBot(rules, budget_ms=ms), spent)
+        seats[deal % PLAYERS] = Counted(ExpertBot(rules, budget_ms=ms, shards=shards), spent)
         play_match(rules, PLAYERS, f"bench-strength/{preset}/{deal}".encode(), seats)
     return spent
 
@@ -231,6 +239,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--bought", type=int, nargs="*", default=None, metavar="MS",
                         help="only the playouts a search spends at these ms a move "
                         "(100 10 1000), per preset, on this core")  # fmt: skip
+    parser.add_argument("--shards", type=int, default=1,
+                        help="split each search over this many processes (the expert's "
+                        "pool; the service uses one a core); with --jobs 1")  # fmt: skip
     parser.add_argument("--skip-ms", action="store_true", help="no figure by time")
     parser.add_argument("--quick", action="store_true", help="3 deals, the series at 10, 100")
     args = parser.parse_args(argv)
@@ -243,7 +254,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.bought is not None:
         for preset in args.presets:
             for ms in args.bought or [100]:
-                spent = playouts_bought(preset, ms)
+                spent = playouts_bought(preset, ms, shards=args.shards)
                 median, mean = statistics.median(spent), statistics.fmean(spent)
                 print(f"  {preset}, {ms} ms a move: {median:,.0f} playouts a search "
                       f"(median of {len(spent)}; mean {mean:,.0f})")  # fmt: skip
@@ -268,14 +279,18 @@ def main(argv: Sequence[str] | None = None) -> None:
         print(f"expert ({budget}) against four stronger bots, {fair}")
         for preset in args.presets:
             started = time.perf_counter()
-            figures = strength(preset, budget, args.deals, args.games, args.jobs)
+            figures = strength(
+                preset, budget, args.deals, args.games, args.jobs, shards=args.shards
+            )
             print(figures.line(f"  {preset}"), f"{time.perf_counter() - started:.0f} s", flush=True)
     print("strength with thinking time (torasobi):")
     series = [Budget(ms=ms) for ms in args.budgets]
     series += [Budget(playouts=playouts) for playouts in args.series_playouts]
     for budget in series:
         started = time.perf_counter()
-        figures = strength("torasobi", budget, args.series_deals, args.games, args.jobs)
+        figures = strength(
+            "torasobi", budget, args.series_deals, args.games, args.jobs, shards=args.shards
+        )
         print(figures.line(f"  {budget}"), f"{time.perf_counter() - started:.0f} s", flush=True)
 
 

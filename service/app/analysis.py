@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from clients import analysis
-from clients.expert import in_pool
+from clients.expert import in_pool, think_in_pool
 from eventstore.analyses import AnalysisStore
 
 from .errors import RefusalCode, ServiceCode, ServiceError
@@ -185,7 +185,7 @@ class Analyses:
         for decision in prepared.decisions:
             means = None
             if decision.request is not None:
-                means = await in_pool(analysis.evaluate, decision.request)
+                means = (await think_in_pool(decision.request)).means
                 done += 1
                 await self._progress(job, "running", done, len(searched))
             moves.append(analysis.judged(decision, means))
