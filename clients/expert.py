@@ -15,8 +15,9 @@ A passed seat is not read as lacking the cards to beat the field: a pass is a
 choice in every preset, never forced, so it rules no card out.
 
 Thinking time is a budget in ms or in playouts; with a seed and a playout budget
-the moves repeat exactly. ``think`` is a plain function of plain data, so the
-service runs it in a process pool (``OffLoopExpert``), never on its loop.
+the moves repeat exactly. A search's rounds are cut into shares (``play_share``,
+a plain function of plain data), so the service plays them in a process pool, one
+share a worker (``think_in_pool``, ``OffLoopExpert``), never on its loop.
 """
 
 from __future__ import annotations
