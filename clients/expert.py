@@ -36,6 +36,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from service.rules import commands, decider, events, melds, refusals, rulesets
 from service.rules.cards import (
     JOKER,
     JOKER_BIT,
@@ -52,12 +53,16 @@ from service.rules.state import POSITION_FIELDS, MatchState, Position, initial_s
 from service.rules.views import View
 from service.rules.vocabulary import LocalRule, WaitingFor
 
+from . import pickling
 from .bots import Bot, StrongerBot
 from .playouts import PlayoutError, Rollout, apply, place_after, play_out_with
 from .policies import card_strength
 from .strategy import Table, hand_of
 
 log = logging.getLogger("daifugo.expert")
+# what the pool's requests and answers carry: the modules mypyc compiles (hatch_build.py)
+# that hold frozen dataclasses
+pickling.by_constructor(commands, decider, events, melds, refusals, rulesets)
 T = TypeVar("T")
 
 # local rules that move cards between hands out of this seat's sight after the deal

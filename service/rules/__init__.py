@@ -2,16 +2,12 @@
 ``evolve``, legal actions and views. Imports nothing from the rest of the
 project and does no I/O (a test enforces both)."""
 
-from . import commands, decider, events, melds, pickling, refusals, rulesets
 from .commands import Bomb, Command, Deal, Discard, Give, Pass, Pick, Play, SeatCommand, SetUp
 from .decider import Decision, Folded, decide, decide_and_fold
 from .evolve import evolve, fold
 from .refusals import REASON_CODES, Refusal
 from .rulesets import LOCAL_RULES, PRESETS, RuleSet, RuleSetError, rule_set
 from .state import MatchState, Position, initial_state
-
-# the modules compiled with mypyc (hatch_build.py) whose frozen dataclasses cross processes
-pickling.by_constructor(commands, decider, events, melds, refusals, rulesets)
 
 __all__ = [
     "LOCAL_RULES",

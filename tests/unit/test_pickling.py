@@ -1,7 +1,8 @@
-"""The rules' frozen dataclasses pickle by their constructor. Compiled with mypyc, a
-frozen dataclass unpickles by assigning its fields, which it refuses: a compiled
-install could not send a search to the expert's pool. CI's compiled-build check
-(tools/check_compiled.py) sends one; this keeps every such class registered."""
+"""The rules' frozen dataclasses pickle by their constructor once the expert is
+imported. Compiled with mypyc, a frozen dataclass unpickles by assigning its
+fields, which it refuses: a compiled install could not send a search to the
+expert's pool. CI's compiled-build check (tools/check_compiled.py) sends some;
+this keeps every such class registered."""
 
 from __future__ import annotations
 
@@ -11,9 +12,10 @@ import importlib
 import pickle
 from pathlib import Path
 
+import clients.expert  # noqa: F401  (registers them)
+from clients.pickling import frozen_dataclass
 from service.rules import rule_set
 from service.rules.commands import Play
-from service.rules.pickling import frozen_dataclass
 from service.rules.state import initial_state
 
 ROOT = Path(__file__).resolve().parents[2]

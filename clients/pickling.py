@@ -2,16 +2,19 @@
 
 mypyc compiles a frozen dataclass into a native class whose unpickling sets each
 field with ``setattr``, which the frozen class refuses: a compiled install could
-not send a command, a rule set or a position to another process (the expert's
-pool) or copy one. Pickled as a call of the class with its fields, they load the
-same, compiled or pure."""
+not send a command, a rule set or a position to the expert's pool, nor take its
+answer back. Pickled as a call of the class with their fields, they load the
+same, compiled or pure. Registered by the expert's module, which every process
+of the pool imports (the rules themselves keep no process-wide state)."""
 
 from __future__ import annotations
 
 import copyreg
 import dataclasses
-from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from types import ModuleType
 
 
 def by_constructor(*modules: ModuleType) -> None:
