@@ -19,10 +19,11 @@ from service.rules.commands import SeatCommand
 from service.rules.views import View
 
 
-def searches(preset: str) -> list[expert.Request]:
-    """The searches an expert seat would make in a match against stronger bots."""
+def searches(preset: str, playouts: int = 40) -> list[expert.Request]:
+    """The searches an expert seat would make in a match of two games against
+    stronger bots (the seat plays the stronger bot's choice)."""
     rules = rule_set(preset, {"games_per_set": 2})
-    bot = expert.ExpertBot(rules, playouts=40, seed=b"compiled")
+    bot = expert.ExpertBot(rules, playouts=playouts, seed=b"compiled")
     found: list[expert.Request] = []
 
     def seat(view: View, actions: Sequence[SeatCommand]) -> SeatCommand:

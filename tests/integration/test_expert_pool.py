@@ -8,10 +8,8 @@ from __future__ import annotations
 import os
 import signal
 
-import pytest
-
 from clients import expert
-from tests.unit.test_expert import searches_of_a_match
+from tools.check_compiled import searches
 
 
 async def test_a_killed_worker_does_not_break_the_expert_s_pool() -> None:
@@ -24,13 +22,11 @@ async def test_a_killed_worker_does_not_break_the_expert_s_pool() -> None:
         assert again not in (worker, os.getpid())
 
 
-async def test_a_search_in_the_pool_answers_as_it_does_in_one_process(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+async def test_a_search_in_the_pool_answers_as_it_does_in_one_process() -> None:
     """The pool splits each round over its workers (the requests and answers pickled
     across, as a compiled install sends them): with a playout budget, the answer
     is the one process's, to the last mean."""
-    for request in searches_of_a_match(monkeypatch, playouts=40)[:6]:
+    for request in searches("torasobi")[:6]:
         assert await expert.think_in_pool(request) == expert.think(request)
 
 

@@ -5,11 +5,8 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 
-import pytest
-
-from clients import expert as expert_module
 from clients.bots import StrongerBot
-from clients.expert import ExpertBot, Request, think
+from clients.expert import ExpertBot, think
 from clients.playouts import Rollout, play_out_with
 from clients.policies import greedy_follow, rollout_decide, without_forbidden
 from clients.strategy import Table, hand_of
@@ -22,6 +19,7 @@ from service.rules.decider import Folded, decide_and_fold
 from service.rules.state import initial_state
 from service.rules.views import View
 from service.rules.vocabulary import Phase, WaitingFor
+from tools.check_compiled import searches
 
 
 def _expert_match(seed: bytes) -> tuple[list[SeatCommand], list[object]]:
@@ -63,27 +61,10 @@ def test_a_search_spends_its_playout_budget_exactly() -> None:
     assert spent and set(spent) == {25}
 
 
-def searches_of_a_match(monkeypatch: pytest.MonkeyPatch, playouts: int) -> list[Request]:
-    """The searches an expert seat makes in a match against stronger bots."""
-    requests: list[Request] = []
-
-    def recorded(request: Request, *args: object, **kwargs: object) -> expert_module.Thought:
-        requests.append(request)
-        return think(request)
-
-    monkeypatch.setattr(expert_module, "think", recorded)
-    rules = rule_set("uecda").with_options({"games_per_set": 1})
-    seats = [ExpertBot(rules, playouts=playouts, seed=b"shares")]
-    play_match(rules, 5, b"expert-shares", seats + [StrongerBot(rules) for _ in range(4)])
-    return requests
-
-
-def test_a_search_split_into_shares_answers_as_it_does_whole(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def test_a_search_split_into_shares_answers_as_it_does_whole() -> None:
     """Each sample has its own seed: however many processes share a round, a
     playout budget plays the same samples and gives the same answer."""
-    requests = searches_of_a_match(monkeypatch, playouts=23)
+    requests = searches("uecda", playouts=23)
     assert len(requests) > 5
     with ThreadPoolExecutor(3) as executor:
         for request in requests:
