@@ -32,6 +32,11 @@ export class HostPanel {
   }
 
   render(names, state) {
+    // drawn again only when it shows something new: a fresh list would take the
+    // focus from a Copy button, and its "Copied." with it, at every view that arrives
+    const shown = JSON.stringify([state, this.hosted.invites.map((invite) => names[invite.seat] ?? null)]);
+    if (shown === this.shown) return;
+    this.shown = shown;
     const panel = $("host-panel");
     if (state && state !== "open") {
       panel.hidden = true;
