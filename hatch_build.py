@@ -23,7 +23,7 @@ COMPILED = [
     )
 ] + [
     # the bots' decisions from a position: every seat of the expert's playouts runs them
-    "clients/policies.py", "clients/playouts.py",
+    "clients/policies.py", "clients/playouts.py", "clients/strategy.py",
 ]  # fmt: skip
 
 

@@ -55,6 +55,7 @@ VARIANTS = {
     "shedding rollouts, no halving": Search(Rollout.SHEDDING, halving=False),
     "shedding rollouts, halving": Search(Rollout.SHEDDING),
     "planning rollouts, halving (default)": Search(),
+    "stronger rollouts, halving": Search(Rollout.STRONGER),
 }
 
 

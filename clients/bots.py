@@ -19,44 +19,16 @@ from __future__ import annotations
 import random
 from collections.abc import Awaitable, Callable, Sequence
 
-from service.rules.cards import (
-    JOKER,
-    JOKER_MASK_BY_COUNT,
-    REAL_CARDS,
-    cards_of,
-    joker_count,
-    mask_of,
-    rank_mask,
-    remove_cards,
-)
-from service.rules.commands import Bomb, Discard, Give, Pass, Play, SeatCommand
-from service.rules.evolve import runs_counted
-from service.rules.judging import (
-    FOUR_STOP_RANK,
-    FOUR_STOP_SIZE,
-    joker_returners,
-    starts_number_lock,
-    starts_suit_lock,
-)
-from service.rules.melds import Kind, Meld
+from service.rules.commands import Bomb, Discard, Play, SeatCommand
 from service.rules.rulesets import RuleSet
 from service.rules.state import Position
 from service.rules.views import View
 from service.rules.vocabulary import WaitingFor
 
 from .policies import (
-    PICKS,
-    STEPS_OF_CARDS,
-    WINDOWS,
-    Effects,
-    choose_pick,
-    effects_on,
-    given_strengths,
     greedy_decide,
-    meld_of,
-    weakest_cards,
 )
-from .strategy import Odds, Plan, Planner, Table, Tracker, Weights, hand_of, strength
+from .strategy import Decision, Table, Tracker, Weights, hand_of
 
 
 class Bot:
@@ -123,14 +95,6 @@ class GreedyBot(Bot):
         return greedy_decide(position, hand, actions, self.avoid_forbidden)
 
 
-def locks_after(position: Position, meld: Meld) -> tuple[int, bool]:
-    """The suit lock and the number lock in force once ``meld`` is played on
-    ``position``: the engine counts the play's runs, and judges whether they lock."""
-    after = runs_counted(position, meld)
-    suits = after.suit_lock or (after.suit_run_suits if starts_suit_lock(after) else 0)
-    return suits, after.number_lock or starts_number_lock(after)
-
-
 # -- stronger -------------------------------------------------------------------
 
 
@@ -172,11 +136,10 @@ class StrongerBot(Bot):
         if len(actions) == 1:
             return [actions[0]]
         try:
+            decision = self._decision(view, tracker)
             if view.waiting_for == WaitingFor.PLAY and most > 1:
-                table = Table.for_view(view, self.rules)
-                ranked = _Decision(view, table, tracker, self.weights).ranked_plays(actions)
-                return ranked[:most] or [actions[0]]
-            return [self._decide(view, actions, tracker)]
+                return decision.ranked_plays(actions)[:most] or [actions[0]]
+            return [decision.decide(actions)]
         except Exception:  # a bot must always answer; fall back to the baseline
             if not self.safe:
                 raise
@@ -200,202 +163,13 @@ class StrongerBot(Bot):
         self._last_total[seat] = total
         return tracker
 
-    # -- one decision ---------------------------------------------------------
-
-    def _decide(self, view: View, actions: Sequence[SeatCommand], tracker: Tracker) -> SeatCommand:
-        waiting = view.waiting_for
-        if waiting in WINDOWS:
-            return next((a for a in actions if isinstance(a, Play)), actions[0])
-        table = Table.for_view(view, self.rules)
-        if waiting in PICKS:
-            return choose_pick(table.position(view), actions)
-        decision = _Decision(view, table, tracker, self.weights)
-        if waiting == WaitingFor.QUEEN_BOMBER:
-            return decision.bomb(actions)
-        if waiting in STEPS_OF_CARDS:
-            return decision.give(actions)
-        return decision.play(actions)
-
-
-class _Decision:
-    """Everything one decision works out once: the hand, the unseen cards, the
-    odds against the opponents, the plan of the hand now."""
-
-    def __init__(self, view: View, table: Table, tracker: Tracker, weights: Weights) -> None:
-        self.view = view
-        self.table = table
-        self.position = position = table.position(view)
-        self.weights = weights
-        self.hand = hand_of(view)
-        self.me = view.seat if view.seat is not None else -1
-        jokers_left = max(0, table.rules.jokers - joker_count(self.hand) - tracker.jokers_out)
-        self.unseen = (REAL_CARDS & ~self.hand & ~tracker.out) | JOKER_MASK_BY_COUNT[
-            min(2, jokers_left)
-        ]
-        self.pool = self.unseen.bit_count()
-        self.opponents = [
-            seat for seat in view.active if seat != self.me and view.hand_sizes[seat] > 0
-        ]
-        self.joker_returners = joker_returners(position)
-        self._odds: dict[tuple[int, ...], Odds] = {}
-        self.odds = self.odds_for(self.opponents)
-        self.planner = Planner(position, self.odds, weights)
-        self.base_order = view.revolution
-
-    def odds_for(self, seats: list[int]) -> Odds:
-        key = tuple(seats)
-        found = self._odds.get(key)
-        if found is None:
-            sizes = [self.view.hand_sizes[seat] for seat in seats]
-            found = self._odds[key] = Odds(
-                self.unseen, self.pool, sizes, self.weights.willing, self.joker_returners
-            )
-        return found
-
-    def plan(self, hand: int, reversed_order: bool) -> Plan:
-        return self.planner.plan(hand, reversed_order)
-
-    # -- gives, discards, bombs ---------------------------------------------
-
-    def give(self, actions: Sequence[SeatCommand]) -> SeatCommand:
-        cards = [a for a in actions if isinstance(a, Give | Discard)]
-        if not cards:
-            return actions[0]
-        if len(cards) > 60:
-            cards = self._shortlist(cards)
-        order = self.base_order
-
-        def value(action: Give | Discard) -> tuple[float, tuple[int, ...]]:
-            left = remove_cards(self.hand, action.cards)
-            weakest = tuple(-s for s in given_strengths(action.cards, order))
-            return (-self.plan(left, order).cost, weakest)
-
-        return max(cards, key=value)
-
-    def _shortlist(self, cards: list[Give | Discard]) -> list[Give | Discard]:
-        """Only the gives made of the cards whose loss costs the hand least."""
-        count = cards[0].cards.bit_count()
-        base = self.plan(self.hand, self.base_order).cost
-        scored = []
-        for card in set(cards_of(self.hand)):
-            left = remove_cards(self.hand, mask_of((card,)))
-            scored.append((base - self.plan(left, self.base_order).cost, card))
-        scored.sort(reverse=True)
-        keep = 0
-        jokers = 0
-        for _, card in scored[: count + 3]:
-            if card == JOKER:
-                jokers = joker_count(self.hand)
-            else:
-                keep |= 1 << card
-        short = [
-            a
-            for a in cards
-            if not (a.cards & REAL_CARDS & ~keep) and joker_count(a.cards) <= jokers
-        ]
-        return short or cards
-
-    def bomb(self, actions: Sequence[SeatCommand]) -> SeatCommand:
-        bombs = [a for a in actions if isinstance(a, Bomb)]
-        if not bombs:
-            return actions[0]
-        count = len(bombs[0].ranks)
-        order = self.base_order
-        base = self.plan(self.hand, order).cost
-        scores = []
-        for rank in range(13):
-            mine = self.hand & rank_mask(rank)
-            gain = base - self.plan(self.hand & ~mine, order).cost if mine else 0.0
-            theirs = self.odds.unseen_by_rank[rank] * (strength(rank, order) - 6) / 6 * 0.3
-            scores.append((gain + theirs, rank))
-        scores.sort(reverse=True)
-        wanted = tuple(sorted(rank for _, rank in scores[:count]))
-        return next((b for b in bombs if tuple(b.ranks) == wanted), bombs[0])
-
-    # -- plays -------------------------------------------------------------
-
-    def play(self, actions: Sequence[SeatCommand]) -> SeatCommand:
-        ranked = self.ranked_plays(actions)
-        return ranked[0] if ranked else actions[0]
-
-    def ranked_plays(self, actions: Sequence[SeatCommand]) -> list[SeatCommand]:
-        """The plays and the pass among ``actions``, best first (equals in their order)."""
-        view = self.view
-        trick_order = self.position.reversed_order
-        lead = view.field is None
-        now = self.plan(self.hand, self.base_order)
-        valued: list[tuple[float, int, SeatCommand]] = []
-        for index, action in enumerate(actions):
-            if isinstance(action, Pass):
-                if lead:  # a leader's pass (uecda) only hands the lead on
-                    continue
-                value = -now.cost - self.weights.pass_cost
-            elif isinstance(action, Play):
-                meld = meld_of(action.cards, action.jokers_as, trick_order)
-                if meld is None:
-                    continue
-                value = self._play_value(meld, lead, trick_order)
-            else:
-                continue
-            valued.append((round(value, 9), -index, action))
-        valued.sort(key=lambda item: (item[0], item[1]), reverse=True)
-        return [action for _, _, action in valued]
-
-    def _play_value(self, meld: Meld, lead: bool, trick_order: bool) -> float:
-        weights = self.weights
-        effects = effects_on(self.position, meld, self.hand)
-        if effects.finishes:
-            return -weights.finish if effects.forbidden else weights.finish
-        if effects.great_revolution:
-            return weights.finish
-        base_order = self.base_order != effects.revolts
-        after_order = trick_order ^ effects.revolts ^ effects.eleven_strength
-        left = remove_cards(self.hand, meld.mask)
-        shed = effects.sevens + effects.tens
-        if shed:
-            left = remove_cards(left, weakest_cards(left, shed, base_order))
-            if not left:
-                return weights.finish * 0.5
-        plan = self.plan(left, base_order)
-        wins = self._trick_odds(meld, effects, lead, after_order)
-        value = -plan.cost + weights.lead_value * wins
-        if plan.sure_out:
-            value += weights.sure_out * wins
-        if effects.lucky_seven:
-            value = wins * weights.finish * 0.5 + (1 - wins) * value
-        if wins < 1.0 and self._someone_goes_out_on(meld, lead):
-            value -= weights.block * (1.0 - wins)
-        # among equals: fewer jokers, weaker cards
-        value -= 0.05 * meld.jokers + 0.001 * meld.strength(trick_order)
-        return value
-
-    def _responders(self, lead: bool) -> list[int]:
-        if lead or not self.table.holds_passes:
-            return self.opponents
-        passed = set(self.view.passed)
-        return [seat for seat in self.opponents if seat not in passed]
-
-    def _someone_goes_out_on(self, meld: Meld, lead: bool) -> bool:
-        sizes = self.view.hand_sizes
-        return any(sizes[seat] == meld.size for seat in self._responders(lead))
-
-    def _trick_odds(self, meld: Meld, effects: Effects, lead: bool, order: bool) -> float:
-        """P(nobody beats this play, so we lead next)."""
-        if effects.flushes:
-            if effects.four_stop:
-                fours = self.odds.unseen_by_rank[FOUR_STOP_RANK]
-                return 1.0 - self.odds.any_holds(fours, FOUR_STOP_SIZE)
-            return 1.0
-        responders = self._responders(lead)
-        if not responders:
-            return 1.0
-        odds = self.odds_for(responders)
-        if meld.kind == Kind.EMPEROR:
-            return 1.0
-        lock, number_lock = locks_after(self.position, meld)
-        if meld.kind == Kind.STAIRS:
-            return odds.stairs_wins(meld.size, meld.low, order, lock)
-        return odds.group_wins(meld.size, meld.strength(order), order, lock, number_lock)
+    def _decision(self, view: View, tracker: Tracker) -> Decision:
+        position = Table.for_view(view, self.rules).position(view)
+        seat = view.seat if view.seat is not None else -1
+        return Decision(
+            position, hand_of(view), seat, view.hand_sizes, tracker.out, tracker.jokers_out,
+            self.weights,
+        )  # fmt: skip
 
 
 __all__ = ["Bot", "GreedyBot", "RandomBot", "StrongerBot"]

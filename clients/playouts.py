@@ -1,13 +1,15 @@
 """Playouts: a game played to its end from a known state, every seat deciding by
-a fast rollout policy (``policies.greedy_decide`` or the expert's
-``policies.rollout_decide``, from the position and the seat's own hand).
-Compiled with the engine (hatch_build.py): the expert runs thousands a move.
+a rollout policy from the position and the seat's own hand (``policies``' fast
+ones, or the stronger bot's ``strategy.Decision``). Compiled with the engine
+(hatch_build.py): the expert runs about a thousand a move.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from enum import StrEnum
 
+from service.rules.cards import REAL_CARDS, add_cards, joker_count
 from service.rules.commands import SeatCommand
 from service.rules.decider import Folded, decide_and_fold
 from service.rules.legal import legal_actions
@@ -15,6 +17,7 @@ from service.rules.state import MatchState
 from service.rules.vocabulary import Phase
 
 from .policies import greedy_decide, planning_decide, rollout_decide
+from .strategy import Decision, Weights
 
 MAX_PLAYOUT_ACTIONS = 5000  # far beyond any game's length: a guard, never reached in play
 
@@ -25,6 +28,7 @@ class Rollout(StrEnum):
     GREEDY = "greedy"  # policies.greedy_decide
     SHEDDING = "shedding"  # policies.rollout_decide: keeps groups, holds strong cards
     PLANNING = "planning"  # policies.planning_decide: shedding, and plans to go out
+    STRONGER = "stronger"  # strategy.Decision: the stronger bot's own choice
 
 
 class PlayoutError(Exception):
@@ -90,7 +94,9 @@ def play_out_with(state: MatchState, seat: int | None, rollout: Rollout) -> tupl
         if turn is None:
             raise PlayoutError("a game in play with nobody to act")
         legal = legal_actions(state)
-        if rollout == Rollout.PLANNING:
+        if rollout == Rollout.STRONGER:
+            state = apply(state, stronger_decide(state, turn, legal))
+        elif rollout == Rollout.PLANNING:
             state = apply(state, planning_decide(state, state.hands[turn], legal))
         else:
             state = apply(state, rollout_decide(state, state.hands[turn], legal))
@@ -98,3 +104,21 @@ def play_out_with(state: MatchState, seat: int | None, rollout: Rollout) -> tupl
         if steps > MAX_PLAYOUT_ACTIONS:
             raise PlayoutError("a playout did not end")
     return state, steps
+
+
+STRONGER_WEIGHTS = Weights()
+
+
+def stronger_decide(state: MatchState, seat: int, actions: Sequence[SeatCommand]) -> SeatCommand:
+    """The stronger bot's choice for ``seat``, from the position and its own hand:
+    the cards it knows out of play are those on the field and in the pile (public),
+    all a stronger bot that watched the game from its start has seen."""
+    if len(actions) == 1:
+        return actions[0]
+    gone = add_cards(state.pile, state.trick)
+    sizes = tuple(hand.bit_count() for hand in state.hands)
+    decision = Decision(
+        state, state.hands[seat], seat, sizes, gone & REAL_CARDS, min(2, joker_count(gone)),
+        STRONGER_WEIGHTS,
+    )  # fmt: skip
+    return decision.decide(actions)

@@ -1,38 +1,49 @@
 """What a bot can work out from its seat's view alone: its hand as a mask, the
 rules that are public for the table, the cards it has seen leave play, how
-likely a meld is to win its trick, and how far a hand is from going out.
+likely a meld is to win its trick, how far a hand is from going out, and the
+stronger bot's decision from all that (``Decision``).
 
-Nothing here reads a match's state: every input is a ``View`` (what the seat
-may see), the public position it shows (``position_of``: no card in it), the
-legal actions, and what the bot remembers from earlier views. What a meld does
-under the rules is the engine's own judgment (``service.rules.judging``,
-``readings``) of that position.
+Nothing here reads a match's hidden cards: every input is a ``View`` (what the
+seat may see), the public position it shows (``position_of``: no card in it),
+the seat's own hand, the legal actions, and what the bot remembers from earlier
+views. What a meld does under the rules is the engine's own judgment
+(``service.rules.judging``, ``readings``) of that position. Compiled with the
+engine (hatch_build.py): the expert's playouts decide by ``Decision``.
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import islice
 from math import comb
 from typing import Any
 
 from service.rules.cards import (
+    JOKER,
     JOKER_BIT,
+    JOKER_MASK_BY_COUNT,
     REAL_CARDS,
     add_cards,
+    cards_of,
     joker_count,
     mask_of,
     parse_card,
     rank_mask,
+    remove_cards,
 )
+from service.rules.commands import Bomb, Discard, Give, Pass, Play, SeatCommand
+from service.rules.evolve import runs_counted
 from service.rules.judging import (
     FOUR_STOP_RANK,
     FOUR_STOP_SIZE,
     flush_reason,
     four_stop_applies,
+    joker_returners,
     number_lock_admits,
+    starts_number_lock,
+    starts_suit_lock,
     suit_lock_admits,
 )
 from service.rules.melds import TOP_RANK, Kind, Meld, rank_strength
@@ -40,8 +51,20 @@ from service.rules.readings import cuts_eight, finishes_forbidden
 from service.rules.rulesets import PRESETS, RuleSet, RuleSetError
 from service.rules.state import Position
 from service.rules.views import View, position_of
+from service.rules.vocabulary import WaitingFor
 
-from .policies import real_count
+from .policies import (
+    PICKS,
+    STEPS_OF_CARDS,
+    WINDOWS,
+    Effects,
+    choose_pick,
+    effects_on,
+    given_strengths,
+    meld_of,
+    real_count,
+    weakest_cards,
+)
 
 MAX_SPLITS = 40  # ways to pick stairs out of one hand that a plan tries at most
 
@@ -89,10 +112,6 @@ class Table:
     def position(self, view: View) -> Position:
         """The public position ``view`` shows, under these rules (it holds no card)."""
         return position_of(view, self.rules)
-
-    @property
-    def holds_passes(self) -> bool:
-        return not self.rules.passed_may_play_again
 
 
 @functools.lru_cache(maxsize=64)
@@ -461,3 +480,219 @@ class Planner:
                 chosen.pop()
 
         return walk(0)
+
+
+# -- one decision -------------------------------------------------------------
+
+
+def locks_after(position: Position, meld: Meld) -> tuple[int, bool]:
+    """The suit lock and the number lock in force once ``meld`` is played on
+    ``position``: the engine counts the play's runs, and judges whether they lock."""
+    after = runs_counted(position, meld)
+    suits = after.suit_lock or (after.suit_run_suits if starts_suit_lock(after) else 0)
+    return suits, after.number_lock or starts_number_lock(after)
+
+
+class Decision:
+    """The stronger bot's decision (``clients.bots.StrongerBot``), from what its seat
+    may see: the public ``position``, its ``hand``, the hand ``sizes`` and the cards
+    it knows are out of play (``out``, real cards; ``jokers_out``). It works out
+    once the unseen cards, the odds against the opponents and the plan of the hand
+    now. The expert's playouts decide by it too (``clients.playouts``)."""
+
+    def __init__(
+        self,
+        position: Position,
+        hand: int,
+        seat: int,
+        sizes: Sequence[int],
+        out: int,
+        jokers_out: int,
+        weights: Weights,
+    ) -> None:
+        self.position = position
+        self.rules = rules = position.rules
+        self.weights = weights
+        self.hand = hand
+        self.me = seat
+        self.sizes = sizes
+        jokers_left = max(0, rules.jokers - joker_count(hand) - jokers_out)
+        self.unseen = (REAL_CARDS & ~hand & ~out) | JOKER_MASK_BY_COUNT[min(2, jokers_left)]
+        self.pool = self.unseen.bit_count()
+        active = position.active
+        self.opponents = [
+            other
+            for other in range(position.players)
+            if other != seat and active >> other & 1 and sizes[other] > 0
+        ]
+        self.joker_returners = joker_returners(position)
+        self._odds: dict[tuple[int, ...], Odds] = {}
+        self.odds = self.odds_for(self.opponents)
+        self.planner = Planner(position, self.odds, weights)
+        self.base_order = position.revolution
+
+    def decide(self, actions: Sequence[SeatCommand]) -> SeatCommand:
+        """The action to take among ``actions``, those of the step the position waits for."""
+        waiting = self.position.waiting_for
+        if waiting in WINDOWS:
+            return next((a for a in actions if isinstance(a, Play)), actions[0])
+        if waiting in PICKS:
+            return choose_pick(self.position, actions)
+        if waiting == WaitingFor.QUEEN_BOMBER:
+            return self.bomb(actions)
+        if waiting in STEPS_OF_CARDS:
+            return self.give(actions)
+        return self.play(actions)
+
+    def odds_for(self, seats: list[int]) -> Odds:
+        key = tuple(seats)
+        found = self._odds.get(key)
+        if found is None:
+            sizes = [self.sizes[seat] for seat in seats]
+            found = self._odds[key] = Odds(
+                self.unseen, self.pool, sizes, self.weights.willing, self.joker_returners
+            )
+        return found
+
+    def plan(self, hand: int, reversed_order: bool) -> Plan:
+        return self.planner.plan(hand, reversed_order)
+
+    # -- gives, discards, bombs ---------------------------------------------
+
+    def give(self, actions: Sequence[SeatCommand]) -> SeatCommand:
+        cards = [a for a in actions if isinstance(a, Give | Discard)]
+        if not cards:
+            return actions[0]
+        if len(cards) > 60:
+            cards = self._shortlist(cards)
+        order = self.base_order
+
+        def value(action: Give | Discard) -> tuple[float, tuple[int, ...]]:
+            left = remove_cards(self.hand, action.cards)
+            weakest = tuple(-s for s in given_strengths(action.cards, order))
+            return (-self.plan(left, order).cost, weakest)
+
+        return max(cards, key=value)
+
+    def _shortlist(self, cards: list[Give | Discard]) -> list[Give | Discard]:
+        """Only the gives made of the cards whose loss costs the hand least."""
+        count = cards[0].cards.bit_count()
+        base = self.plan(self.hand, self.base_order).cost
+        scored = []
+        for card in set(cards_of(self.hand)):
+            left = remove_cards(self.hand, mask_of((card,)))
+            scored.append((base - self.plan(left, self.base_order).cost, card))
+        scored.sort(reverse=True)
+        keep = 0
+        jokers = 0
+        for _, card in scored[: count + 3]:
+            if card == JOKER:
+                jokers = joker_count(self.hand)
+            else:
+                keep |= 1 << card
+        short = [
+            a
+            for a in cards
+            if not (a.cards & REAL_CARDS & ~keep) and joker_count(a.cards) <= jokers
+        ]
+        return short or cards
+
+    def bomb(self, actions: Sequence[SeatCommand]) -> SeatCommand:
+        bombs = [a for a in actions if isinstance(a, Bomb)]
+        if not bombs:
+            return actions[0]
+        count = len(bombs[0].ranks)
+        order = self.base_order
+        base = self.plan(self.hand, order).cost
+        scores = []
+        for rank in range(13):
+            mine = self.hand & rank_mask(rank)
+            gain = base - self.plan(self.hand & ~mine, order).cost if mine else 0.0
+            theirs = self.odds.unseen_by_rank[rank] * (strength(rank, order) - 6) / 6 * 0.3
+            scores.append((gain + theirs, rank))
+        scores.sort(reverse=True)
+        wanted = tuple(sorted(rank for _, rank in scores[:count]))
+        return next((b for b in bombs if tuple(b.ranks) == wanted), bombs[0])
+
+    # -- plays -------------------------------------------------------------
+
+    def play(self, actions: Sequence[SeatCommand]) -> SeatCommand:
+        ranked = self.ranked_plays(actions)
+        return ranked[0] if ranked else actions[0]
+
+    def ranked_plays(self, actions: Sequence[SeatCommand]) -> list[SeatCommand]:
+        """The plays and the pass among ``actions``, best first (equals in their order)."""
+        trick_order = self.position.reversed_order
+        lead = self.position.field is None
+        valued: list[tuple[float, int, SeatCommand]] = []
+        for index, action in enumerate(actions):
+            if isinstance(action, Pass):
+                if lead:  # a leader's pass (uecda) only hands the lead on
+                    continue
+                value = -self.plan(self.hand, self.base_order).cost - self.weights.pass_cost
+            elif isinstance(action, Play):
+                meld = meld_of(action.cards, action.jokers_as, trick_order)
+                if meld is None:
+                    continue
+                value = self._play_value(meld, lead, trick_order)
+            else:
+                continue
+            valued.append((round(value, 9), -index, action))
+        valued.sort(key=lambda item: (item[0], item[1]), reverse=True)
+        return [action for _, _, action in valued]
+
+    def _play_value(self, meld: Meld, lead: bool, trick_order: bool) -> float:
+        weights = self.weights
+        effects = effects_on(self.position, meld, self.hand)
+        if effects.finishes:
+            return -weights.finish if effects.forbidden else weights.finish
+        if effects.great_revolution:
+            return weights.finish
+        base_order = self.base_order != effects.revolts
+        after_order = trick_order ^ effects.revolts ^ effects.eleven_strength
+        left = remove_cards(self.hand, meld.mask)
+        shed = effects.sevens + effects.tens
+        if shed:
+            left = remove_cards(left, weakest_cards(left, shed, base_order))
+            if not left:
+                return weights.finish * 0.5
+        plan = self.plan(left, base_order)
+        wins = self._trick_odds(meld, effects, lead, after_order)
+        value = -plan.cost + weights.lead_value * wins
+        if plan.sure_out:
+            value += weights.sure_out * wins
+        if effects.lucky_seven:
+            value = wins * weights.finish * 0.5 + (1 - wins) * value
+        if wins < 1.0 and self._someone_goes_out_on(meld, lead):
+            value -= weights.block * (1.0 - wins)
+        # among equals: fewer jokers, weaker cards
+        value -= 0.05 * meld.jokers + 0.001 * meld.strength(trick_order)
+        return value
+
+    def _responders(self, lead: bool) -> list[int]:
+        if lead or self.rules.passed_may_play_again:
+            return self.opponents
+        passed = self.position.passed
+        return [seat for seat in self.opponents if not passed >> seat & 1]
+
+    def _someone_goes_out_on(self, meld: Meld, lead: bool) -> bool:
+        sizes = self.sizes
+        return any(sizes[seat] == meld.size for seat in self._responders(lead))
+
+    def _trick_odds(self, meld: Meld, effects: Effects, lead: bool, order: bool) -> float:
+        """P(nobody beats this play, so we lead next)."""
+        if effects.flushes:
+            if effects.four_stop:
+                fours = self.odds.unseen_by_rank[FOUR_STOP_RANK]
+                return 1.0 - self.odds.any_holds(fours, FOUR_STOP_SIZE)
+            return 1.0
+        responders = self._responders(lead)
+        if not responders:
+            return 1.0
+        odds = self.odds_for(responders)
+        if meld.kind == Kind.EMPEROR:
+            return 1.0
+        lock, number_lock = locks_after(self.position, meld)
+        if meld.kind == Kind.STAIRS:
+            return odds.stairs_wins(meld.size, meld.low, order, lock)
+        return odds.group_wins(meld.size, meld.strength(order), order, lock, number_lock)
