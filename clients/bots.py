@@ -25,9 +25,7 @@ from service.rules.state import Position
 from service.rules.views import View
 from service.rules.vocabulary import WaitingFor
 
-from .policies import (
-    greedy_decide,
-)
+from .policies import greedy_decide
 from .strategy import Decision, Table, Tracker, Weights, hand_of
 
 
