@@ -58,6 +58,7 @@ from .bots import Bot, StrongerBot
 from .playouts import PlayoutError, Rollout, apply, place_after, play_out_with
 from .policies import card_strength
 from .strategy import Table, hand_of
+from .workers import end_with_parent
 
 log = logging.getLogger("daifugo.expert")
 # what the pool's requests and answers carry: the modules mypyc compiles (hatch_build.py)
@@ -535,21 +536,20 @@ class ExpertBot(Bot):
 
 _POOL: ProcessPoolExecutor | None = None
 WORKERS = len(os.sched_getaffinity(0))  # one a core this process may run on
-WORKER_NICENESS = 10
 
 
 def pool() -> ProcessPoolExecutor:
     """The processes the service's experts think in: one a core, so that one search
     may use them all, at a lower priority than the serving loop, which takes a
-    core whenever it has work. Spawned: a fork of a serving process would copy
+    core whenever it has work, and ending with it. Spawned: a fork of a serving process would copy
     its threads' locks."""
     global _POOL
     if _POOL is None:
         _POOL = ProcessPoolExecutor(
             WORKERS,
             mp_context=multiprocessing.get_context("spawn"),
-            initializer=os.nice,
-            initargs=(WORKER_NICENESS,),
+            initializer=end_with_parent,
+            initargs=(os.getpid(),),
         )
     return _POOL
 

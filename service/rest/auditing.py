@@ -12,17 +12,15 @@ state, so nothing uploaded can reach what the service reads its own events with.
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import ctypes
 import multiprocessing
 import os
-import signal
-import sys
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
+
+from clients.workers import end_with_parent
 
 from .codes import RestCode
 
@@ -30,22 +28,8 @@ DEFAULT_WORKERS = 1
 DEFAULT_QUEUED = 4
 DEFAULT_MAX_BYTES = 10_000_000  # the largest body POST /audit reads (a 40,000-event log)
 RETRY_AFTER_SECONDS = 5
-WORKER_NICENESS = 10  # an audit waits for the CPU before play does (bench.attacks, row E)
 
 Argument = TypeVar("Argument")
-
-
-def _end_with_parent(parent: int) -> None:
-    """In a worker: end when the serving process does, even killed with -9 (Linux; a
-    worker holds its queue's both ends, so it would never see the parent go); and give
-    way to it (``WORKER_NICENESS``) when they share the cores."""
-    with contextlib.suppress(OSError):
-        os.nice(WORKER_NICENESS)
-    if sys.platform.startswith("linux"):
-        with contextlib.suppress(OSError):
-            ctypes.CDLL("libc.so.6").prctl(1, signal.SIGTERM)  # 1: PR_SET_PDEATHSIG
-    if os.getppid() != parent:  # it ended before the signal was asked for
-        os._exit(0)
 
 
 class AuditsBusy(Exception):
@@ -107,7 +91,7 @@ class AuditPool:
             self._executor = ProcessPoolExecutor(
                 self.workers,
                 mp_context=multiprocessing.get_context("spawn"),
-                initializer=_end_with_parent,
+                initializer=end_with_parent,  # an audit waits for the CPU before play does
                 initargs=(os.getpid(),),
             )
         return self._executor
