@@ -12,8 +12,9 @@ same games. Prints figures; asserts nothing.
 move as well (what 100 ms gives on a free core): on a shared machine 100 ms buys
 fewer, and a playout budget plays the same games whatever the load. ``--bought``
 prints only what a search spends at those ms a move on this core (run it on a free
-one to choose P: the compiled install bought a median of 548 playouts a search in
-torasobi and 442 in uecda at 100 ms, load average 0.5). ``--compare`` plays the
+one to choose P: the compiled install bought a median of 97 stronger playouts a search
+in torasobi and 125 in uecda at 100 ms in one process, 252 and 174 split over two,
+otherwise idle). ``--compare`` plays the
 search's variants side by side at that budget, on the same deals.
 ``--variants`` plays only the variants whose label holds one of the words given.
 ``--series-playouts`` adds the strength-with-time series at playout budgets.
@@ -50,12 +51,14 @@ DEFAULT_SEARCH = Search()
 # the search as it was (greedy rollouts over five candidates, no halving) and each
 # change since, for --compare
 VARIANTS = {
-    "greedy rollouts, no halving": Search(Rollout.GREEDY, halving=False),
-    "greedy rollouts, halving": Search(Rollout.GREEDY),
-    "shedding rollouts, no halving": Search(Rollout.SHEDDING, halving=False),
-    "shedding rollouts, halving": Search(Rollout.SHEDDING),
-    "planning rollouts, halving (default)": Search(),
-    "stronger rollouts, halving": Search(Rollout.STRONGER),
+    "greedy rollouts, no halving": Search(Rollout.GREEDY, halving=False, confidence=None),
+    "greedy rollouts, halving": Search(Rollout.GREEDY, confidence=None),
+    "shedding rollouts, no halving": Search(Rollout.SHEDDING, halving=False, confidence=None),
+    "shedding rollouts, halving": Search(Rollout.SHEDDING, confidence=None),
+    "planning rollouts, halving": Search(Rollout.PLANNING, confidence=None),
+    "stronger rollouts, halving": Search(Rollout.STRONGER, confidence=None),
+    "planning rollouts, halving, confidence": Search(Rollout.PLANNING),
+    "stronger rollouts, halving, confidence (default)": Search(),
 }
 
 
@@ -250,7 +253,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         args.deals, args.series_deals, args.budgets = 3, 2, [10, 100]
     for rollout in Rollout:
         per_second, starts = playouts_per_second("federation", 3.0, rollout)
-        print(f"playouts ({rollout} rollouts), 5 players, federation: {per_second:,.0f}/s "
+        used = ", the expert's" if rollout == DEFAULT_SEARCH.rollout else ""
+        print(f"playouts ({rollout} rollouts{used}), 5 players, federation: {per_second:,.0f}/s "
               f"on one core (full games from {starts} sampled positions)")  # fmt: skip
     if args.bought is not None:
         for preset in args.presets:

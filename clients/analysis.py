@@ -38,7 +38,8 @@ from service.rules.legal import legal_actions
 from service.rules.notation import written
 from service.rules.views import Viewer, build_view
 
-from .expert import ExpertBot, Request, think
+from .expert import ExpertBot, Request, Search, think
+from .playouts import Rollout
 
 
 class Label(enum.StrEnum):
@@ -48,6 +49,10 @@ class Label(enum.StrEnum):
 
 
 DEFAULT_PLAYOUTS = 600  # playouts per judged decision, shared by its candidates
+# every candidate's mean place is the result here, not only the choice: the planning
+# rollouts, six times cheaper than the stronger bot's, give a game's review its
+# playouts within half a minute (bench.analysis)
+REVIEW = Search(Rollout.PLANNING, confidence=None)
 MIN_PLAYOUTS = 10  # a playout for each candidate at least (the expert's few, and the move)
 MAX_PLAYOUTS = 5_000  # the most ``daifugo analyse`` runs a move: a job stays minutes long
 # the budgets the service runs (quick, default, deep): a few results a game at most, kept
@@ -138,7 +143,9 @@ def _walk(
             seat = command.seat
             expert = experts.get(seat)
             if expert is None:
-                expert = experts[seat] = ExpertBot(match.rules, playouts=playouts, seed=seed)
+                expert = experts[seat] = ExpertBot(
+                    match.rules, playouts=playouts, seed=seed, search=REVIEW
+                )
             view = build_view(state, Viewer.of_seat(seat))
             legal = legal_actions(state)
             taken = _plain(command)

@@ -6,10 +6,12 @@ consistent with what its seat saw (``Knowledge``): its own hand, every card on
 the field or in the public discard pile, the hand sizes, the cards it gave in the
 exchange (still in the receiver's hand unless played since) and what the rules
 imply, the lower player's give in the exchange being its strongest cards. Each
-candidate action is then played out on every sample to the end of the game with
-the fast rollout policy (``clients.playouts``, compiled), the same samples for
-every candidate; the action with the best mean place wins (a preset's points are
-a fixed amount less the place, so the best place is the best points too).
+candidate action is then played out on every sample to the end of the game, every
+seat deciding as the stronger bot does (``clients.playouts``, compiled), the same
+samples for every candidate. The stronger bot's own choice is played unless
+another's places were lower on the same samples by a clear margin (``CONFIDENCE``
+standard errors of the difference); a preset's points are a fixed amount less the
+place, so the best place is the best points too.
 
 A passed seat is not read as lacking the cards to beat the field: a pass is a
 choice in every preset, never forced, so it rules no card out.
@@ -25,6 +27,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
+import math
 import multiprocessing
 import os
 import random
@@ -81,8 +84,11 @@ UNSEEN_MOVES = frozenset(
 )
 CANDIDATES = 5  # plays searched: the stronger bot's best few (a lead may have dozens)
 DEFAULT_MS = 100
-# mean place a candidate must beat the stronger bot's choice by: the playouts' noise
-# (a few dozen a candidate at 100 ms) otherwise picks a worse play as often as not
+# how clearly a candidate must beat the stronger bot's choice: by this many standard
+# errors of their places' difference on the same samples. The playouts' noise (a few
+# dozen a candidate at 100 ms) otherwise picks a worse play as often as not
+CONFIDENCE = 1.0
+# the search as it was (``confidence`` None): by this much mean place, however noisy
 MARGIN = 0.15
 EVERY_CARD = (1 << 54) - 1  # a seat with no ceiling may hold any card
 
@@ -260,10 +266,14 @@ class Search:
     """How the search spends its budget (``bench.strength --compare`` plays the
     defaults beside the search as it was: greedy rollouts, no halving)."""
 
-    rollout: Rollout = Rollout.PLANNING
+    rollout: Rollout = Rollout.STRONGER
     candidates: int = CANDIDATES
     margin: float = MARGIN
     halving: bool = True  # sequential halving: the worse half dropped each round
+    # a candidate beats the stronger bot's choice only by this many standard errors of
+    # their difference on the same samples, and that choice, the one every candidate
+    # is measured against, is kept to the last round; None: by ``margin`` mean place
+    confidence: float | None = CONFIDENCE
 
 
 @dataclass(frozen=True, slots=True)
@@ -333,6 +343,11 @@ class Tally:
 
     totals: tuple[float, ...]
     counts: tuple[int, ...]
+    # per candidate, over the samples it and the first were both played out on: the
+    # place's difference from the first's, summed, its square summed, and the count
+    differences: tuple[float, ...]
+    squares: tuple[float, ...]
+    pairs: tuple[int, ...]
     playouts: int
     samples: int
     failures: int
@@ -354,6 +369,9 @@ class Halving:
         count = len(request.candidates)
         self.totals = [0.0] * count
         self.counts = [0] * count
+        self.differences = [0.0] * count
+        self.squares = [0.0] * count
+        self.pairs = [0] * count
         self.alive = list(range(count))
         halving = request.search.halving
         self.rounds = max(1, (count - 1).bit_length()) if halving else 1
@@ -372,6 +390,8 @@ class Halving:
                 return None
             alive = sorted(self.alive, key=lambda i: (_mean(self.totals[i], self.counts[i]), i))
             self.alive = alive[: max(2, (len(alive) + 1) // 2)]
+            if self.request.search.confidence is not None and 0 not in self.alive:
+                self.alive = [0, *self.alive[:-1]]
         self.round_number += 1
         request, number = self.request, self.round_number
         samples, last_plays = None, len(self.alive)
@@ -396,16 +416,37 @@ class Halving:
             for index in range(len(self.totals)):
                 self.totals[index] += tally.totals[index]
                 self.counts[index] += tally.counts[index]
+                self.differences[index] += tally.differences[index]
+                self.squares[index] += tally.squares[index]
+                self.pairs[index] += tally.pairs[index]
             self.playouts += tally.playouts
             self.samples += tally.samples
             self.failures += tally.failures
 
     def thought(self) -> Thought:
         means = tuple(_mean(t, c) for t, c in zip(self.totals, self.counts, strict=True))
-        best = min(self.alive, key=lambda i: (means[i], i))
-        if 0 in self.alive and means[best] > means[0] - self.request.search.margin:
-            best = 0  # the stronger bot's own choice, unless the playouts clearly beat it
+        confidence = self.request.search.confidence
+        if confidence is not None:
+            best = self._surely_better(confidence)
+        else:
+            best = min(self.alive, key=lambda i: (means[i], i))
+            if 0 in self.alive and means[best] > means[0] - self.request.search.margin:
+                best = 0  # the stronger bot's own choice, unless the playouts clearly beat it
         return Thought(self.request.candidates[best], means, self.playouts, self.samples)
+
+    def _surely_better(self, confidence: float) -> int:
+        """The candidate whose places were lowest against the first's on the same
+        samples, if lower by ``confidence`` standard errors; else the first."""
+        best, best_mean = 0, 0.0
+        for index in self.alive:
+            pairs = self.pairs[index]
+            if index == 0 or pairs < 2:
+                continue
+            mean = self.differences[index] / pairs
+            variance = max(0.0, self.squares[index] / pairs - mean * mean) * pairs / (pairs - 1)
+            if mean < best_mean and mean < -confidence * math.sqrt(variance / pairs):
+                best, best_mean = index, mean
+        return best
 
 
 def play_share(share: Share) -> Tally:
@@ -419,6 +460,7 @@ def play_share(share: Share) -> Tally:
     deadline = None if share.seconds is None else time.perf_counter() + share.seconds
     count = len(request.candidates)
     totals, counts = [0.0] * count, [0] * count
+    differences, squares, pairs = [0.0] * count, [0.0] * count, [0] * count
     playouts = samples = failures = 0
     index = share.first
     while not _broken(failures, playouts):
@@ -434,6 +476,7 @@ def play_share(share: Share) -> Tally:
         base = sampled_state(request.position, hands, rest, rng)
         samples += 1
         last = share.samples is not None and index == share.samples - 1
+        places: dict[int, int] = {}
         for candidate in share.alive[: share.last_plays] if last else share.alive:
             playouts += 1
             try:
@@ -441,10 +484,20 @@ def play_share(share: Share) -> Tally:
             except PlayoutError:
                 failures += 1
                 continue
-            totals[candidate] += place_after(after, seat)
+            place = places[candidate] = place_after(after, seat)
+            totals[candidate] += place
             counts[candidate] += 1
+        if 0 in places:
+            for candidate, place in places.items():
+                difference = place - places[0]
+                differences[candidate] += difference
+                squares[candidate] += difference * difference
+                pairs[candidate] += 1
         index += share.step
-    return Tally(tuple(totals), tuple(counts), playouts, samples, failures)
+    return Tally(
+        tuple(totals), tuple(counts), tuple(differences), tuple(squares), tuple(pairs),
+        playouts, samples, failures,
+    )  # fmt: skip
 
 
 def _broken(failures: int, playouts: int) -> bool:

@@ -4,9 +4,10 @@ and every move is one of the legal actions it was offered."""
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 
 from clients.bots import StrongerBot
-from clients.expert import ExpertBot, think
+from clients.expert import ExpertBot, Halving, Request, Search, Tally, play_share, think
 from clients.playouts import Rollout, play_out_with
 from clients.policies import greedy_follow, rollout_decide, without_forbidden
 from clients.strategy import Table, hand_of
@@ -122,3 +123,45 @@ def test_playouts_end_under_every_rollout_policy() -> None:
             ended, steps = play_out_with(folded.state, None, rollout)
             assert ended.phase != Phase.IN_GAME and steps > 0
             assert sorted(ended.results[-1]) == [1, 2, 3, 4, 5]
+
+
+def _paired(request: Request, pairs: dict[int, list[int]]) -> Halving:
+    """A search's tallies where candidate ``c`` placed ``pairs[c]`` places worse than
+    the first (negative: better) on the same samples, the first always 3rd."""
+    halving = Halving(request, 1)
+    count = len(request.candidates)
+    totals, counts = [0.0] * count, [0] * count
+    differences, squares, paired = [0.0] * count, [0.0] * count, [0] * count
+    for candidate, found in pairs.items():
+        totals[candidate] = sum(3 + d for d in found)
+        counts[candidate] = paired[candidate] = len(found)
+        differences[candidate] = sum(found)
+        squares[candidate] = sum(d * d for d in found)
+    halving.add([Tally(*map(tuple, (totals, counts, differences, squares, paired)), 0, 0, 0)])
+    return halving
+
+
+def test_a_candidate_beats_the_stronger_bot_s_choice_only_by_enough_standard_errors() -> None:
+    request = next(r for r in searches("torasobi") if len(r.candidates) >= 3)
+    request = replace(request, search=Search(Rollout.STRONGER, confidence=1.0))
+    first = [0] * 10
+    # 1: better by 0.6 places, standard error 0.16; 2: by 0.7, standard error 0.82
+    clear, lucky = [-1] * 6 + [0] * 4, [-8, 1] + [0] * 8
+    halving = _paired(request, {0: first, 1: clear, 2: lucky})
+    assert halving.thought().choice == request.candidates[1]
+    # 2's mean place is the best, but a single sample makes it: the first stays
+    halving = _paired(request, {0: first, 2: lucky})
+    assert halving.thought().means[2] < halving.thought().means[0] - 0.15
+    assert halving.thought().choice == request.candidates[0]
+    strict = replace(request, search=Search(Rollout.STRONGER, confidence=4.0))
+    assert _paired(strict, {0: first, 1: clear}).thought().choice == request.candidates[0]
+
+
+def test_the_stronger_bot_s_choice_is_played_out_to_the_last_round() -> None:
+    for request in searches("uecda", playouts=60)[:8]:
+        request = replace(request, search=Search(Rollout.STRONGER, confidence=1.0))
+        halving = Halving(request, 1)
+        while (shares := halving.next_round()) is not None:
+            assert 0 in halving.alive
+            halving.add([play_share(share) for share in shares])
+        assert halving.pairs[0] == halving.counts[0] > 0  # against itself: every sample
