@@ -360,8 +360,9 @@ class Halving:
     random numbers: a difference between two is the actions', not the deals').
     Each round is cut into ``shards`` shares for as many processes; with a playout
     budget the samples, and so the answer, are the same however many there are.
-    The candidate with the lowest mean place wins if it beats the first (the
-    stronger bot's choice) by the search's ``margin``."""
+    The first candidate (the stronger bot's choice) is played unless another beats
+    it clearly: by the search's ``confidence`` standard errors of their difference
+    on the same samples (``_surely_better``), or, without one, by ``margin``."""
 
     def __init__(self, request: Request, shards: int) -> None:
         self.request = request
