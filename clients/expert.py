@@ -595,8 +595,8 @@ WORKERS = len(os.sched_getaffinity(0))  # one a core this process may run on
 def pool() -> ProcessPoolExecutor:
     """The processes the service's experts think in: one a core, so that one search
     may use them all, at a lower priority than the serving loop, which takes a
-    core whenever it has work, and ending with it. Spawned: a fork of a serving process would copy
-    its threads' locks."""
+    core whenever it has work, and ending with it. Spawned: a fork of a serving
+    process would copy its threads' locks."""
     global _POOL
     if _POOL is None:
         _POOL = ProcessPoolExecutor(

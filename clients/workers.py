@@ -9,7 +9,8 @@ import os
 import signal
 import sys
 
-WORKER_NICENESS = 10  # a worker waits for the CPU before the serving loop does
+# a worker waits for the CPU before the serving loop does (bench.attacks, row E)
+WORKER_NICENESS = 10
 PR_SET_PDEATHSIG = 1  # prctl(2): the signal a process gets when its parent ends
 
 
