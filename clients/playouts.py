@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from enum import StrEnum
+from typing import Final
 
 from service.rules.cards import REAL_CARDS, add_cards, joker_count
 from service.rules.commands import SeatCommand
@@ -19,7 +20,7 @@ from service.rules.vocabulary import Phase
 from .policies import greedy_decide, planning_decide, rollout_decide
 from .strategy import Decision, Weights
 
-MAX_PLAYOUT_ACTIONS = 5000  # far beyond any game's length: a guard, never reached in play
+MAX_PLAYOUT_ACTIONS: Final = 5000  # far beyond any game's length: a guard, never reached in play
 
 
 class Rollout(StrEnum):
@@ -106,7 +107,7 @@ def play_out_with(state: MatchState, seat: int | None, rollout: Rollout) -> tupl
     return state, steps
 
 
-STRONGER_WEIGHTS = Weights()
+STRONGER_WEIGHTS: Final = Weights()
 
 
 def stronger_decide(state: MatchState, seat: int, actions: Sequence[SeatCommand]) -> SeatCommand:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Final
 
 from service.rules.cards import (
     JOKER,
@@ -19,10 +20,12 @@ from service.rules.cards import (
     JOKER_MASK_BY_COUNT,
     RANK_8,
     REAL_CARDS,
+    SUIT_COUNTS,
     add_cards,
     cards_of,
     joker_count,
     mask_of,
+    rank_count,
     rank_mask,
     rank_of,
     remove_cards,
@@ -48,9 +51,9 @@ from service.rules.state import Position
 from service.rules.vocabulary import ElevenBack, FlushReason, LocalRule, RevolutionCause, WaitingFor
 
 # the answer windows, the picks, and the steps that give or discard cards of the hand
-WINDOWS = (WaitingFor.FOUR_STOP, WaitingFor.EIGHT_CUT_RETURN)
-PICKS = (WaitingFor.SALVAGE, WaitingFor.KINGS_MARCH, WaitingFor.ZOMBIE)
-STEPS_OF_CARDS = (
+WINDOWS: Final = (WaitingFor.FOUR_STOP, WaitingFor.EIGHT_CUT_RETURN)
+PICKS: Final = (WaitingFor.SALVAGE, WaitingFor.KINGS_MARCH, WaitingFor.ZOMBIE)
+STEPS_OF_CARDS: Final = (
     WaitingFor.EXCHANGE,
     WaitingFor.SEVEN_PASS,
     WaitingFor.TEN_DISCARD,
@@ -78,10 +81,6 @@ def meld_of(cards: int, jokers_as: tuple[int, ...], reversed_order: bool) -> Mel
     )
 
 
-def real_count(mask: int, rank: int) -> int:
-    return ((mask >> (rank * 4)) & 15).bit_count()
-
-
 def weakest_cards(hand: int, count: int, reversed_order: bool) -> int:
     """The ``count`` weakest cards of ``hand`` (jokers last) as a mask."""
     cards = sorted(cards_of(hand), key=lambda card: card_strength(card, reversed_order))
@@ -101,7 +100,7 @@ def play_power(play: Play, reversed_order: bool) -> int:
 # -- what a play does ------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class Effects:
     finishes: bool = False
     forbidden: bool = False
@@ -113,6 +112,30 @@ class Effects:
     lucky_seven: bool = False
     sevens: int = 0
     tens: int = 0
+
+    def __init__(
+        self,
+        finishes: bool = False,
+        forbidden: bool = False,
+        revolts: bool = False,
+        flushes: bool = False,
+        four_stop: bool = False,
+        eleven_strength: bool = False,
+        great_revolution: bool = False,
+        lucky_seven: bool = False,
+        sevens: int = 0,
+        tens: int = 0,
+    ) -> None:
+        object.__setattr__(self, "finishes", finishes)
+        object.__setattr__(self, "forbidden", forbidden)
+        object.__setattr__(self, "revolts", revolts)
+        object.__setattr__(self, "flushes", flushes)
+        object.__setattr__(self, "four_stop", four_stop)
+        object.__setattr__(self, "eleven_strength", eleven_strength)
+        object.__setattr__(self, "great_revolution", great_revolution)
+        object.__setattr__(self, "lucky_seven", lucky_seven)
+        object.__setattr__(self, "sevens", sevens)
+        object.__setattr__(self, "tens", tens)
 
 
 def effects_on(position: Position, meld: Meld, hand: int) -> Effects:
@@ -151,7 +174,7 @@ def finishes_forbidden_now(position: Position, meld: Meld, hand: int) -> bool:
 
 # by the rule set's identity (hashing its 41 fields each action cost a tenth of a
 # playout), the rule set kept beside the answer so that a reused id never matches
-_RISKY: dict[tuple[int, frozenset[LocalRule], bool], tuple[RuleSet, int]] = {}
+_RISKY: Final[dict[tuple[int, frozenset[LocalRule], bool], tuple[RuleSet, int]]] = {}
 
 
 def risky_cards(rules: RuleSet, in_force: frozenset[LocalRule], revolution: bool) -> int:
@@ -290,7 +313,7 @@ def greedy_lead(plays: list[Play], reversed_order: bool) -> Play:
     best = plays[0]
     best_key = (99, 99, 99, 99)
     for play in plays:
-        count = real_count(play.cards, weakest)
+        count = rank_count(play.cards, weakest)
         if count == 0 and best_key[0] < 0:
             continue  # one that sheds the weakest rank beats it already
         key = (
@@ -337,9 +360,9 @@ def greedy_bomb(hand: int, actions: Sequence[SeatCommand], reversed_order: bool)
 # HOLD_JOKER: spent early they win a trick of little. Chosen by how often the
 # policy's follows agree with the stronger bot's (77% in torasobi, 73% in uecda,
 # against greedy's 54% and 66%): a playout's seats then play as its opponents do
-HOLD_STRENGTH = 12
-HOLD_BACK = 6
-HOLD_JOKER = 2
+HOLD_STRENGTH: Final = 12
+HOLD_BACK: Final = 6
+HOLD_JOKER: Final = 2
 
 
 def plays_to_judge(
@@ -421,7 +444,7 @@ def unseen_by_rank(position: Position, hand: int) -> tuple[list[int], int]:
     pile (held by the others, or unused); and the jokers unseen so."""
     gone = add_cards(position.pile, position.trick)
     real = REAL_CARDS & ~hand & ~gone
-    counts = [((real >> (rank * 4)) & 15).bit_count() for rank in range(13)]
+    counts = [rank_count(real, rank) for rank in range(13)]
     jokers = position.rules.jokers - joker_count(hand) - joker_count(gone)
     return counts, max(0, jokers)
 
@@ -460,7 +483,7 @@ def goes_out(
         if not suits:
             continue
         cards = suits << (rank * 4)
-        if _sure(rank, suits.bit_count(), counts, jokers, order, eight):
+        if _sure(rank, SUIT_COUNTS[suits], counts, jokers, order, eight):
             safe = safe or bool(cards & ~risky)
             continue
         loose += 1

@@ -17,19 +17,20 @@ import functools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import islice
-from math import comb
-from typing import Any
+from typing import Any, Final
 
 from service.rules.cards import (
     JOKER,
     JOKER_BIT,
     JOKER_MASK_BY_COUNT,
     REAL_CARDS,
+    SUIT_COUNTS,
     add_cards,
     cards_of,
     joker_count,
     mask_of,
     parse_card,
+    rank_count,
     rank_mask,
     remove_cards,
 )
@@ -62,11 +63,10 @@ from .policies import (
     effects_on,
     given_strengths,
     meld_of,
-    real_count,
     weakest_cards,
 )
 
-MAX_SPLITS = 40  # ways to pick stairs out of one hand that a plan tries at most
+MAX_SPLITS: Final = 40  # ways to pick stairs out of one hand that a plan tries at most
 
 
 # -- reading a view ------------------------------------------------------------
@@ -83,10 +83,6 @@ def codes_mask(codes: Iterable[str]) -> int:
     for code in codes:
         mask = add_cards(mask, mask_of((parse_card(code),)))
     return mask
-
-
-# a rank's strength in the order in force (bigger is stronger): the engine's own
-strength = rank_strength
 
 
 # -- the table's rules ---------------------------------------------------------
@@ -162,13 +158,21 @@ class Tracker:
 
 
 def _tail(cards: int, p: float, need: int) -> float:
-    """P(Binomial(cards, p) >= need)."""
+    """P(Binomial(cards, p) >= need): one less the terms below ``need``, each from
+    the one before (``need`` is a meld's size, so there are few)."""
     if need <= 0:
         return 1.0
     if cards < need:
         return 0.0
     q = 1.0 - p
-    return sum(comb(cards, i) * p**i * q ** (cards - i) for i in range(need, cards + 1))
+    if q <= 0.0:
+        return 1.0
+    term = q**cards  # P(none of them)
+    below = 0.0
+    for i in range(need):
+        below += term
+        term *= p / q * (cards - i) / (i + 1)
+    return max(0.0, 1.0 - below)
 
 
 @dataclass(frozen=True)
@@ -199,15 +203,17 @@ class Odds:
         self.willing = willing
         pool = max(pool, 1)
         self.shares = [min(1.0, size / pool) for size in opponents]
-        self.unseen_by_rank = [real_count(unseen, rank) for rank in range(13)]
-        self._any: dict[tuple[int, int], float] = {}
-        self._group: dict[tuple[int, int, bool], float] = {}
-        self._stairs: dict[tuple[int, int, bool, int], float] = {}
+        self.unseen_by_rank = [rank_count(unseen, rank) for rank in range(13)]
+        # memos keyed by an int packing the arguments: a tuple key's allocation and
+        # hash cost more than the lookup they serve
+        self._any: dict[int, float] = {}
+        self._group: dict[int, list[float]] = {}
+        self._stairs: dict[int, float] = {}
         self.joker_holder = self.any_holds(self.jokers, 1)
 
     def any_holds(self, cards: int, need: int) -> float:
         """P(some opponent holds ``need`` of ``cards`` particular unseen cards)."""
-        key = (cards, need)
+        key = cards << 4 | need  # need: a group's size, at most 4 cards and 2 jokers
         found = self._any.get(key)
         if found is None:
             none = 1.0
@@ -231,34 +237,63 @@ class Odds:
             return 1.0
         if not self.shares:
             return 1.0
-        key = (size, power, reversed_order)
-        if not lock and not number_lock:
-            cached = self._group.get(key)
-            if cached is not None:
-                return cached
-        wins = 1.0
+        if lock or number_lock or power < 0:
+            return self._group_wins(size, power, reversed_order, lock, number_lock)
+        key = size << 1 | reversed_order
+        table = self._group.get(key)
+        if table is None:
+            table = self._group[key] = self._group_table(size, reversed_order)
+        return table[power]
+
+    def _group_table(self, size: int, reversed_order: bool) -> list[float]:
+        """``group_wins`` at every power below the top, in one pass from the
+        strongest rank down: the ranks that beat a power are those that beat the
+        next one up, and that one's rank."""
+        table = [1.0] * TOP_RANK
+        product = 1.0
+        assist = 0.0
+        for power in range(TOP_RANK - 1, -1, -1):
+            table[power] = product * self._joker_factor(size, assist)
+            rank = rank_strength(power, reversed_order)  # the order is its own inverse
+            product, assist = self._beaten_by(self.unseen_by_rank[rank], size, product, assist)
+        return table
+
+    def _group_wins(
+        self, size: int, power: int, reversed_order: bool, lock: int, number_lock: bool
+    ) -> float:
+        """``group_wins`` under a suit lock or a number lock: rank by rank."""
+        product = 1.0
         assist = 0.0  # some stronger rank one card short, for a joker to fill
         lock_size = lock.bit_count()
         for rank in range(13):
-            rank_power = strength(rank, reversed_order)
+            rank_power = rank_strength(rank, reversed_order)
             if rank_power <= power or (number_lock and not number_lock_admits(rank_power, power)):
                 continue
             if lock:
                 have = ((self.unseen >> (rank * 4)) & lock).bit_count() if lock_size == size else 0
             else:
                 have = self.unseen_by_rank[rank]
-            if have >= size:
-                wins *= 1.0 - self.willing * self.any_holds(have, size)
-            if self.jokers and size > 1 and have >= size - 1:
-                assist = max(assist, self.any_holds(have, size - 1))
-        if self.jokers:
-            if size == 1:
-                wins *= 1.0 - self.willing * self.joker_holder
-            else:
-                wins *= 1.0 - self.willing * self.joker_holder * assist
-        if not lock and not number_lock:
-            self._group[key] = wins
-        return wins
+            product, assist = self._beaten_by(have, size, product, assist)
+        return product * self._joker_factor(size, assist)
+
+    def _beaten_by(
+        self, have: int, size: int, product: float, assist: float
+    ) -> tuple[float, float]:
+        """``product`` and ``assist`` once a stronger rank with ``have`` unseen cards
+        that may answer counts: the chance it does not beat, and its help to a joker."""
+        if have >= size:
+            product *= 1.0 - self.willing * self.any_holds(have, size)
+        if self.jokers and size > 1 and have >= size - 1:
+            assist = max(assist, self.any_holds(have, size - 1))
+        return product, assist
+
+    def _joker_factor(self, size: int, assist: float) -> float:
+        """The chance the unseen jokers do not beat: alone, or filling a group."""
+        if not self.jokers:
+            return 1.0
+        if size == 1:
+            return 1.0 - self.willing * self.joker_holder
+        return 1.0 - self.willing * self.joker_holder * assist
 
     def joker_return_threat(self) -> float:
         """P(some opponent holds a card that beats a single joker)."""
@@ -269,7 +304,8 @@ class Odds:
         """P(stairs of ``size`` from ``meld_low`` are not beaten)."""
         if not self.shares:
             return 1.0
-        key = (size, meld_low, reversed_order, lock)
+        # a stairs' low may be -1, a joker read below the 3
+        key = ((lock << 4 | size) << 4 | meld_low + 1) << 1 | reversed_order
         found = self._stairs.get(key)
         if found is None:
             found = self._stairs[key] = self._stairs_wins(size, meld_low, reversed_order, lock)
@@ -300,7 +336,7 @@ class Odds:
 # -- planning a hand ---------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Plan:
     """A hand split into melds: its cost (lower is better), whether it holds a
     meld it may finish on, and whether it goes out by itself once it leads."""
@@ -309,6 +345,12 @@ class Plan:
     melds: int
     safe: bool
     sure_out: bool
+
+    def __init__(self, cost: float, melds: int, safe: bool, sure_out: bool) -> None:
+        object.__setattr__(self, "cost", cost)
+        object.__setattr__(self, "melds", melds)
+        object.__setattr__(self, "safe", safe)
+        object.__setattr__(self, "sure_out", sure_out)
 
 
 class Planner:
@@ -326,17 +368,18 @@ class Planner:
         self.stairs = rules.stairs
         joker = Meld(Kind.SINGLE, JOKER_BIT, 1, TOP_RANK, TOP_RANK, 0, 1)
         self.joker_safe = not self._forbidden(joker, False)
-        self._plans: dict[tuple[int, bool], Plan] = {}
-        self._groups: dict[tuple[int, int, bool], tuple[float, bool, bool]] = {}
-        self._stairs: dict[tuple[int, int, bool], tuple[float, bool, bool]] = {}
+        # memos keyed by an int packing the arguments, as Odds' are
+        self._plans: dict[int, Plan] = {}
+        self._groups: dict[int, tuple[float, bool, bool]] = {}
+        self._stairs: dict[int, tuple[float, bool, bool]] = {}
 
     # each meld: (cost, safe to finish on, sure to win its trick)
 
     def group_price(self, rank: int, suits: int, reversed_order: bool) -> tuple[float, bool, bool]:
-        key = (rank, suits, reversed_order)
+        key = (rank << 4 | suits) << 1 | reversed_order
         found = self._groups.get(key)
         if found is None:
-            size = suits.bit_count()
+            size = SUIT_COUNTS[suits]
             kind = Kind.SINGLE if size == 1 else Kind.GROUP
             meld = Meld(kind, suits << (rank * 4), size, rank, rank, suits, 0)
             wins = self.group_lead_wins(meld, reversed_order)
@@ -352,7 +395,9 @@ class Planner:
                 fours = self.odds.unseen_by_rank[FOUR_STOP_RANK]
                 return 1.0 - self.odds.any_holds(fours, FOUR_STOP_SIZE)
             return 1.0
-        return self.odds.group_wins(meld.size, strength(meld.low, reversed_order), reversed_order)
+        return self.odds.group_wins(
+            meld.size, rank_strength(meld.low, reversed_order), reversed_order
+        )
 
     def _forbidden(self, meld: Meld, reversed_order: bool) -> bool:
         """Whether ``meld`` as the last cards would be a forbidden finish in the
@@ -370,7 +415,7 @@ class Planner:
     def stairs_price(
         self, suit: int, low: int, high: int, reversed_order: bool
     ) -> tuple[float, bool, bool]:
-        key = (low, high, reversed_order)
+        key = (low << 4 | high) << 1 | reversed_order
         found = self._stairs.get(key)
         if found is None:
             found = self._stairs[key] = self._stairs_price(suit, low, high, reversed_order)
@@ -393,7 +438,7 @@ class Planner:
         return (cost, safe, wins >= 0.999)
 
     def plan(self, hand: int, reversed_order: bool) -> Plan:
-        key = (hand, reversed_order)
+        key = hand << 1 | reversed_order
         found = self._plans.get(key)
         if found is None:
             found = self._plans[key] = self._plan(hand, reversed_order)
@@ -406,8 +451,9 @@ class Planner:
         jokers = joker_count(hand)
         base: list[tuple[float, bool, bool]] = [self.joker_price()] * jokers
         runs = self._stairs_candidates(real) if self.stairs else []
+        splits = islice(self._disjoint(runs), MAX_SPLITS) if runs else ([],)
         best: Plan | None = None
-        for chosen in islice(self._disjoint(runs), MAX_SPLITS):
+        for chosen in splits:
             rest = real
             melds = list(base)
             for suit, low, high in chosen:
@@ -446,6 +492,8 @@ class Planner:
     def _stairs_candidates(real: int) -> list[tuple[int, int, int]]:
         """Every stairs of 3+ real cards of one suit (sub-runs of the runs held)."""
         found: list[tuple[int, int, int]] = []
+        if not real & real >> 4 & real >> 8:
+            return found  # no card with the next two ranks of its suit: most hands
         for suit in range(4):
             rank = 0
             while rank < 13:
@@ -608,7 +656,7 @@ class Decision:
         for rank in range(13):
             mine = self.hand & rank_mask(rank)
             gain = base - self.plan(self.hand & ~mine, order).cost if mine else 0.0
-            theirs = self.odds.unseen_by_rank[rank] * (strength(rank, order) - 6) / 6 * 0.3
+            theirs = self.odds.unseen_by_rank[rank] * (rank_strength(rank, order) - 6) / 6 * 0.3
             scores.append((gain + theirs, rank))
         scores.sort(reverse=True)
         wanted = tuple(sorted(rank for _, rank in scores[:count]))
@@ -624,7 +672,7 @@ class Decision:
         """The plays and the pass among ``actions``, best first (equals in their order)."""
         trick_order = self.position.reversed_order
         lead = self.position.field is None
-        valued: list[tuple[float, int, SeatCommand]] = []
+        valued: list[tuple[int, int, SeatCommand]] = []
         for index, action in enumerate(actions):
             if isinstance(action, Pass):
                 if lead:  # a leader's pass (uecda) only hands the lead on
@@ -637,7 +685,8 @@ class Decision:
                 value = self._play_value(meld, lead, trick_order)
             else:
                 continue
-            valued.append((round(value, 9), -index, action))
+            # to 1e-9, so that equals keep their order: round() by ndigits formats the float
+            valued.append((round(value * 1e9), -index, action))
         valued.sort(key=lambda item: (item[0], item[1]), reverse=True)
         return [action for _, _, action in valued]
 

@@ -10,26 +10,31 @@ from 52 up, so equal hands have equal masks.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Final
 
-RANKS = "3456789TJQKA2"
-SUITS = "DCHS"
-JOKER = 52
-JOKER_CODE = "JK"
-JOKER_BIT = 1 << 52
-JOKER_BITS = 3 << 52
-REAL_CARDS = (1 << 52) - 1
-DECK: tuple[int, ...] = (*range(52), JOKER, JOKER)
+RANKS: Final = "3456789TJQKA2"
+SUITS: Final = "DCHS"
+JOKER: Final = 52
+JOKER_CODE: Final = "JK"
+JOKER_BIT: Final = 1 << 52
+JOKER_BITS: Final = 3 << 52
+REAL_CARDS: Final = (1 << 52) - 1
+DECK: Final[tuple[int, ...]] = (*range(52), JOKER, JOKER)
 
 # What a joker in stairs may stand for past the ends (the ``uecda`` preset):
 # ``LOW_READING + suit`` is the card below that suit's 3 (``L`` + suit),
 # ``HIGH_READING + suit`` the one above its 2 (``H`` + suit). They are joker
 # readings only, never cards in a hand.
-LOW_READING = 56
-HIGH_READING = 60
-LOW_RANK, HIGH_RANK = -1, 13
+LOW_READING: Final = 56
+HIGH_READING: Final = 60
+LOW_RANK: Final = -1
+HIGH_RANK: Final = 13
 
-SUIT_S = 3
-RANK_3, RANK_8, RANK_J, RANK_2 = 0, 5, 8, 12
+SUIT_S: Final = 3
+RANK_3: Final = 0
+RANK_8: Final = 5
+RANK_J: Final = 8
+RANK_2: Final = 12
 
 
 class CardCodeError(ValueError):
@@ -78,6 +83,16 @@ def rank_mask(rank: int) -> int:
 def rank_suits(mask: int, rank: int) -> int:
     """The 4-bit suit set of ``rank`` held in ``mask``."""
     return (mask >> (rank * 4)) & 15
+
+
+# the cards in each 4-bit suit set: compiled, a tuple index is a C array read, and
+# int.bit_count() a Python method call
+SUIT_COUNTS: Final[tuple[int, ...]] = tuple(suits.bit_count() for suits in range(16))
+
+
+def rank_count(mask: int, rank: int) -> int:
+    """How many real cards of ``rank`` ``mask`` holds."""
+    return SUIT_COUNTS[(mask >> (rank * 4)) & 15]
 
 
 def joker_count(mask: int) -> int:
@@ -142,7 +157,7 @@ def contains(hand: int, cards: int) -> bool:
     return (cards & REAL_CARDS) & ~hand == 0 and joker_count(cards) <= joker_count(hand)
 
 
-JOKER_MASK_BY_COUNT = (0, JOKER_BIT, JOKER_BITS)
+JOKER_MASK_BY_COUNT: Final[tuple[int, ...]] = (0, JOKER_BIT, JOKER_BITS)
 
 
 def parse_card(code: str) -> int:
@@ -179,7 +194,7 @@ def format_card(card: int) -> str:
     return RANKS[rank_of(card)] + SUITS[suit_of(card)]
 
 
-CARD_OF_CODE: dict[str, int] = {format_card(card): card for card in (*range(52), JOKER)}
+CARD_OF_CODE: Final[dict[str, int]] = {format_card(card): card for card in (*range(52), JOKER)}
 
 
 def parse_cards(codes: Iterable[str]) -> tuple[int, ...]:
@@ -209,8 +224,8 @@ def _byte_codes(byte: int) -> tuple[tuple[str, ...], ...]:
 
 # A mask's codes are seven lookups: bits run weakest first, the jokers' last, so the
 # bytes' codes in order are the order ``cards_of`` gives (a hand took ~20 format_card calls)
-BYTE_CODES: tuple[tuple[tuple[str, ...], ...], ...] = tuple(_byte_codes(b) for b in range(7))
-BYTE_CODES_END = 1 << 56  # past the seven bytes (no hand reaches it)
+BYTE_CODES: Final[tuple[tuple[tuple[str, ...], ...], ...]] = tuple(_byte_codes(b) for b in range(7))
+BYTE_CODES_END: Final = 1 << 56  # past the seven bytes (no hand reaches it)
 
 
 def mask_codes(mask: int) -> tuple[str, ...]:

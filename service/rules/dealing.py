@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from typing import Final
 
 from .cards import (
     DECK,
@@ -133,7 +134,7 @@ def exchange_steps(
 
 
 # J Q K A 2 and jokers: a hand holding none of them swaps under tenpenchi
-_TENPENCHI_HIGH = JOKER_BITS | sum(rank_mask(rank) for rank in range(RANK_J, 13))
+_TENPENCHI_HIGH: Final = JOKER_BITS | sum(rank_mask(rank) for rank in range(RANK_J, 13))
 
 
 def tenpenchi_swaps(hands: tuple[int, ...], places: tuple[int, ...]) -> list[tuple[int, int]]:
@@ -146,7 +147,7 @@ def tenpenchi_swaps(hands: tuple[int, ...], places: tuple[int, ...]) -> list[tup
 
 
 # the automatic exchange's ties (docs/RULES.md §6): ♠ > ♡ > ♢ > ♣, by suit index D C H S
-_TAKE_SUIT_ORDER = (1, 0, 2, 3)
+_TAKE_SUIT_ORDER: Final[tuple[int, ...]] = (1, 0, 2, 3)
 
 
 def strongest_cards(hand: int, count: int, reversed_order: bool) -> int:

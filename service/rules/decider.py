@@ -9,7 +9,7 @@ rebuild it.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Never, NoReturn
+from typing import Final, Never, NoReturn
 
 from . import events as ev
 from .cards import (
@@ -111,10 +111,12 @@ from .vocabulary import (
 
 Decision = list[ev.Event] | Refusal
 # the rules each group of effects needs, to pass it by cheaply when all are off
-_PICK_STEP_RULES = frozenset((LocalRule.KINGS_MARCH, LocalRule.ZOMBIE, LocalRule.KING_PASTOR))
-_STRENGTH_RULES = frozenset((LocalRule.ELEVEN_BACK, LocalRule.TWO_BACK))
+_PICK_STEP_RULES: Final = frozenset(
+    (LocalRule.KINGS_MARCH, LocalRule.ZOMBIE, LocalRule.KING_PASTOR)
+)
+_STRENGTH_RULES: Final = frozenset((LocalRule.ELEVEN_BACK, LocalRule.TWO_BACK))
 # the steps that put cards in the discard pile
-_PILE_STEPS = frozenset((TEN_DISCARD, QUEEN_BOMBER))
+_PILE_STEPS: Final = frozenset((TEN_DISCARD, QUEEN_BOMBER))
 
 
 class _Work:
@@ -146,12 +148,16 @@ def decide_and_fold(state: MatchState, command: Command) -> Folded | Refusal:
     return Folded(decided.events, decided.state)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class Folded:
     """What ``command`` caused, and the state after it (``fold(before, events)``)."""
 
     events: list[ev.Event]
     state: MatchState
+
+    def __init__(self, events: list[ev.Event], state: MatchState) -> None:
+        object.__setattr__(self, "events", events)
+        object.__setattr__(self, "state", state)
 
 
 def _decided(state: MatchState, command: Command) -> _Work | Refusal:

@@ -7,7 +7,7 @@ replay reads like the game: a play, then its revolution, lock, finish, flush…
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import get_args
+from typing import Final, get_args
 
 from .vocabulary import (
     Color,
@@ -70,7 +70,7 @@ class CardsGiven:
     reason: GiveReason
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class CardsPlayed:
     seat: int
     cards: int
@@ -80,11 +80,33 @@ class CardsPlayed:
     jokers_as: tuple[int, ...] = ()
     reason: str = ""
 
+    def __init__(
+        self,
+        seat: int,
+        cards: int,
+        kind: int,
+        low: int,
+        high: int,
+        jokers_as: tuple[int, ...] = (),
+        reason: str = "",
+    ) -> None:
+        object.__setattr__(self, "seat", seat)
+        object.__setattr__(self, "cards", cards)
+        object.__setattr__(self, "kind", kind)
+        object.__setattr__(self, "low", low)
+        object.__setattr__(self, "high", high)
+        object.__setattr__(self, "jokers_as", jokers_as)
+        object.__setattr__(self, "reason", reason)
 
-@dataclass(frozen=True, slots=True)
+
+@dataclass(frozen=True, slots=True, init=False)
 class Passed:
     seat: int
     reason: str = ""
+
+    def __init__(self, seat: int, reason: str = "") -> None:
+        object.__setattr__(self, "seat", seat)
+        object.__setattr__(self, "reason", reason)
 
 
 @dataclass(frozen=True, slots=True)
@@ -256,15 +278,22 @@ class PlayerFell:
     cause: FallCause = FallCause.MIYAKO_OCHI
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class FieldFlushed:
     reason: FlushReason
     leader: int
 
+    def __init__(self, reason: FlushReason, leader: int) -> None:
+        object.__setattr__(self, "reason", reason)
+        object.__setattr__(self, "leader", leader)
 
-@dataclass(frozen=True, slots=True)
+
+@dataclass(frozen=True, slots=True, init=False)
 class TurnMoved:
     seat: int
+
+    def __init__(self, seat: int) -> None:
+        object.__setattr__(self, "seat", seat)
 
 
 @dataclass(frozen=True, slots=True)
@@ -295,4 +324,4 @@ Event = (
 )  # fmt: skip
 
 # what each record's "type" names
-EVENT_TYPES: dict[str, type[Event]] = {cls.__name__: cls for cls in get_args(Event)}
+EVENT_TYPES: Final[dict[str, type[Event]]] = {cls.__name__: cls for cls in get_args(Event)}

@@ -3,6 +3,8 @@ field, cuts, revolts, flushes, or finishes forbidden (docs/RULES.md §1–§3)."
 
 from __future__ import annotations
 
+from typing import Final
+
 from .cards import JOKER_BITS, RANK_2, RANK_3, RANK_8, RANK_J, rank_mask, remove_cards
 from .melds import TOP_RANK, Kind, Meld
 from .readings import (
@@ -30,27 +32,43 @@ from .vocabulary import (
     SkipCause,
 )
 
-RANK_4, RANK_5, RANK_6, RANK_7, RANK_9, RANK_T, RANK_Q, RANK_K = 1, 2, 3, 4, 6, 7, 9, 10
+RANK_4: Final = 1
+RANK_5: Final = 2
+RANK_6: Final = 3
+RANK_7: Final = 4
+RANK_9: Final = 6
+RANK_T: Final = 7
+RANK_Q: Final = 9
+RANK_K: Final = 10
 
 # rules that reverse turn order once per play holding a real card of the rank,
 # in docs/RULES.md §5.5's order (two of them in one play flip twice and cancel)
-REVERSES = ((LocalRule.NINE_REVERSE, ReverseCause.NINE_REVERSE, RANK_9),
-            (LocalRule.SIX_REVERSE, ReverseCause.SIX_REVERSE, RANK_6),
-            (LocalRule.QUEEN_REVERSE, ReverseCause.QUEEN_REVERSE, RANK_Q),
-            (LocalRule.KING_REVERSE, ReverseCause.KING_REVERSE, RANK_K))  # fmt: skip
+REVERSES: Final[tuple[tuple[LocalRule, ReverseCause, int], ...]] = (
+    (LocalRule.NINE_REVERSE, ReverseCause.NINE_REVERSE, RANK_9),
+    (LocalRule.SIX_REVERSE, ReverseCause.SIX_REVERSE, RANK_6),
+    (LocalRule.QUEEN_REVERSE, ReverseCause.QUEEN_REVERSE, RANK_Q),
+    (LocalRule.KING_REVERSE, ReverseCause.KING_REVERSE, RANK_K),
+)
 # rules that skip one player per real card of the rank; one play's skips add up
-SKIPS = ((LocalRule.FIVE_SKIP, SkipCause.FIVE_SKIP, RANK_5),
-         (LocalRule.KING_SKIP, SkipCause.KING_SKIP, RANK_K),
-         (LocalRule.TEN_SKIP, SkipCause.TEN_SKIP, RANK_T))  # fmt: skip
-REVERSE_RULES = frozenset(rule for rule, _, _ in REVERSES)
-SKIP_RULES = frozenset(rule for rule, _, _ in SKIPS)
+SKIPS: Final[tuple[tuple[LocalRule, SkipCause, int], ...]] = (
+    (LocalRule.FIVE_SKIP, SkipCause.FIVE_SKIP, RANK_5),
+    (LocalRule.KING_SKIP, SkipCause.KING_SKIP, RANK_K),
+    (LocalRule.TEN_SKIP, SkipCause.TEN_SKIP, RANK_T),
+)
+REVERSE_RULES: Final = frozenset(rule for rule, _, _ in REVERSES)
+SKIP_RULES: Final = frozenset(rule for rule, _, _ in SKIPS)
 # the ranks whose real cards ask for a pick (docs/RULES.md §5 #49–#51): a flushed play
 # holding 3s salvages, Ks march, exactly three 3s raise a zombie
-SALVAGE_RANK, KINGS_MARCH_RANK, ZOMBIE_RANK, ZOMBIE_SIZE = RANK_3, RANK_K, RANK_3, 3
+SALVAGE_RANK: Final = RANK_3
+KINGS_MARCH_RANK: Final = RANK_K
+ZOMBIE_RANK: Final = RANK_3
+ZOMBIE_SIZE: Final = 3
 # the ranks whose real cards ask for a step, one card each (docs/RULES.md §3)
-SEVEN_PASS_RANK, TEN_DISCARD_RANK = RANK_7, RANK_T
+SEVEN_PASS_RANK: Final = RANK_7
+TEN_DISCARD_RANK: Final = RANK_T
 # the answer that stops an eight-cut (docs/RULES.md §3 Four-stop): a pair of real 4s
-FOUR_STOP_RANK, FOUR_STOP_SIZE = RANK_4, 2
+FOUR_STOP_RANK: Final = RANK_4
+FOUR_STOP_SIZE: Final = 2
 
 
 def rule_on(state: Position, name: LocalRule) -> bool:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from itertools import combinations, permutations
+from typing import Final
 
 from .cards import (
     JOKER,
@@ -47,13 +48,13 @@ from .vocabulary import (
 )
 
 # every non-empty subset of a 4-bit suit set
-_SUBSETS = [[sub for sub in range(1, 16) if sub & suits == sub] for suits in range(16)]
+_SUBSETS: Final = [[sub for sub in range(1, 16) if sub & suits == sub] for suits in range(16)]
 # and those of each size: the answer windows ask for a pair of 4s or the cut's 8s
-_SUBSETS_BY_SIZE = [
+_SUBSETS_BY_SIZE: Final = [
     [[sub for sub in _SUBSETS[suits] if sub.bit_count() == size] for size in range(5)]
     for suits in range(16)
 ]
-_D3 = 1
+_D3: Final = 1
 
 
 def legal_actions(state: MatchState) -> list[SeatCommand]:
@@ -100,7 +101,7 @@ def legal_actions(state: MatchState) -> list[SeatCommand]:
     return []
 
 
-_PASSES = tuple(Pass(seat) for seat in range(5))
+_PASSES: Final = tuple(Pass(seat) for seat in range(5))
 # Play commands are values: each is built once (memo.PLAYS_BY_MASK, PLAYS_WITH_READING).
 
 
@@ -282,7 +283,7 @@ def _rank_groups(rank: int, suits: int, jokers: int, size: int, suited: bool) ->
     return _memoised(RANK_GROUPS, (rank, suits, jokers, size, suited), make)
 
 
-_JOKER_MELDS = {
+_JOKER_MELDS: Final = {
     used: Meld(Kind.SINGLE if used == 1 else Kind.GROUP, JOKER_MASK_BY_COUNT[used], used,
                TOP_RANK, TOP_RANK, 0, used)
     for used in (1, 2)
@@ -293,7 +294,7 @@ def _all_jokers(used: int) -> Meld:
     return _JOKER_MELDS[used]
 
 
-_EVERY_FOURTH_BIT = int("1" * 13, 16)
+_EVERY_FOURTH_BIT: Final = int("1" * 13, 16)
 
 
 def suit_ranks(hand: int, suit: int) -> int:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import IntEnum
+from typing import Final
 
 from .cards import (
     HIGH_RANK,
@@ -14,16 +15,16 @@ from .cards import (
     REAL_CARDS,
     is_past_ends,
     joker_count,
+    rank_count,
     rank_of,
-    rank_suits,
     reading_card,
     reading_rank,
     suit_of,
 )
 from .memo import CLASSIFIED, remember
 
-TOP_RANK = 13  # what an all-joker meld counts as: stronger than any rank
-MAX_STAIRS = 13
+TOP_RANK: Final = 13  # what an all-joker meld counts as: stronger than any rank
+MAX_STAIRS: Final = 13
 
 
 class Kind(IntEnum):
@@ -33,7 +34,7 @@ class Kind(IntEnum):
     EMPEROR = 4
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class Meld:
     """One legal play. ``low``/``high`` are the ranks it spans (jokers read as
     ``jokers_as`` for stairs); ``suits`` is the suit set of its real cards."""
@@ -47,6 +48,26 @@ class Meld:
     jokers: int
     jokers_as: tuple[int, ...] = ()
 
+    def __init__(
+        self,
+        kind: Kind,
+        mask: int,
+        size: int,
+        low: int,
+        high: int,
+        suits: int,
+        jokers: int,
+        jokers_as: tuple[int, ...] = (),
+    ) -> None:
+        object.__setattr__(self, "kind", kind)
+        object.__setattr__(self, "mask", mask)
+        object.__setattr__(self, "size", size)
+        object.__setattr__(self, "low", low)
+        object.__setattr__(self, "high", high)
+        object.__setattr__(self, "suits", suits)
+        object.__setattr__(self, "jokers", jokers)
+        object.__setattr__(self, "jokers_as", jokers_as)
+
     def strength(self, reversed_order: bool) -> int:
         """Bigger is stronger. Stairs count by their weakest card; all jokers top."""
         if self.low == TOP_RANK:
@@ -59,7 +80,7 @@ class Meld:
 
     def real_count(self, rank: int) -> int:
         """How many real cards of ``rank`` the meld holds (jokers never count)."""
-        return rank_suits(self.mask, rank).bit_count()
+        return rank_count(self.mask, rank)
 
 
 def rank_strength(rank: int, reversed_order: bool) -> int:

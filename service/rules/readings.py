@@ -4,17 +4,25 @@ a view, use the same readings (docs/RULES.md §2)."""
 
 from __future__ import annotations
 
+from typing import Final
+
 from .cards import RANK_2, RANK_3, RANK_8, RANK_J, SUIT_S, make_card
 from .melds import Kind, Meld
 from .rulesets import RuleSet
 from .vocabulary import Color, FlushReason, LocalRule
 
-SPADE_3 = make_card(RANK_3, SUIT_S)
-SPADE_2 = make_card(RANK_2, SUIT_S)
-RANK_5, RANK_6, RANK_7 = 2, 3, 4
+SPADE_3: Final = make_card(RANK_3, SUIT_S)
+SPADE_2: Final = make_card(RANK_2, SUIT_S)
+RANK_5: Final = 2
+RANK_6: Final = 3
+RANK_7: Final = 4
 # the cuts in revolution (docs/RULES.md §5 #27 to #29): the eight-cut's reading, another rank
-X_CUTS = ((LocalRule.FIVE_CUT, RANK_5), (LocalRule.SIX_CUT, RANK_6), (LocalRule.SEVEN_CUT, RANK_7))
-FURTHER_FLUSHES = frozenset(
+X_CUTS: Final[tuple[tuple[LocalRule, int], ...]] = (
+    (LocalRule.FIVE_CUT, RANK_5),
+    (LocalRule.SIX_CUT, RANK_6),
+    (LocalRule.SEVEN_CUT, RANK_7),
+)
+FURTHER_FLUSHES: Final = frozenset(
     (LocalRule.FIVE_CUT, LocalRule.SIX_CUT, LocalRule.SEVEN_CUT, LocalRule.SPADE2_RETURN,
      LocalRule.TRIPLE_THREE_RETURN, LocalRule.ASSASSINATION)
 )  # fmt: skip
@@ -32,8 +40,9 @@ def leisure_seat(rules: RuleSet, previous_places: tuple[int, ...] | None) -> int
     return previous_places.index(1) if 1 in previous_places else None
 
 
-RED, BLACK = 0b0101, 0b1010  # ♢♡ and ♣♠ as suit bits (D C H S)
-COLORS = {RED: Color.RED, BLACK: Color.BLACK}
+RED: Final = 0b0101  # ♢♡ and ♣♠ as suit bits (D C H S)
+BLACK: Final = 0b1010
+COLORS: Final = {RED: Color.RED, BLACK: Color.BLACK}
 
 
 def color_of(suits: int) -> int:

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Final
 
 from .vocabulary import RefusalCode
 
 # In order of precedence: when several apply, the first wins.
-REASON_CODES: tuple[RefusalCode, ...] = tuple(RefusalCode)
+REASON_CODES: Final[tuple[RefusalCode, ...]] = tuple(RefusalCode)
 
 
 @dataclass(frozen=True, slots=True)

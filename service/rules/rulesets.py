@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from .vocabulary import ElevenBack, LocalRule
 
@@ -20,8 +20,9 @@ BottomOrder = Literal["federation", "newest_last"]
 
 # Seed 001's 26 local rules, in the seed's order (docs/RULES.md §3), then the further
 # local rules of docs/RULES.md §5, in its order (#27 on).
-LOCAL_RULES: tuple[LocalRule, ...] = tuple(LocalRule)
-SEED_RULES, FURTHER_RULES = LOCAL_RULES[:26], LOCAL_RULES[26:]
+LOCAL_RULES: Final[tuple[LocalRule, ...]] = tuple(LocalRule)
+SEED_RULES: Final = LOCAL_RULES[:26]
+FURTHER_RULES: Final = LOCAL_RULES[26:]
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,7 +35,7 @@ class RuleSection:
     rules: tuple[LocalRule, ...]
 
 
-RULE_SECTIONS: tuple[RuleSection, ...] = (
+RULE_SECTIONS: Final[tuple[RuleSection, ...]] = (
     RuleSection("§2", "The shared rules, as each preset reads them", SEED_RULES[:8]),
     RuleSection("§3", "The other local rules of the torasobi room", SEED_RULES[8:]),
     RuleSection("§5", "Further local rules", FURTHER_RULES),
@@ -42,7 +43,7 @@ RULE_SECTIONS: tuple[RuleSection, ...] = (
 
 # what an omen switches off for the rest of the game (docs/RULES.md §3 #23, §5.1 Omen):
 # §3's effects and §5's, but not the locks, the places and the first lead
-CANCELLED_BY_OMEN: frozenset[LocalRule] = (
+CANCELLED_BY_OMEN: Final[frozenset[LocalRule]] = (
     frozenset(SEED_RULES[8:])
     | {LocalRule.REVOLUTION, LocalRule.EIGHT_CUT, LocalRule.SPADE3_RETURN}
     | (
@@ -52,7 +53,7 @@ CANCELLED_BY_OMEN: frozenset[LocalRule] = (
     )
 )  # fmt: skip
 # option names an older rule set used, and the names they go by now
-_RENAMED = {"first_lead_must_include_d3": "d3_start"}
+_RENAMED: Final = {"first_lead_must_include_d3": "d3_start"}
 
 
 class RuleSetError(ValueError):
@@ -169,8 +170,8 @@ class RuleSet:
 
 # each option's default, whose type is the option's type (annotations are
 # strings here, and mypyc-compiled classes keep none)
-_DEFAULTS = {f.name: f.default for f in dataclasses.fields(RuleSet)}
-_CHOICES: dict[str, tuple[str, ...]] = {
+_DEFAULTS: Final = {f.name: f.default for f in dataclasses.fields(RuleSet)}
+_CHOICES: Final[dict[str, tuple[str, ...]]] = {
     "eight_cut_reading": ("federation", "torasobi", "classic", "uecda"),
     "forbidden_reading": ("federation", "torasobi", "classic"),
     "bottom_order": ("federation", "newest_last"),
@@ -209,7 +210,7 @@ def _checked_option(name: str, value: Any) -> Any:
     return value
 
 
-FEDERATION = RuleSet(
+FEDERATION: Final = RuleSet(
     preset="federation",
     number_lock=False,
     stairs_revolt=False,
@@ -219,12 +220,12 @@ FEDERATION = RuleSet(
     bottom_order="federation",
     blind_cards_with_four=2,
 )
-TORASOBI = RuleSet(
+TORASOBI: Final = RuleSet(
     preset="torasobi",
     number_lock=True,
     passed_may_play_again=True,
 )
-CLASSIC = RuleSet(
+CLASSIC: Final = RuleSet(
     preset="classic",
     number_lock=True,
     eight_cut_reading="classic",
@@ -235,7 +236,7 @@ CLASSIC = RuleSet(
 )
 # The UEC computer Daihinmin contest's standard rules, as its reference server
 # plays them (docs/RULES.md §6).
-UECDA = RuleSet(
+UECDA: Final = RuleSet(
     preset="uecda",
     jokers=1,
     forbidden_finish=False,
@@ -257,7 +258,7 @@ UECDA = RuleSet(
     stalemate_passes=20,
     points_for_last=1,
 )
-PRESETS: dict[str, RuleSet] = {r.preset: r for r in (FEDERATION, TORASOBI, CLASSIC, UECDA)}
+PRESETS: Final[dict[str, RuleSet]] = {r.preset: r for r in (FEDERATION, TORASOBI, CLASSIC, UECDA)}
 
 
 def rule_set(preset: str, options: Mapping[str, Any] | None = None) -> RuleSet:

@@ -14,6 +14,7 @@ regenerates it from the declarations and fails when it differs.
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
+from typing import Final
 
 from .melds import Meld
 from .rulesets import RuleSet
@@ -295,6 +296,6 @@ def initial_state(rules: RuleSet, players: int) -> MatchState:
 
 
 # every field of a MatchState, in its declared order: the position's, then the holdings'
-FIELDS = tuple(f.name for f in fields(MatchState))
-POSITION_FIELDS = tuple(f.name for f in fields(Position))
-HOLDINGS_FIELDS = FIELDS[len(POSITION_FIELDS) :]
+FIELDS: Final = tuple(f.name for f in fields(MatchState))
+POSITION_FIELDS: Final = tuple(f.name for f in fields(Position))
+HOLDINGS_FIELDS: Final = FIELDS[len(POSITION_FIELDS) :]
