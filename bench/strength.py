@@ -12,8 +12,8 @@ same games. Prints figures; asserts nothing.
 move as well (what 100 ms gives on a free core): on a shared machine 100 ms buys
 fewer, and a playout budget plays the same games whatever the load. ``--bought``
 prints only what a search spends at those ms a move on this core (run it on a free
-one to choose P: the compiled install bought a median of 97 stronger playouts a search
-in torasobi and 125 in uecda at 100 ms in one process, 252 and 174 split over two,
+one to choose P: the compiled install bought a median of 145 stronger playouts a search
+in torasobi and 125 in uecda at 100 ms in one process, 292 and 207 split over two,
 otherwise idle). ``--compare`` plays the
 search's variants side by side at that budget, on the same deals.
 ``--variants`` plays only the variants whose label holds one of the words given.
