@@ -32,8 +32,17 @@ HIGH_RANK: Final = 13
 
 SUIT_S: Final = 3
 RANK_3: Final = 0
+RANK_4: Final = 1
+RANK_5: Final = 2
+RANK_6: Final = 3
+RANK_7: Final = 4
 RANK_8: Final = 5
+RANK_9: Final = 6
+RANK_T: Final = 7
 RANK_J: Final = 8
+RANK_Q: Final = 9
+RANK_K: Final = 10
+RANK_A: Final = 11
 RANK_2: Final = 12
 
 

@@ -15,6 +15,8 @@ from . import events as ev
 from .cards import (
     JOKER,
     RANK_J,
+    RANK_K,
+    RANK_Q,
     REAL_CARDS,
     add_cards,
     contains,
@@ -43,8 +45,6 @@ from .dealing import (
 from .evolve import apply
 from .judging import (
     KINGS_MARCH_RANK,
-    RANK_K,
-    RANK_Q,
     REVERSE_RULES,
     SALVAGE_RANK,
     SKIP_RULES,

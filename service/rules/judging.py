@@ -5,7 +5,23 @@ from __future__ import annotations
 
 from typing import Final
 
-from .cards import JOKER_BITS, RANK_2, RANK_3, RANK_8, RANK_J, rank_mask, remove_cards
+from .cards import (
+    JOKER_BITS,
+    RANK_2,
+    RANK_3,
+    RANK_4,
+    RANK_5,
+    RANK_6,
+    RANK_7,
+    RANK_8,
+    RANK_9,
+    RANK_J,
+    RANK_K,
+    RANK_Q,
+    RANK_T,
+    rank_mask,
+    remove_cards,
+)
 from .melds import TOP_RANK, Kind, Meld
 from .readings import (
     FURTHER_FLUSHES,
@@ -31,15 +47,6 @@ from .vocabulary import (
     RevolutionCause,
     SkipCause,
 )
-
-RANK_4: Final = 1
-RANK_5: Final = 2
-RANK_6: Final = 3
-RANK_7: Final = 4
-RANK_9: Final = 6
-RANK_T: Final = 7
-RANK_Q: Final = 9
-RANK_K: Final = 10
 
 # rules that reverse turn order once per play holding a real card of the rank,
 # in docs/RULES.md §5.5's order (two of them in one play flip twice and cancel)

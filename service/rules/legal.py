@@ -12,6 +12,7 @@ from typing import Final
 from .cards import (
     JOKER,
     JOKER_MASK_BY_COUNT,
+    RANK_4,
     RANK_8,
     REAL_CARDS,
     cards_of,
@@ -24,7 +25,6 @@ from .cards import (
 )
 from .commands import Bomb, Discard, Give, Pass, Pick, Play, SeatCommand
 from .judging import (
-    RANK_4,
     field_refusal,
     is_sandstorm,
     must_pass_at_leisure,

@@ -6,16 +6,23 @@ from __future__ import annotations
 
 from typing import Final
 
-from .cards import RANK_2, RANK_3, RANK_8, RANK_J, SUIT_S, make_card
+from .cards import (
+    RANK_2,
+    RANK_3,
+    RANK_5,
+    RANK_6,
+    RANK_7,
+    RANK_8,
+    RANK_J,
+    SUIT_S,
+    make_card,
+)
 from .melds import Kind, Meld
 from .rulesets import RuleSet
 from .vocabulary import Color, FlushReason, LocalRule
 
 SPADE_3: Final = make_card(RANK_3, SUIT_S)
 SPADE_2: Final = make_card(RANK_2, SUIT_S)
-RANK_5: Final = 2
-RANK_6: Final = 3
-RANK_7: Final = 4
 # the cuts in revolution (docs/RULES.md §5 #27 to #29): the eight-cut's reading, another rank
 X_CUTS: Final[tuple[tuple[LocalRule, int], ...]] = (
     (LocalRule.FIVE_CUT, RANK_5),
