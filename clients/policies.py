@@ -113,6 +113,7 @@ class Effects:
     sevens: int = 0
     tens: int = 0
 
+    # written out, so that mypyc compiles it (README.md, Speed)
     def __init__(
         self,
         finishes: bool = False,

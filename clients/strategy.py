@@ -346,6 +346,7 @@ class Plan:
     safe: bool
     sure_out: bool
 
+    # written out, so that mypyc compiles it (README.md, Speed)
     def __init__(self, cost: float, melds: int, safe: bool, sure_out: bool) -> None:
         object.__setattr__(self, "cost", cost)
         object.__setattr__(self, "melds", melds)

@@ -155,6 +155,7 @@ class Folded:
     events: list[ev.Event]
     state: MatchState
 
+    # written out, so that mypyc compiles it (README.md, Speed)
     def __init__(self, events: list[ev.Event], state: MatchState) -> None:
         object.__setattr__(self, "events", events)
         object.__setattr__(self, "state", state)

@@ -80,6 +80,7 @@ class CardsPlayed:
     jokers_as: tuple[int, ...] = ()
     reason: str = ""
 
+    # written out, so that mypyc compiles it (README.md, Speed)
     def __init__(
         self,
         seat: int,
@@ -104,6 +105,7 @@ class Passed:
     seat: int
     reason: str = ""
 
+    # written out, so that mypyc compiles it (README.md, Speed)
     def __init__(self, seat: int, reason: str = "") -> None:
         object.__setattr__(self, "seat", seat)
         object.__setattr__(self, "reason", reason)
@@ -283,6 +285,7 @@ class FieldFlushed:
     reason: FlushReason
     leader: int
 
+    # written out, so that mypyc compiles it (README.md, Speed)
     def __init__(self, reason: FlushReason, leader: int) -> None:
         object.__setattr__(self, "reason", reason)
         object.__setattr__(self, "leader", leader)
@@ -292,6 +295,7 @@ class FieldFlushed:
 class TurnMoved:
     seat: int
 
+    # written out, so that mypyc compiles it (README.md, Speed)
     def __init__(self, seat: int) -> None:
         object.__setattr__(self, "seat", seat)
 

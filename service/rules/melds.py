@@ -48,6 +48,7 @@ class Meld:
     jokers: int
     jokers_as: tuple[int, ...] = ()
 
+    # written out, so that mypyc compiles it (README.md, Speed)
     def __init__(
         self,
         kind: Kind,
