@@ -50,7 +50,7 @@ class Label(enum.StrEnum):
 
 DEFAULT_PLAYOUTS = 600  # playouts per judged decision, shared by its candidates
 # every candidate's mean place is the result here, not only the choice: the planning
-# rollouts, six times cheaper than the stronger bot's, give a game's review its
+# rollouts, about three times cheaper than the stronger bot's, give a game's review its
 # playouts within half a minute (bench.analysis)
 REVIEW = Search(Rollout.PLANNING, confidence=None)
 MIN_PLAYOUTS = 10  # a playout for each candidate at least (the expert's few, and the move)
