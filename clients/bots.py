@@ -19,14 +19,14 @@ from __future__ import annotations
 import random
 from collections.abc import Awaitable, Callable, Sequence
 
-from service.rules.commands import Bomb, Discard, Play, SeatCommand
+from service.rules.commands import SeatCommand
 from service.rules.rulesets import RuleSet
 from service.rules.state import Position
 from service.rules.views import View
 from service.rules.vocabulary import WaitingFor
 
 from .policies import greedy_decide
-from .strategy import Decision, Table, Tracker, Weights, hand_of
+from .strategy import Decision, Table, Weights, decision_for, hand_of
 
 
 class Bot:
@@ -115,26 +115,17 @@ class StrongerBot(Bot):
         self.rules = rules
         self.weights = weights or Weights()
         self.safe = safe
-        self.trackers: dict[int, Tracker] = {}
-        self._last_total: dict[int, int] = {}
-
-    def reset(self) -> None:
-        self.trackers = {}
-        self._last_total = {}
 
     def choose(self, view: View, actions: Sequence[SeatCommand]) -> SeatCommand:
-        return self.noted(view, self.ranked(view, actions, 1)[0])
+        return self.ranked(view, actions, 1)[0]
 
     def ranked(self, view: View, actions: Sequence[SeatCommand], most: int) -> list[SeatCommand]:
         """Up to ``most`` of ``actions``, best first by this bot's valuation (a play or
-        a pass; any other step has its one choice). Call ``noted`` with the action
-        taken, to remember it."""
-        tracker = self._tracker(view)
-        tracker.observe(view)
+        a pass; any other step has its one choice)."""
         if len(actions) == 1:
             return [actions[0]]
         try:
-            decision = self._decision(view, tracker)
+            decision = self._decision(view)
             if view.waiting_for == WaitingFor.PLAY and most > 1:
                 return decision.ranked_plays(actions)[:most] or [actions[0]]
             return [decision.decide(actions)]
@@ -143,31 +134,10 @@ class StrongerBot(Bot):
                 raise
             return [GreedyBot().choose(view, actions)]
 
-    def noted(self, view: View, choice: SeatCommand) -> SeatCommand:
-        """Remember the cards ``choice`` puts out of play (it is this seat's action)."""
-        tracker = self._tracker(view)
-        if isinstance(choice, Play | Discard):
-            tracker.remember(choice.cards)
-        elif isinstance(choice, Bomb):
-            tracker.bombed(choice.ranks)
-        return choice
-
-    def _tracker(self, view: View) -> Tracker:
-        seat = view.seat if view.seat is not None else -1
-        total = sum(view.hand_sizes)
-        tracker = self.trackers.get(seat)
-        if tracker is None or total > self._last_total.get(seat, 0):
-            tracker = self.trackers[seat] = Tracker()  # a new game was dealt
-        self._last_total[seat] = total
-        return tracker
-
-    def _decision(self, view: View, tracker: Tracker) -> Decision:
+    def _decision(self, view: View) -> Decision:
         position = Table.for_view(view, self.rules).position(view)
         seat = view.seat if view.seat is not None else -1
-        return Decision(
-            position, hand_of(view), seat, view.hand_sizes, tracker.out, tracker.jokers_out,
-            self.weights,
-        )  # fmt: skip
+        return decision_for(position, hand_of(view), seat, view.hand_sizes, self.weights)
 
 
 __all__ = ["Bot", "GreedyBot", "RandomBot", "StrongerBot"]

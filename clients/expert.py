@@ -550,7 +550,6 @@ class ExpertBot(Bot):
 
     def reset(self) -> None:
         self.memories = {}
-        self.stronger.reset()
 
     def request(
         self, view: View, actions: Sequence[SeatCommand]
@@ -575,7 +574,7 @@ class ExpertBot(Bot):
         """Remember ``action``, this seat's, and give it back."""
         seat = view.seat if view.seat is not None else -1
         self.memories.setdefault(seat, Memory()).chose(view, position, action)
-        return self.stronger.noted(view, action)
+        return action
 
     def choose(self, view: View, actions: Sequence[SeatCommand]) -> SeatCommand:
         request, position, default = self.request(view, actions)

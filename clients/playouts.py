@@ -10,7 +10,6 @@ from collections.abc import Sequence
 from enum import StrEnum
 from typing import Final
 
-from service.rules.cards import REAL_CARDS, add_cards, joker_count
 from service.rules.commands import SeatCommand
 from service.rules.decider import Folded, decide_and_fold
 from service.rules.legal import legal_actions
@@ -18,7 +17,7 @@ from service.rules.state import MatchState
 from service.rules.vocabulary import Phase
 
 from .policies import greedy_decide, planning_decide, rollout_decide
-from .strategy import Decision, Weights
+from .strategy import Weights, decision_for
 
 MAX_PLAYOUT_ACTIONS: Final = 5000  # far beyond any game's length: a guard, never reached in play
 
@@ -111,15 +110,8 @@ STRONGER_WEIGHTS: Final = Weights()
 
 
 def stronger_decide(state: MatchState, seat: int, actions: Sequence[SeatCommand]) -> SeatCommand:
-    """The stronger bot's choice for ``seat``, from the position and its own hand:
-    the cards it knows out of play are those on the field and in the pile (public),
-    all a stronger bot that watched the game from its start has seen."""
+    """The stronger bot's choice for ``seat``, from the position and its own hand."""
     if len(actions) == 1:
         return actions[0]
-    gone = add_cards(state.pile, state.trick)
     sizes = tuple(hand.bit_count() for hand in state.hands)
-    decision = Decision(
-        state, state.hands[seat], seat, sizes, gone & REAL_CARDS, min(2, joker_count(gone)),
-        STRONGER_WEIGHTS,
-    )  # fmt: skip
-    return decision.decide(actions)
+    return decision_for(state, state.hands[seat], seat, sizes, STRONGER_WEIGHTS).decide(actions)

@@ -1,21 +1,21 @@
 """What a bot can work out from its seat's view alone: its hand as a mask, the
-rules that are public for the table, the cards it has seen leave play, how
-likely a meld is to win its trick, how far a hand is from going out, and the
-stronger bot's decision from all that (``Decision``).
+rules that are public for the table, how likely a meld is to win its trick
+against the cards not yet seen, how far a hand is from going out, and the
+stronger bot's decision from all that (``Decision``, ``decision_for``).
 
 Nothing here reads a match's hidden cards: every input is a ``View`` (what the
 seat may see), the public position it shows (``position_of``: no card in it),
-the seat's own hand, the legal actions, and what the bot remembers from earlier
-views. What a meld does under the rules is the engine's own judgment
-(``service.rules.judging``, ``readings``) of that position. Compiled with the
-engine (hatch_build.py): the expert's playouts decide by ``Decision``.
+the seat's own hand and the legal actions. What a meld does under the rules is
+the engine's own judgment (``service.rules.judging``, ``readings``) of that
+position. Compiled with the engine (hatch_build.py): the expert's playouts
+decide by ``Decision``.
 """
 
 from __future__ import annotations
 
 import functools
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from itertools import islice
 from typing import Any, Final
 
@@ -77,14 +77,6 @@ def hand_of(view: View) -> int:
     return mask_of(parse_card(code) for code in view.hand or ())
 
 
-def codes_mask(codes: Iterable[str]) -> int:
-    """A mask from card codes where jokers may repeat (a field, a hand)."""
-    mask = 0
-    for code in codes:
-        mask = add_cards(mask, mask_of((parse_card(code),)))
-    return mask
-
-
 # -- the table's rules ---------------------------------------------------------
 
 
@@ -118,40 +110,6 @@ def _rules_of(preset_name: str, options: tuple[tuple[str, Any], ...]) -> RuleSet
         return preset.with_options(dict(options))
     except RuleSetError:
         return preset  # a newer service's option this client does not know
-
-
-# -- memory across one seat's views ------------------------------------------
-
-
-@dataclass
-class Tracker:
-    """Cards known to be out of the opponents' hands: plays seen on the field,
-    our own plays and discards, ranks we bombed. Reset at each new game."""
-
-    game: int = -1
-    out: int = 0  # real cards known played or discarded
-    jokers_out: int = 0
-    seen: set[tuple[object, ...]] = field(default_factory=set)
-
-    def observe(self, view: View) -> None:
-        if view.game_number != self.game:
-            self.game = view.game_number
-            self.out = 0
-            self.jokers_out = 0
-            self.seen = set()
-        if view.field and view.field_seat is not None and view.field_seat != view.seat:
-            key = (tuple(view.field), view.field_seat, sum(view.hand_sizes))
-            if key not in self.seen:
-                self.seen.add(key)
-                self.remember(codes_mask(view.field))
-
-    def remember(self, cards: int) -> None:
-        self.out |= cards & REAL_CARDS
-        self.jokers_out = min(2, self.jokers_out + joker_count(cards))
-
-    def bombed(self, ranks: Iterable[int]) -> None:
-        for rank in ranks:
-            self.out |= rank_mask(rank)
 
 
 # -- probabilities -------------------------------------------------------------
@@ -746,3 +704,14 @@ class Decision:
         if meld.kind == Kind.STAIRS:
             return odds.stairs_wins(meld.size, meld.low, order, lock)
         return odds.group_wins(meld.size, meld.strength(order), order, lock, number_lock)
+
+
+def decision_for(
+    position: Position, hand: int, seat: int, sizes: Sequence[int], weights: Weights
+) -> Decision:
+    """``seat``'s decision, with every card on the field or in the discard pile
+    counted out of play: they are public, so every seat has seen them leave."""
+    gone = add_cards(position.pile, position.trick)
+    return Decision(
+        position, hand, seat, sizes, gone & REAL_CARDS, min(2, joker_count(gone)), weights
+    )
