@@ -390,7 +390,8 @@ async def test_the_exchange_preselects_the_forced_cards_or_says_to_choose(
     await page.set_viewport_size({"width": width, "height": 800})
     forced_seen = False
     # a deal whose strongest cards tie leaves a choice: another match until one forces
-    for _ in range(4):
+    # (about 58% of 3-player torasobi matches force a step: four missed 3% of the time)
+    for _ in range(12):
         if forced_seen:
             break
         created = await site.client.create_match("torasobi", 3, games_per_set=2)
