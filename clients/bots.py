@@ -6,9 +6,10 @@
   cards as one meld holds), follow with the weakest meld that beats the field,
   give and discard the weakest cards.
 * ``StrongerBot``: plans its hand as melds priced by how likely each is to win
-  its trick (from the cards it has not seen yet), keeps what it may finish on
-  for the end, weighs revolutions, locks and flushes, and passes rather than
-  break its hand up.
+  its trick against the cards it cannot see (neither in its hand, on the field
+  nor in the discard pile), keeps what it may finish on for the end, weighs
+  revolutions, locks and flushes, and passes rather than break its hand up. It
+  remembers nothing between views, so the expert's playouts decide as it does.
 
 A bot is a policy for ``service.app.selfplay.play_match`` as it stands (it is
 callable). Use one bot per seat; ``reset()`` forgets the previous match.
