@@ -205,8 +205,10 @@ class MatchSnapshots:
                 return (await self._caught_up(match_id, seq)).match
             self._recent.put((stream, base), start)
             events = events[1:]
-        folded, _ = fold_on(start, events, self.decoder, self.every)
+        folded, made = fold_on(start, events, self.decoder, self.every)
         self.folded += len(events)
+        for snapshot in made:  # ``seq``'s own snapshot is missing or not this code's
+            await self.snapshots.save(stream, snapshot)
         return folded.match
 
     async def visible_by(self, match_id: str, cutoff_ms: int) -> Folded:

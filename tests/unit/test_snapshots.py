@@ -195,6 +195,28 @@ async def test_without_snapshots_a_read_writes_them_on_the_way(played: Played) -
     assert snapshots.folded - before <= EVERY
 
 
+async def test_a_read_up_to_a_boundary_whose_snapshot_does_not_fit_writes_it_anew(
+    played: Played,
+) -> None:
+    """A read that folds a whole block writes the snapshot that ends it: else, when a
+    finished match's last event ends a block, no read would (none goes past it), and
+    every read of it would fold the block again."""
+    stream = stream_of(played.match_id)
+    kept = InMemorySnapshots()
+    boundary = (len(played.stored) - 1) // EVERY * EVERY - 1  # a full block follows it
+    before = boundary - EVERY
+    shown_at = shown_after(0, played.stored[: before + 1])
+    await kept.save(stream, encode(Folded(folded_to(played.stored, before), shown_at)))
+    await kept.save(stream, Snapshot(boundary, 0, secrets.token_bytes(40)))
+    snapshots = fresh(played, kept)
+    assert await snapshots.match_at(played.match_id, boundary) == folded_to(played.stored, boundary)
+    assert snapshots.folded == EVERY
+    found = await kept.at_or_before(stream, boundary)
+    assert found is not None and found.seq == boundary
+    held = snapshots_module.decoded(found)
+    assert held is not None and held.match == folded_to(played.stored, boundary)
+
+
 async def test_snapshots_of_other_code_other_streams_or_garbage_are_passed_over(
     played: Played, monkeypatch: pytest.MonkeyPatch
 ) -> None:
