@@ -567,9 +567,13 @@ class Decision:
     # -- gives, discards, bombs ---------------------------------------------
 
     def give(self, actions: Sequence[SeatCommand]) -> SeatCommand:
+        ranked = self.ranked_gives(actions)
+        return ranked[0] if ranked else actions[0]
+
+    def ranked_gives(self, actions: Sequence[SeatCommand]) -> list[SeatCommand]:
+        """The gives and discards among ``actions``, best first: the hand left plans
+        cheapest, then the weakest cards go (equals in their order)."""
         cards = [a for a in actions if isinstance(a, Give | Discard)]
-        if not cards:
-            return actions[0]
         if len(cards) > 60:
             cards = self._shortlist(cards)
         order = self.base_order
@@ -579,7 +583,7 @@ class Decision:
             weakest = tuple(-s for s in given_strengths(action.cards, order))
             return (-self.plan(left, order).cost, weakest)
 
-        return max(cards, key=value)
+        return [*sorted(cards, key=value, reverse=True)]
 
     def _shortlist(self, cards: list[Give | Discard]) -> list[Give | Discard]:
         """Only the gives made of the cards whose loss costs the hand least."""

@@ -4,6 +4,7 @@ nothing), and the same match, game and playout budget always give the same analy
 
 from __future__ import annotations
 
+import asyncio
 import random
 from collections.abc import Iterator
 from typing import Any
@@ -15,6 +16,7 @@ from clients.expert import Request
 from service.app.match import stream_of
 from service.app.service import MatchOptions
 from service.rules.cards import add_cards, cards_of, mask_of
+from service.rules.commands import Give
 from service.rules.state import MatchState
 from service.rules.views import View, Viewer, build_view
 from service.rules.vocabulary import Phase
@@ -26,13 +28,13 @@ PLAYOUTS = 24
 Records = list[tuple[str, dict[str, Any]]]
 
 
-async def _finished(players: int, seed: int) -> Records:
-    """A one-game match played to its end through the service, each seat choosing at
-    random among its legal actions."""
+async def _finished(players: int, seed: int, games: int = 1) -> Records:
+    """A match played to its end through the service, each seat choosing at random
+    among its legal actions."""
     rng = random.Random(seed)
     async with isolated_service(None, grpc_port=0, timers=False) as running:
         service = running.service
-        created = await service.create(MatchOptions("classic", players, {}, games_per_set=1))
+        created = await service.create(MatchOptions("classic", players, {}, games_per_set=games))
         await service.start(created.match_id, created.host_token)
         while True:
             match = await service.load(created.match_id)
@@ -49,8 +51,6 @@ async def _finished(players: int, seed: int) -> Records:
 
 @pytest.fixture(scope="module")
 def records() -> Iterator[Records]:
-    import asyncio
-
     yield asyncio.run(_finished(4, 7))
 
 
@@ -98,6 +98,24 @@ def test_the_same_budget_gives_the_same_analysis(records: Records) -> None:
     assert first["code"] == analysis.code_digest() and first["playouts"] == PLAYOUTS
     judged = [move for move in first["moves"] if move["kind"] == "judged"]
     assert judged and all(move["loss"] >= 0 for move in judged)
+
+
+def test_a_give_with_a_choice_is_judged_as_a_play_is() -> None:
+    """In the second game's exchange the richer seats choose what to give: each such
+    give is searched among the expert's candidate gives and the one given."""
+    records = asyncio.run(_finished(4, 5, games=2))
+    gives = [
+        decision
+        for decision in analysis.decisions(records, 2, PLAYOUTS)
+        if isinstance(decision.taken, Give) and decision.legal > 1
+    ]
+    assert gives and all(decision.kind == analysis.Kind.JUDGED for decision in gives)
+    for decision in gives:
+        assert decision.request is not None
+        candidates = decision.request.candidates
+        assert decision.taken in candidates and all(isinstance(c, Give) for c in candidates)
+        means = analysis.evaluate(decision.request)
+        assert len(means) == len(candidates) and all(1 <= mean <= 4 for mean in means)
 
 
 def test_labels_follow_the_documented_thresholds() -> None:

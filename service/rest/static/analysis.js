@@ -339,13 +339,13 @@ export class AnalysisView {
     if (move.kind === "forced") {
       box.textContent = `${who}: ${taken}, the only legal move.`;
     } else if (move.kind !== "judged") {
-      box.textContent = `${who}: ${taken} (not judged: the expert searches plays and passes).`;
+      box.textContent = `${who}: ${taken} (not judged: the expert searches plays, passes, gives and discards).`;
     } else if (move.best === move.taken) {
-      box.textContent = `${who} played ${taken}: the expert's choice too (expected place ${place(move.taken_place)}).`;
+      box.textContent = `${who} chose ${taken}: the expert's choice too (expected place ${place(move.taken_place)}).`;
     } else {
       const verdict = move.label ? `: ${move.label}` : "";
       box.textContent =
-        `${who} played ${taken} (expected place ${place(move.taken_place)}); ` +
+        `${who} chose ${taken} (expected place ${place(move.taken_place)}); ` +
         `the expert: ${actionText(move.best)} (${place(move.best_place)})${verdict}.`;
     }
     box.dataset.label = move.label ?? "";
