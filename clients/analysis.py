@@ -6,7 +6,7 @@ seat's own view (``build_view`` for that seat: its hand, the others' counts, the
 cards) and hands it to an ``ExpertBot`` kept for that seat across the match, so the
 expert remembers what the seat saw (the cards it gave in the exchange, the ceilings the
 exchange implies) exactly as it would had it sat there. The candidates are the expert's
-own (the stronger bot's best ``CANDIDATES`` plays, or gives) and the action taken; ``evaluate``
+own (the stronger bot's best ``CANDIDATES`` actions) and the action taken; ``evaluate``
 plays each out on the same samples of the hidden hands (``expert.think``), drawn from
 that knowledge alone, with a seed drawn from the seat's view: the same match, budget
 and code always give the same analysis, and no hidden card can change it.
@@ -15,8 +15,8 @@ The outcome is the mean place the seat reaches (1 best): a preset's points are a
 amount less the place, so the best place is the best points too. A move's loss is the
 mean place of the action taken less that of the best candidate; its label, by
 ``THRESHOLDS`` (docs/ANALYSIS.md). A step with one legal action is forced: not judged.
-Bombs and picks are listed, not judged: the expert takes the stronger bot's choice
-there and searches none.
+Every other step (a play or pass, a give, discard, answer window, pick or bomb) with
+a choice is judged.
 """
 
 from __future__ import annotations
@@ -64,9 +64,9 @@ _SOURCES = ("analysis.py", "expert.py", "playouts.py", "policies.py", "strategy.
 
 
 class Kind(enum.StrEnum):
-    JUDGED = "judged"  # a play, pass, give or discard with a choice: searched
+    JUDGED = "judged"  # a step with a choice: searched
     FORCED = "forced"  # one legal action
-    UNJUDGED = "unjudged"  # a bomb or a pick: the expert searches none
+    UNJUDGED = "unjudged"  # a choice the expert could not search (never expected)
 
 
 @cache
@@ -168,7 +168,7 @@ def _decision(
 ) -> Decision:
     if len(legal) == 1:
         return Decision(seq, game, seat, taken, 1, Kind.FORCED)
-    if request is None:  # the expert would not search here: not a play with a choice
+    if request is None:  # the expert found one candidate only (never expected)
         return Decision(seq, game, seat, taken, len(legal), Kind.UNJUDGED)
     candidates = request.candidates
     if taken not in candidates:

@@ -24,9 +24,8 @@ from service.rules.commands import SeatCommand
 from service.rules.rulesets import RuleSet
 from service.rules.state import Position
 from service.rules.views import View
-from service.rules.vocabulary import WaitingFor
 
-from .policies import STEPS_OF_CARDS, greedy_decide
+from .policies import greedy_decide
 from .strategy import Decision, Table, Weights, decision_for, hand_of
 
 
@@ -121,17 +120,15 @@ class StrongerBot(Bot):
         return self.ranked(view, actions, 1)[0]
 
     def ranked(self, view: View, actions: Sequence[SeatCommand], most: int) -> list[SeatCommand]:
-        """Up to ``most`` of ``actions``, best first by this bot's valuation (plays and
-        the pass, or the cards to give or discard; any other step has its one choice)."""
+        """Up to ``most`` of ``actions``, best first by this bot's valuation
+        (``Decision.ranked``)."""
         if len(actions) == 1:
             return [actions[0]]
         try:
             decision = self._decision(view)
-            if most > 1 and view.waiting_for == WaitingFor.PLAY:
-                return decision.ranked_plays(actions)[:most] or [actions[0]]
-            if most > 1 and view.waiting_for in STEPS_OF_CARDS:
-                return decision.ranked_gives(actions)[:most] or [actions[0]]
-            return [decision.decide(actions)]
+            if most == 1:
+                return [decision.decide(actions)]
+            return decision.ranked(actions)[:most]
         except Exception:  # a bot must always answer; fall back to the baseline
             if not self.safe:
                 raise

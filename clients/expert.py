@@ -82,7 +82,7 @@ UNSEEN_MOVES = frozenset(
         LocalRule.ZOMBIE,
     }
 )
-CANDIDATES = 5  # plays or gives searched: the stronger bot's best few (a lead may have dozens)
+CANDIDATES = 5  # actions searched: the stronger bot's best few (a lead may have dozens)
 DEFAULT_MS = 100
 # how clearly a candidate must beat the stronger bot's choice: by this many standard
 # errors of their places' difference on the same samples. The playouts' noise (a few
@@ -522,9 +522,8 @@ def seed_of(seed: bytes, view: View) -> bytes:
 class ExpertBot(Bot):
     """Determinized Monte Carlo over the stronger bot's best few plays: ``budget_ms``
     of thinking a move, or exactly ``playouts`` playouts (then, with ``seed``, its
-    moves repeat exactly). A give or discard with a choice is searched as a play
-    is, over the stronger bot's best few; picks and bombs take the stronger bot's
-    choice."""
+    moves repeat exactly). Every step with a choice is searched so: a give, a
+    discard, an answer window, a pick or a bomb as a play is."""
 
     name = "expert"
 

@@ -551,6 +551,20 @@ class Decision:
             return self.give(actions)
         return self.play(actions)
 
+    def ranked(self, actions: Sequence[SeatCommand]) -> list[SeatCommand]:
+        """``actions`` best first: plays and the pass by their value, gives and discards
+        by the hand they leave; at any other step (a window, a pick, a bomb) this bot's
+        choice, then the rest in their order."""
+        waiting = self.position.waiting_for
+        if waiting == WaitingFor.PLAY:
+            ranked = self.ranked_plays(actions)
+        elif waiting in STEPS_OF_CARDS:
+            ranked = self.ranked_gives(actions)
+        else:
+            choice = self.decide(actions)
+            ranked = [choice, *(action for action in actions if action != choice)]
+        return ranked or [actions[0]]
+
     def odds_for(self, seats: list[int]) -> Odds:
         key = tuple(seats)
         found = self._odds.get(key)

@@ -15,7 +15,7 @@ from service.app.selfplay import play_match
 from service.match.shuffle import game_deal
 from service.rules import rule_set
 from service.rules.cards import joker_count
-from service.rules.commands import Give, Pass, Play, SeatCommand
+from service.rules.commands import Pass, Play, SeatCommand
 from service.rules.decider import Folded, decide_and_fold
 from service.rules.state import initial_state
 from service.rules.views import View
@@ -167,25 +167,36 @@ def test_the_stronger_bot_s_choice_is_played_out_to_the_last_round() -> None:
         assert halving.pairs[0] == halving.counts[0] > 0  # against itself: every sample
 
 
-def test_the_expert_searches_a_give_among_the_stronger_bot_s_best_gives() -> None:
-    """A give with a choice is searched as a play is: the candidates are the stronger
-    bot's best gives, its own choice first, and the search answers one of them."""
-    rules = rule_set("torasobi").with_options({"games_per_set": 2})
-    expert = ExpertBot(rules, playouts=12, seed=b"gives")
+LOCAL_STEPS = {"queen_bomber": True, "four_stop": True, "eight_cut_return": True,
+               "salvage": True, "ten_discard": True, "seven_pass": True}  # fmt: skip
+
+
+def test_every_step_with_a_choice_is_searched_the_stronger_bot_s_choice_first() -> None:
+    """A give, a discard, an answer window, a pick or a bomb is searched as a play is:
+    the candidates are the stronger bot's choice and others of the legal actions, and
+    the search answers one of them."""
+    rules = rule_set("classic").with_options({"games_per_set": 2, **LOCAL_STEPS})
+    expert = ExpertBot(rules, playouts=12, seed=b"steps")
     stronger = StrongerBot(rules)
-    searched = 0
+    searched: set[WaitingFor] = set()
 
     def watched(view: View, actions: list[SeatCommand]) -> SeatCommand:
-        nonlocal searched
         request, _, _ = expert.request(view, actions)
-        if view.waiting_for == WaitingFor.EXCHANGE and len(actions) > 1:
+        if len(actions) > 1:
             assert request is not None
             assert request.candidates[0] == stronger.choose(view, actions)
             assert len(set(request.candidates)) == len(request.candidates) > 1
-            assert all(isinstance(c, Give) and c in actions for c in request.candidates)
-            assert think(request).choice in request.candidates
-            searched += 1
+            assert set(request.candidates) <= set(actions)
+            if view.waiting_for not in searched:
+                assert think(request).choice in request.candidates
+            assert view.waiting_for is not None
+            searched.add(view.waiting_for)
         return stronger.choose(view, actions)
 
-    play_match(rules, 4, b"expert-gives", [watched] * 4)
-    assert searched >= 2  # the 大富豪's give and the 富豪's
+    for deal in range(6):
+        play_match(rules, 4, f"expert-steps/{deal}".encode(), [watched] * 4)
+    assert searched == {
+        WaitingFor.PLAY, WaitingFor.EXCHANGE, WaitingFor.QUEEN_BOMBER, WaitingFor.FOUR_STOP,
+        WaitingFor.EIGHT_CUT_RETURN, WaitingFor.SALVAGE, WaitingFor.TEN_DISCARD,
+        WaitingFor.SEVEN_PASS,
+    }  # fmt: skip

@@ -339,7 +339,7 @@ export class AnalysisView {
     if (move.kind === "forced") {
       box.textContent = `${who}: ${taken}, the only legal move.`;
     } else if (move.kind !== "judged") {
-      box.textContent = `${who}: ${taken} (not judged: the expert searches plays, passes, gives and discards).`;
+      box.textContent = `${who}: ${taken} (not judged: the expert could not search it).`;
     } else if (move.best === move.taken) {
       box.textContent = `${who} chose ${taken}: the expert's choice too (expected place ${place(move.taken_place)}).`;
     } else {
