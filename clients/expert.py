@@ -520,10 +520,10 @@ def seed_of(seed: bytes, view: View) -> bytes:
 
 
 class ExpertBot(Bot):
-    """Determinized Monte Carlo over the stronger bot's best few plays: ``budget_ms``
-    of thinking a move, or exactly ``playouts`` playouts (then, with ``seed``, its
-    moves repeat exactly). Every step with a choice is searched so: a give, a
-    discard, an answer window, a pick or a bomb as a play is."""
+    """Determinized Monte Carlo over the stronger bot's best few actions, at every
+    step with a choice (a play or pass, a give, a discard, an answer window, a pick,
+    a bomb): ``budget_ms`` of thinking a move, or exactly ``playouts`` playouts
+    (then, with ``seed``, its moves repeat exactly)."""
 
     name = "expert"
 
