@@ -116,7 +116,9 @@ async def test_big_audits_do_not_stall_play_and_the_queue_is_bounded(
     await client.host(live.match_id, live.host_token).start()
     seat = client.seat(live.match_id, live.seat_tokens[0])
     big = _big_log(exported)
-    audits = [asyncio.create_task(http.post("/audit", content=big)) for _ in range(4)]
+    # one worker checks them in turn: on a loaded machine the third waits past the
+    # client's usual 30 s
+    audits = [asyncio.create_task(http.post("/audit", content=big, timeout=180)) for _ in range(4)]
     # one of four is past one worker and two waiting: refused at once
     refused = None
     for done in asyncio.as_completed(audits):
