@@ -125,10 +125,7 @@ class StrongerBot(Bot):
         if len(actions) == 1:
             return [actions[0]]
         try:
-            decision = self._decision(view)
-            if most == 1:
-                return [decision.decide(actions)]
-            return decision.ranked(actions)[:most]
+            return self._decision(view).ranked(actions)[:most]
         except Exception:  # a bot must always answer; fall back to the baseline
             if not self.safe:
                 raise

@@ -187,9 +187,9 @@ def test_every_step_with_a_choice_is_searched_the_stronger_bot_s_choice_first() 
             assert request.candidates[0] == stronger.choose(view, actions)
             assert len(set(request.candidates)) == len(request.candidates) > 1
             assert set(request.candidates) <= set(actions)
+            assert view.waiting_for is not None
             if view.waiting_for not in searched:
                 assert think(request).choice in request.candidates
-            assert view.waiting_for is not None
             searched.add(view.waiting_for)
         return stronger.choose(view, actions)
 
