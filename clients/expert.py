@@ -5,7 +5,8 @@ For each decision it deals the cards it cannot see at random, in every way
 consistent with what its seat saw (``Knowledge``): its own hand, every card on
 the field or in the public discard pile, the hand sizes, the cards it gave in the
 exchange (still in the receiver's hand unless played since) and what the rules
-imply, the lower player's give in the exchange being its strongest cards. Each
+imply: the lower player's give in the exchange being its strongest cards, and the
+first lead going to the holder of ♢3, which it keeps until it plays it. Each
 candidate action is then played out on every sample to the end of the game, every
 seat deciding as the stronger bot does (``clients.playouts``, compiled), the same
 samples for every candidate. The stronger bot's own choice is played unless
@@ -91,6 +92,7 @@ CONFIDENCE = 1.0
 # the search as it was (``confidence`` None): by this much mean place, however noisy
 MARGIN = 0.15
 EVERY_CARD = (1 << 54) - 1  # a seat with no ceiling may hold any card
+D3 = 1  # ♢3, card 0: the first lead goes to its holder
 
 
 class SampleError(Exception):
@@ -206,7 +208,21 @@ class Memory:
                 allowed[lower] = mask_of(
                     c for c in cards_of(deck) if card_strength(c, order) <= ceiling
                 )
+            leader = position.leader
+            if leader != seat and unseen & D3 and _led_by_d3(view, position):
+                hidden = unseen.bit_count() + sum(k.bit_count() for k in known) - hand.bit_count()
+                if hidden == sum(view.hand_sizes) - hand.bit_count():  # every card is dealt
+                    known[leader] = add_cards(known[leader], D3)
+                    unseen = remove_cards(unseen, D3)
         return Knowledge(seat, tuple(view.hand_sizes), tuple(known), tuple(allowed), unseen)
+
+
+def _led_by_d3(view: View, position: Position) -> bool:
+    """Whether this game's first lead went to the holder of ♢3 (the weakest card dealt),
+    after the exchange if any: that seat holds it until it plays it."""
+    rules = position.rules
+    first_lead = view.previous_places is None or rules.d3_leads_every_game
+    return first_lead and not position.exchange_steps and view.waiting_for != WaitingFor.EXCHANGE
 
 
 def sample_hands(knowledge: Knowledge, rng: random.Random) -> tuple[tuple[int, ...], int]:

@@ -10,7 +10,7 @@ alone (``Memory``). Then:
 * every sample fits it too: the seat's own hand exactly, every hand's size, no
   card on the field or in the discard pile, the cards it gave in the receiver's
   hand unless played since, no lower player holding a card stronger than the
-  exchange let it keep;
+  exchange let it keep, ♢3 with the seat the first lead went to for holding it;
 * and a sample is a state the engine plays on: the seat's legal actions in it are
   the ones it has in the match.
 """

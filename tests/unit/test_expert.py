@@ -3,22 +3,34 @@ and every move is one of the legal actions it was offered."""
 
 from __future__ import annotations
 
+import random
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 
 from clients.bots import StrongerBot
-from clients.expert import ExpertBot, Halving, Request, Search, Tally, play_share, think
+from clients.expert import (
+    D3,
+    ExpertBot,
+    Halving,
+    Memory,
+    Request,
+    Search,
+    Tally,
+    play_share,
+    think,
+)
 from clients.playouts import Rollout, play_out_with
 from clients.policies import greedy_follow, rollout_decide, without_forbidden
 from clients.strategy import Table, hand_of
-from service.app.selfplay import play_match
+from service.app.selfplay import play_match, random_policy
 from service.match.shuffle import game_deal
 from service.rules import rule_set
 from service.rules.cards import joker_count
 from service.rules.commands import Pass, Play, SeatCommand
 from service.rules.decider import Folded, decide_and_fold
+from service.rules.legal import legal_actions
 from service.rules.state import initial_state
-from service.rules.views import View
+from service.rules.views import View, Viewer, build_view
 from service.rules.vocabulary import Phase, WaitingFor
 from tools.check_compiled import searches
 
@@ -200,3 +212,48 @@ def test_every_step_with_a_choice_is_searched_the_stronger_bot_s_choice_first() 
         WaitingFor.EIGHT_CUT_RETURN, WaitingFor.SALVAGE, WaitingFor.TEN_DISCARD,
         WaitingFor.SEVEN_PASS,
     }  # fmt: skip
+
+
+def test_the_seat_the_first_lead_went_to_is_known_to_hold_the_three_of_diamonds() -> None:
+    """The first lead goes to the holder of ♢3 (the weakest card, every card dealt):
+    in each game of uecda (after the exchange) and in a set's first game elsewhere.
+    Until it is played, every other seat's knowledge puts it in that seat's hand, and
+    (but for a ♢3 the seat gave it) only then: not in the exchange, nor in a later
+    game led by someone else."""
+    told = 0
+    for preset in ("uecda", "torasobi", "federation"):
+        rules = rule_set(preset).with_options({"games_per_set": 3})
+        # random play: a stronger bot leads its ♢3 at once, and then there is nothing to tell
+        choose = random_policy(random.Random(preset))
+        memories = [Memory() for _ in range(5)]
+        state = initial_state(rules, 5)
+        while state.phase != Phase.MATCH_OVER:
+            if state.phase != Phase.IN_GAME:
+                deck = game_deal(rules, 5, b"d3-" + preset.encode(), state.game_number + 1)
+                folded = decide_and_fold(state, deck)
+                assert isinstance(folded, Folded)
+                state = folded.state
+                continue
+            seat = state.turn
+            assert seat is not None
+            view = build_view(state, Viewer.of_seat(seat))
+            position = Table.for_view(view, rules).position(view)
+            memories[seat].observe(view, position)
+            knowledge = memories[seat].knowledge(view, position)
+            leader = state.leader
+            gave_it = memories[seat].gave.get(leader, 0) & D3  # known from its own give
+            if leader != seat and not gave_it:
+                first_lead = state.game_number == 1 or rules.d3_leads_every_game
+                expected = (
+                    first_lead
+                    and not state.exchange_steps
+                    and bool(state.hands[leader] & D3)  # held, unplayed: then unseen here
+                )
+                assert bool(knowledge.known[leader] & D3) == expected
+                told += expected
+            action = choose(view, legal_actions(state))
+            memories[seat].chose(view, position, action)
+            folded = decide_and_fold(state, action)
+            assert isinstance(folded, Folded)
+            state = folded.state
+    assert told > 30
