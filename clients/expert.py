@@ -209,20 +209,19 @@ class Memory:
                     c for c in cards_of(deck) if card_strength(c, order) <= ceiling
                 )
             leader = position.leader
-            if leader != seat and unseen & D3 and _led_by_d3(view, position):
-                hidden = unseen.bit_count() + sum(k.bit_count() for k in known) - hand.bit_count()
-                if hidden == sum(view.hand_sizes) - hand.bit_count():  # every card is dealt
+            if leader != seat and unseen & D3 and _led_by_d3(position):
+                hidden = unseen.bit_count() + sum(k.bit_count() for k in known)
+                if hidden == sum(view.hand_sizes):  # every card is dealt: none left over
                     known[leader] = add_cards(known[leader], D3)
                     unseen = remove_cards(unseen, D3)
         return Knowledge(seat, tuple(view.hand_sizes), tuple(known), tuple(allowed), unseen)
 
 
-def _led_by_d3(view: View, position: Position) -> bool:
+def _led_by_d3(position: Position) -> bool:
     """Whether this game's first lead went to the holder of ♢3 (the weakest card dealt),
     after the exchange if any: that seat holds it until it plays it."""
-    rules = position.rules
-    first_lead = view.previous_places is None or rules.d3_leads_every_game
-    return first_lead and not position.exchange_steps and view.waiting_for != WaitingFor.EXCHANGE
+    first_lead = position.previous_places is None or position.rules.d3_leads_every_game
+    return first_lead and not position.exchange_steps
 
 
 def sample_hands(knowledge: Knowledge, rng: random.Random) -> tuple[tuple[int, ...], int]:
